@@ -1,0 +1,150 @@
+"""The assertion registry: built-in types and plugins register the same way.
+
+::
+
+    @assertion("tool_called", level="L1", params=ToolCalledParams, failure_type="tool_not_called")
+    def tool_called(params: ToolCalledParams, ctx: AssertionContext) -> Check: ...
+
+Third-party packages register from the entry-point group ``seatrial`` (loaded lazily, a broken
+plugin is a logged warning).
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ConfigDict
+
+from seatrial.case import Case
+from seatrial.record import AssertionVerdict, Level
+from seatrial.trace import Trace
+
+log = logging.getLogger(__name__)
+
+
+class AssertionParams(BaseModel):
+    """Base of every assertion's parameter model: unknown keys are errors."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+@dataclass(frozen=True)
+class Check:
+    """What an assertion concluded."""
+
+    verdict: AssertionVerdict
+    reason: str = ""
+    failure_type: str | None = None
+    score: float | None = None
+
+    @classmethod
+    def passed(cls, reason: str = "", score: float | None = None) -> Check:
+        """A pass."""
+        return cls("pass", reason, None, score)
+
+    @classmethod
+    def failed(cls, reason: str, failure_type: str | None = None, score: float | None = None) -> Check:
+        """A fail; ``failure_type`` defaults to the assertion type's own."""
+        return cls("fail", reason, failure_type, score)
+
+    @classmethod
+    def not_evaluated(cls, reason: str) -> Check:
+        """The assertion could not be evaluated (never counted as passed)."""
+        return cls("not_evaluated", reason)
+
+
+@dataclass
+class AssertionContext:
+    """What an assertion may read: the case and what the agent did. Never the agent itself."""
+
+    case: Case
+    trace: Trace
+    response: str = ""
+    responses: list[str] = field(default_factory=list)
+    final_state: dict[str, Any] | None = None
+    workspace: Path | None = None
+
+
+P = TypeVar("P", bound=AssertionParams)
+CheckFunction = Callable[[Any, AssertionContext], Check]
+
+
+@dataclass(frozen=True)
+class AssertionType:
+    """A registered assertion type."""
+
+    name: str
+    level: Level
+    params: type[AssertionParams]
+    check: CheckFunction
+    failure_type: str
+    aliases: tuple[str, ...] = ()
+    doc: str = ""
+
+
+_TYPES: dict[str, AssertionType] = {}
+_ALIASES: dict[str, str] = {}
+_plugins_loaded = False
+
+
+def assertion(
+    name: str,
+    *,
+    level: Level,
+    params: type[AssertionParams],
+    failure_type: str,
+    aliases: tuple[str, ...] = (),
+) -> Callable[[Callable[[P, AssertionContext], Check]], Callable[[P, AssertionContext], Check]]:
+    """Register an assertion type under ``name`` (and ``aliases``)."""
+
+    def register(check: Callable[[P, AssertionContext], Check]) -> Callable[[P, AssertionContext], Check]:
+        _TYPES[name] = AssertionType(
+            name=name,
+            level=level,
+            params=params,
+            check=check,
+            failure_type=failure_type,
+            aliases=aliases,
+            doc=(check.__doc__ or "").strip(),
+        )
+        for alias in aliases:
+            _ALIASES[alias] = name
+        return check
+
+    return register
+
+
+def _load_plugins() -> None:
+    global _plugins_loaded
+    if _plugins_loaded:
+        return
+    _plugins_loaded = True
+    for entry in entry_points(group="seatrial"):
+        try:
+            entry.load()
+        except Exception as exc:  # a broken plugin must not break Seatrial
+            log.warning("seatrial plugin %r failed to load: %s", entry.name, exc)
+
+
+def lookup(name: str) -> AssertionType:
+    """The assertion type registered as ``name`` or as an alias of it; KeyError if none."""
+    _load_plugins()
+    canonical = _ALIASES.get(name, name)
+    return _TYPES[canonical]
+
+
+def known_types() -> list[str]:
+    """Every registered type name, sorted (aliases not included)."""
+    _load_plugins()
+    return sorted(_TYPES)
+
+
+def aliases() -> dict[str, str]:
+    """Alias -> canonical type name."""
+    _load_plugins()
+    return dict(_ALIASES)

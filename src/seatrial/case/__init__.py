@@ -1,0 +1,21 @@
+"""Suites and cases: the models, loaders for YAML, JSONL and XLSX, and validation."""
+
+from seatrial.case._model import (
+    SUITE_FORMAT_VERSION,
+    AssertionSpec,
+    Case,
+    Gate,
+    Limits,
+    Suite,
+    Turn,
+)
+
+__all__ = [
+    "SUITE_FORMAT_VERSION",
+    "AssertionSpec",
+    "Case",
+    "Gate",
+    "Limits",
+    "Suite",
+    "Turn",
+]

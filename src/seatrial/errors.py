@@ -1,0 +1,78 @@
+"""Seatrial's errors, one tree rooted at :class:`SeatrialError`.
+
+::
+
+    SeatrialError                 exit code 3 unless a subclass says otherwise
+    ├── InputError                exit code 2: the user's files or flags are wrong
+    │   ├── SuiteError            a suite or case file is invalid (carries every problem)
+    │   ├── ConfigError           seatrial.yaml or a command-line option is invalid
+    │   └── AgentSpecError        an --agent spec names nothing that can be loaded
+    ├── AgentError                the agent under test failed (recorded as ERROR, not raised
+    │                             out of a run)
+    └── StoreError                the store could not be opened, migrated or written
+
+A failing agent is data: the runner turns :class:`AgentError` into an ERROR verdict with its
+reason. Every message says what to do next.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+class SeatrialError(Exception):
+    """Base of every error Seatrial raises on purpose."""
+
+    exit_code = 3
+
+
+class InputError(SeatrialError):
+    """The user's input (files, flags, configuration) is wrong; nothing was run."""
+
+    exit_code = 2
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found in an input file, with where it is and how to fix it."""
+
+    path: str
+    line: int | None
+    message: str
+    fix: str = ""
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line else self.path
+        text = f"{where}: {self.message}"
+        return f"{text} (fix: {self.fix})" if self.fix else text
+
+
+class SuiteError(InputError):
+    """A suite or case file is invalid; ``problems`` lists every problem found."""
+
+    def __init__(self, problems: list[Problem]) -> None:
+        self.problems = problems
+        super().__init__("\n".join(str(p) for p in problems))
+
+
+class ConfigError(InputError):
+    """A configuration file or command-line option is invalid."""
+
+
+class AgentSpecError(InputError):
+    """An ``--agent`` spec cannot be resolved to an agent."""
+
+
+class AgentError(SeatrialError):
+    """The agent under test failed: raised, HTTP 5xx, malformed answer, unreachable.
+
+    ``failure_type`` is ``agent_error`` or ``timeout``.
+    """
+
+    def __init__(self, message: str, failure_type: str = "agent_error") -> None:
+        self.failure_type = failure_type
+        super().__init__(message)
+
+
+class StoreError(SeatrialError):
+    """The store could not be opened, migrated or written."""

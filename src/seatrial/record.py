@@ -1,0 +1,205 @@
+"""The persisted records of a run: verdicts, metrics, attempts, runs.
+
+Every record is a pydantic model whose format carries a version. This module imports only
+:mod:`seatrial.trace`.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from seatrial.trace import Trace
+
+RECORD_FORMAT_VERSION = 1
+
+Verdict = Literal["PASS", "FAIL", "WARNING", "ERROR"]
+AssertionVerdict = Literal["pass", "fail", "not_evaluated"]
+Level = Literal["L1", "L2", "L3"]
+
+FAILURE_TYPES: tuple[str, ...] = (
+    "tool_not_called",
+    "wrong_tool",
+    "wrong_params",
+    "forbidden_action",
+    "permission_violation",
+    "limit_exceeded",
+    "loop",
+    "side_effect_missing",
+    "business_rule",
+    "format",
+    "hallucination",
+    "semantic_mismatch",
+    "safety",
+    "agent_error",
+    "timeout",
+    "judge_error",
+)
+"""The failure taxonomy (DESIGN.md). Plugins may use other strings; these are the built-ins."""
+
+
+class AssertionResult(BaseModel):
+    """The outcome of one assertion on one attempt."""
+
+    id: str
+    """The assertion's id: the one written in the case, else ``TYPE`` or ``TYPE#N``."""
+    level: Level
+    """L1 (trace), L2 (rules) or L3 (semantic)."""
+    type: str
+    """Registered assertion type, e.g. ``tool_called``."""
+    verdict: AssertionVerdict
+    """pass, fail, or not_evaluated (never counted as passed)."""
+    reason: str = ""
+    """Why, in words a QA engineer can act on."""
+    failure_type: str | None = None
+    """Taxonomy entry when the verdict is fail."""
+    must_pass: bool = True
+    """Hard constraint: a failure fails the attempt whatever the score."""
+    weight: float = 1.0
+    """Weight in the soft score."""
+    score: float | None = None
+    """0..1 for graded assertions; None means 1 for pass and 0 for fail."""
+
+
+class Metrics(BaseModel):
+    """What one attempt cost, read off its trace."""
+
+    tool_calls: int = 0
+    """Number of ``execute_tool`` spans."""
+    model_calls: int = 0
+    """Number of model-call spans."""
+    wall_time_ms: float = 0.0
+    """The agent span's duration (without one, first start to last end)."""
+    input_tokens: int = 0
+    """Input tokens over all model calls."""
+    output_tokens: int = 0
+    """Output tokens over all model calls."""
+    cost_usd: float = 0.0
+    """Cost over all spans carrying ``seatrial.cost_usd``."""
+
+    @property
+    def tokens(self) -> int:
+        """Input plus output tokens."""
+        return self.input_tokens + self.output_tokens
+
+    @classmethod
+    def of(cls, trace: Trace) -> Metrics:
+        """Compute the metrics of a trace."""
+        input_tokens, output_tokens = trace.token_usage()
+        return cls(
+            tool_calls=len(trace.tool_calls()),
+            model_calls=len(trace.model_calls()),
+            wall_time_ms=round(trace.wall_time_ms(), 3),
+            input_tokens=input_tokens,
+            output_tokens=output_tokens,
+            cost_usd=trace.cost_usd(),
+        )
+
+
+class AttemptRecord(BaseModel):
+    """One repeat of one case: what the agent did and the verdict on it."""
+
+    format_version: int = RECORD_FORMAT_VERSION
+    """Version of this record's format."""
+    run_id: str
+    """The run it belongs to."""
+    case_id: str
+    """The case it ran."""
+    attempt: int
+    """1-based repeat number."""
+    verdict: Verdict
+    """PASS, FAIL, WARNING or ERROR."""
+    failure_type: str | None = None
+    """The first failing hard assertion's type (L1 before L2, then as written)."""
+    reason: str = ""
+    """One line saying why the verdict is what it is."""
+    score: float | None = None
+    """Weighted share of evaluated assertions that passed."""
+    metrics: Metrics = Field(default_factory=Metrics)
+    """Tool calls, model calls, wall time, tokens, cost."""
+    assertions: list[AssertionResult] = Field(default_factory=list)
+    """Every assertion's result, in evaluation order."""
+    response: str = ""
+    """The agent's final reply (last turn)."""
+    responses: list[str] = Field(default_factory=list)
+    """The agent's reply to every turn."""
+    final_state: dict[str, Any] | None = None
+    """External state the agent reported at the end, when it did."""
+    error: str | None = None
+    """What went wrong, for ERROR."""
+    user_id: str = ""
+    """The user id sent to the agent (with its fresh_user suffix)."""
+    session_id: str = ""
+    """The session id sent to the agent."""
+    started_at: float = 0.0
+    """Unix time the attempt started."""
+    finished_at: float = 0.0
+    """Unix time the attempt finished."""
+    trace: Trace | None = None
+    """The full trajectory."""
+
+
+class CaseResult(BaseModel):
+    """A case's verdict over its repeats."""
+
+    case_id: str
+    """The case."""
+    name: str = ""
+    """Its human name."""
+    category: str = ""
+    """Its category."""
+    priority: str = "P1"
+    """P0, P1 or P2."""
+    verdict: Verdict
+    """Majority over repeats (see docs/cases.md)."""
+    pass_rate: float
+    """Share of attempts that passed."""
+    attempts: list[AttemptRecord] = Field(default_factory=list)
+    """Every attempt."""
+
+
+class Summary(BaseModel):
+    """Counts over every attempt of a run."""
+
+    cases: int = 0
+    """Number of cases."""
+    attempts: int = 0
+    """Number of attempts."""
+    passed: int = 0
+    """Attempts with PASS."""
+    failed: int = 0
+    """Attempts with FAIL."""
+    warnings: int = 0
+    """Attempts with WARNING."""
+    errors: int = 0
+    """Attempts with ERROR."""
+    pass_rate: float = 0.0
+    """passed / attempts."""
+
+
+class RunInfo(BaseModel):
+    """A run's header: what ran, against what, when, with which settings."""
+
+    format_version: int = RECORD_FORMAT_VERSION
+    """Version of this record's format."""
+    run_id: str
+    """Unique id."""
+    suite: str
+    """Suite name."""
+    suite_path: str = ""
+    """Where the suite was loaded from."""
+    agent: str
+    """The agent spec."""
+    tags: list[str] = Field(default_factory=list)
+    """User tags (``--tag``)."""
+    status: Literal["running", "finished", "interrupted"] = "running"
+    """running until every attempt is stored."""
+    started_at: float = 0.0
+    """Unix time the run started."""
+    finished_at: float | None = None
+    """Unix time it finished."""
+    settings: dict[str, Any] = Field(default_factory=dict)
+    """repeats, concurrency, timeout_s, gate and other settings the run used."""
+    seatrial_version: str = ""
+    """Seatrial's version."""

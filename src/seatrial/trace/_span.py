@@ -1,0 +1,197 @@
+"""The trace model: a tree of spans stored flat, aligned with OTel GenAI conventions."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from seatrial.trace import _attrs as A
+
+TRACE_FORMAT_VERSION = 1
+
+
+class SpanEvent(BaseModel):
+    """A point-in-time event on a span (``seatrial.permission``, ``seatrial.state_change``)."""
+
+    name: str
+    """Event name, e.g. ``seatrial.permission``."""
+    time_unix_nano: int
+    """When it happened, nanoseconds since the epoch."""
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    """Event attributes (``seatrial.permission.decision`` ...)."""
+
+
+class Span(BaseModel):
+    """One span: the agent's run, a model call, a tool call."""
+
+    trace_id: str
+    """Hex trace id shared by every span of one attempt."""
+    span_id: str
+    """Hex span id, unique within the trace."""
+    parent_span_id: str | None = None
+    """The parent's span id; None for the root."""
+    name: str
+    """Span name as the conventions spell it: ``chat gpt-4o``, ``execute_tool read_file``."""
+    start_time_unix_nano: int
+    """Start, nanoseconds since the epoch."""
+    end_time_unix_nano: int | None = None
+    """End, nanoseconds since the epoch; None when the span was cut off."""
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    """Span attributes, OTel GenAI names plus ``seatrial.*``."""
+    events: list[SpanEvent] = Field(default_factory=list)
+    """Span events in time order."""
+    status: Literal["unset", "ok", "error"] = "unset"
+    """OTel status code."""
+    status_message: str = ""
+    """Description for an error status."""
+
+    @property
+    def operation(self) -> str | None:
+        """``gen_ai.operation.name`` of the span."""
+        value = self.attributes.get(A.OPERATION)
+        return str(value) if value is not None else None
+
+    @property
+    def duration_ms(self) -> float:
+        """Duration in milliseconds (0 for a span that never ended)."""
+        if self.end_time_unix_nano is None:
+            return 0.0
+        return (self.end_time_unix_nano - self.start_time_unix_nano) / 1e6
+
+
+def _decode(value: Any) -> Any:
+    """Tool arguments and results are JSON strings in OTel; give back the structure."""
+    if isinstance(value, str):
+        try:
+            return json.loads(value)
+        except ValueError:
+            return value
+    return value
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    """A tool call read off an ``execute_tool`` span."""
+
+    name: str
+    arguments: Any
+    result: Any
+    success: bool
+    error_type: str | None
+    span: Span
+
+    @property
+    def turn(self) -> int | None:
+        """Index of the user turn during which the call ran, when recorded."""
+        value = self.span.attributes.get(A.TURN_INDEX)
+        return int(value) if value is not None else None
+
+
+@dataclass(frozen=True)
+class ModelCall:
+    """A model call read off a ``chat`` span."""
+
+    model: str
+    input_tokens: int
+    output_tokens: int
+    cost_usd: float
+    span: Span
+
+
+class Trace(BaseModel):
+    """Every span of one attempt, flat, in start order."""
+
+    format_version: int = TRACE_FORMAT_VERSION
+    """Version of this record's format."""
+    trace_id: str
+    """The trace id all spans share."""
+    spans: list[Span] = Field(default_factory=list)
+    """The spans, sorted by start time."""
+
+    def agent_span(self) -> Span | None:
+        """The outermost ``invoke_agent`` span, if any."""
+        agents = [s for s in self.spans if s.operation == A.OP_INVOKE_AGENT]
+        ids = {s.span_id for s in agents}
+        roots = [s for s in agents if s.parent_span_id not in ids]
+        return roots[0] if roots else None
+
+    def tool_calls(self) -> list[ToolCall]:
+        """Tool calls in the order they started."""
+        calls = []
+        for span in self.spans:
+            if span.operation != A.OP_EXECUTE_TOOL:
+                continue
+            error = span.attributes.get(A.ERROR_TYPE)
+            calls.append(
+                ToolCall(
+                    name=str(span.attributes.get(A.TOOL_NAME, span.name.removeprefix("execute_tool "))),
+                    arguments=_decode(span.attributes.get(A.TOOL_ARGUMENTS)),
+                    result=_decode(span.attributes.get(A.TOOL_RESULT)),
+                    success=error is None and span.status != "error",
+                    error_type=str(error) if error is not None else None,
+                    span=span,
+                )
+            )
+        return calls
+
+    def model_calls(self) -> list[ModelCall]:
+        """Model calls (``chat`` and other inference spans) in the order they started."""
+        calls = []
+        for span in self.spans:
+            if span.operation not in (A.OP_CHAT, "text_completion", "generate_content"):
+                continue
+            attrs = span.attributes
+            calls.append(
+                ModelCall(
+                    model=str(attrs.get(A.RESPONSE_MODEL) or attrs.get(A.REQUEST_MODEL) or ""),
+                    input_tokens=int(attrs.get(A.INPUT_TOKENS) or 0),
+                    output_tokens=int(attrs.get(A.OUTPUT_TOKENS) or 0),
+                    cost_usd=float(attrs.get(A.COST_USD) or 0.0),
+                    span=span,
+                )
+            )
+        return calls
+
+    def events(self, name: str | None = None) -> list[tuple[Span, SpanEvent]]:
+        """Span events (optionally only those called ``name``) with their spans, in time order."""
+        found = [
+            (span, event)
+            for span in self.spans
+            for event in span.events
+            if name is None or event.name == name
+        ]
+        found.sort(key=lambda pair: pair[1].time_unix_nano)
+        return found
+
+    def wall_time_ms(self) -> float:
+        """The agent span's duration; without one, first start to last end."""
+        agent = self.agent_span()
+        if agent is not None and agent.end_time_unix_nano is not None:
+            return agent.duration_ms
+        if not self.spans:
+            return 0.0
+        start = min(s.start_time_unix_nano for s in self.spans)
+        end = max(s.end_time_unix_nano or s.start_time_unix_nano for s in self.spans)
+        return (end - start) / 1e6
+
+    def token_usage(self) -> tuple[int, int]:
+        """Input and output tokens over all model calls.
+
+        A trace with no model-call spans (an HTTP agent that reports only its ``usage``)
+        falls back to the usage recorded on its ``invoke_agent`` spans.
+        """
+        calls = self.model_calls()
+        if calls:
+            return sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls)
+        agents = [s for s in self.spans if s.operation == A.OP_INVOKE_AGENT]
+        return (
+            sum(int(s.attributes.get(A.INPUT_TOKENS) or 0) for s in agents),
+            sum(int(s.attributes.get(A.OUTPUT_TOKENS) or 0) for s in agents),
+        )
+
+    def cost_usd(self) -> float:
+        """Cost over every span that carries ``seatrial.cost_usd``."""
+        return sum(float(s.attributes.get(A.COST_USD) or 0.0) for s in self.spans)
