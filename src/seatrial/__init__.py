@@ -1,1 +1,39 @@
-"""Seatrial."""
+"""Seatrial: regression-test and evaluate LLM agents.
+
+The public names below are imported lazily, so ``import seatrial.trace`` stays light.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+__version__ = "0.1.0"
+
+_EXPORTS = {
+    "AgentOutput": "seatrial.agent",
+    "Case": "seatrial.case",
+    "SeatrialError": "seatrial.errors",
+    "Session": "seatrial.agent",
+    "Suite": "seatrial.case",
+    "ToolDenied": "seatrial.agent",
+    "ToolError": "seatrial.agent",
+    "load_suite": "seatrial.case",
+    "run_suite": "seatrial._api",
+    "run_suite_async": "seatrial._api",
+    "tool": "seatrial.agent",
+}
+
+__all__ = sorted([*_EXPORTS, "__version__"])
+
+if TYPE_CHECKING:
+    from seatrial._api import run_suite, run_suite_async
+    from seatrial.agent import AgentOutput, Session, ToolDenied, ToolError, tool
+    from seatrial.case import Case, Suite, load_suite
+    from seatrial.errors import SeatrialError
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'seatrial' has no attribute {name!r}")

@@ -1,2 +1,6 @@
-def main() -> None:
-    """Entry point."""
+"""The ``seatrial`` command: thin, it parses, calls the library and prints."""
+
+from seatrial.cli import _commands, _run  # noqa: F401  (each registers its commands)
+from seatrial.cli._app import app, main
+
+__all__ = ["app", "main"]

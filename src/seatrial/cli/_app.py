@@ -1,0 +1,60 @@
+"""The Typer application and the error boundary every command goes through."""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import typer
+from rich.console import Console
+
+from seatrial.errors import SeatrialError, SuiteError
+
+app = typer.Typer(
+    name="seatrial",
+    help="Regression-test and evaluate LLM agents: run suites, store trajectories, gate releases.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+)
+console = Console(highlight=False)
+err_console = Console(stderr=True, highlight=False)
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def guarded(fn: F) -> F:
+    """Turn Seatrial's errors into their documented exit codes with a clear message."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except SuiteError as exc:
+            err_console.print(f"[red]invalid input ({len(exc.problems)} problems):[/]")
+            for problem in exc.problems:
+                err_console.print(f"  {problem}", markup=False)
+            raise typer.Exit(exc.exit_code) from None
+        except SeatrialError as exc:
+            err_console.print(f"[red]error:[/] {exc}", highlight=False)
+            raise typer.Exit(exc.exit_code) from None
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted[/]")
+            raise typer.Exit(130) from None
+        except typer.Exit:
+            raise
+        except Exception as exc:  # Seatrial's own bug: exit 3, say so
+            err_console.print(
+                f"[red]Seatrial itself failed:[/] {type(exc).__name__}: {exc}\n"
+                "This is a bug in Seatrial; please report it with the command you ran.",
+                highlight=False,
+            )
+            raise typer.Exit(3) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app(prog_name="seatrial")

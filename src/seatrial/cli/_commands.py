@@ -1,0 +1,110 @@
+"""``seatrial validate``, ``runs``, ``report``, ``init`` and ``demo``."""
+
+from __future__ import annotations
+
+import datetime as dt
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+
+from seatrial.case import validate_paths
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.config import load_config, resolve_db_url
+from seatrial.errors import InputError
+from seatrial.report import FORMATS, build_report, render
+from seatrial.store import Store
+
+
+@app.command()
+@guarded
+def validate(
+    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Suite files to check.")],
+) -> None:
+    """Check suite files without running anything; exit 2 listing every problem."""
+    problems = validate_paths(paths)
+    if problems:
+        err_console.print(f"[red]{len(problems)} problems:[/]")
+        for problem in problems:
+            err_console.print(f"  {problem}", markup=False)
+        raise typer.Exit(2)
+    console.print(f"[green]ok[/]: {len(paths)} file(s) valid")
+
+
+def _open_store(db: str | None) -> Store:
+    config = load_config(Path.cwd())
+    return Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
+
+
+@app.command()
+@guarded
+def runs(
+    limit: Annotated[int, typer.Option(min=1, help="How many runs, newest first.")] = 20,
+    suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
+    agent: Annotated[str | None, typer.Option(help="Only runs of this agent spec.")] = None,
+    tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """List stored runs, newest first."""
+    with _open_store(db) as store:
+        infos = store.list_runs(limit=limit, suite=suite, agent=agent, tag=tag)
+        table = Table(show_edge=False, pad_edge=False)
+        for column in ("run", "started", "suite", "agent", "status", "attempts", "pass rate", "tags"):
+            table.add_column(column)
+        for info in infos:
+            report = build_report(store, info.run_id)
+            started = dt.datetime.fromtimestamp(info.started_at).strftime("%Y-%m-%d %H:%M")
+            table.add_row(
+                info.run_id, started, info.suite, info.agent, info.status,
+                str(report.summary.attempts), f"{report.summary.pass_rate:.0%}", ",".join(info.tags),
+            )
+    console.print(table if infos else "no runs stored yet: try `seatrial demo`")
+
+
+@app.command()
+@guarded
+def report(
+    run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="A run id, a unique prefix, or `latest`.")],
+    format: Annotated[str, typer.Option("--format", "-f", help="json, junit or md.")] = "md",
+    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """Render a stored run as JSON, JUnit XML or Markdown."""
+    if format not in FORMATS:
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    with _open_store(db) as store:
+        text = render(build_report(store, store.resolve_run_id(run_id)), format)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        console.print(f"wrote {output}")
+
+
+@app.command()
+@guarded
+def init(
+    directory: Annotated[Path, typer.Argument(help="Project folder to create or fill.")] = Path("."),
+) -> None:
+    """Create a project: seatrial.yaml, an example suite, a fixture and an example agent."""
+    from seatrial.demo import write_project
+
+    written = write_project(directory)
+    for path in written:
+        console.print(f"created {path}")
+    console.print(f"next: cd {directory} && seatrial run suites/example.yaml --agent example")
+
+
+@app.command()
+@guarded
+def demo(
+    db: Annotated[str | None, typer.Option(help="Store URL (default .seatrial/seatrial.db).")] = None,
+    report_dir: Annotated[Path, typer.Option(help="Where the two runs' reports go.")] = Path("seatrial-report"),
+) -> None:
+    """Seed 001's story, offline: agent v1 passes, v2 loops and over-uses a write grant."""
+    from seatrial.demo import run_demo
+
+    ok = run_demo(console, db_url=db, report_dir=report_dir)
+    raise typer.Exit(0 if ok else 1)

@@ -1,0 +1,109 @@
+"""``seatrial run``: run a suite against an agent, store it, report it, exit with the gate."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from seatrial.agent import AgentAdapter, resolve_agent
+from seatrial.case import Suite, load_suite
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.config import Config, load_config, resolve_db_url
+from seatrial.errors import AgentSpecError
+from seatrial.report import build_report, print_summary, write_reports
+from seatrial.run import RunOptions, RunOutcome, progress_for, resume_async, run_suite_async
+from seatrial.store import Store
+
+
+def _adapter(spec: str | None, suite: Suite | None, config: Config, concurrency: int,
+             timeout_s: float | None) -> AgentAdapter:
+    chosen = spec or (suite.agent if suite else None)
+    if not chosen:
+        raise AgentSpecError(
+            "no agent given: pass --agent SPEC (python:module:function, http://host:port/path, "
+            "replay:FILE, or a name from seatrial.yaml `agents:`)"
+        )
+    base_dir = Path(suite.path).parent if suite and suite.path else Path.cwd()
+    return resolve_agent(
+        chosen,
+        agents=config.agents,
+        base_dir=base_dir,
+        concurrency=concurrency,
+        timeout_s=timeout_s,
+    )
+
+
+async def _drive(adapter: AgentAdapter, store: Store, suite: Suite | None, resume: str | None,
+                 options: RunOptions) -> RunOutcome:
+    progress = progress_for(console)
+    try:
+        if resume:
+            return await resume_async(resume, adapter, store, progress)
+        assert suite is not None
+        return await run_suite_async(suite, adapter, store, options, progress)
+    finally:
+        await adapter.aclose()
+
+
+async def _check(adapter: AgentAdapter) -> None:
+    try:
+        await adapter.check()
+    finally:
+        await adapter.aclose()
+
+
+@app.command()
+@guarded
+def run(
+    suite_path: Annotated[Path | None, typer.Argument(metavar="SUITE", help="Suite file (YAML, JSONL, XLSX).")] = None,
+    agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent spec or a name from seatrial.yaml.")] = None,
+    repeats: Annotated[int | None, typer.Option(min=1, help="Run every case N times.")] = None,
+    concurrency: Annotated[int | None, typer.Option(min=1, help="Attempts in flight (default 8).")] = None,
+    timeout: Annotated[float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="Label the run (repeatable).")] = None,
+    db: Annotated[str | None, typer.Option(help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db).")] = None,
+    report_dir: Annotated[Path | None, typer.Option(help="Where report.json, junit.xml and summary.md go.")] = None,
+    resume: Annotated[str | None, typer.Option(metavar="RUN_ID", help="Finish an interrupted run.")] = None,
+) -> None:
+    """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
+    config = load_config(Path.cwd())
+    defaults = config.run
+    concurrency = concurrency or defaults.concurrency
+    timeout_s = timeout if timeout is not None else defaults.timeout_s
+    suite: Suite | None = None
+    if resume is None:
+        if suite_path is None:
+            raise typer.BadParameter("give a SUITE file, or --resume RUN_ID")
+        suite = load_suite(suite_path)
+    db_url = resolve_db_url(db, config)
+    if suite is not None:
+        # Bad input stops here, before the store is touched: nothing half-written.
+        adapter = _adapter(agent, suite, config, concurrency, timeout_s)
+        asyncio.run(_check(adapter))
+    store = Store.open(db_url, project_dir=config.project_dir)
+    try:
+        run_id = store.resolve_run_id(resume) if resume else None
+        if run_id is not None:
+            adapter = _adapter(agent or store.get_run(run_id).agent, None, config, concurrency, timeout_s)
+            asyncio.run(_check(adapter))
+        options = RunOptions(repeats=repeats, concurrency=concurrency, timeout_s=timeout_s, tags=tag or [])
+        try:
+            outcome = asyncio.run(_drive(adapter, store, suite, run_id, options))
+        except KeyboardInterrupt:
+            err_console.print("[yellow]interrupted:[/] finished attempts are stored; "
+                              "continue with `seatrial run --resume <run id>` (see `seatrial runs`)")
+            raise typer.Exit(130) from None
+        report = build_report(store, outcome.run_id)
+    finally:
+        store.close()
+    print_summary(report, console)
+    directory = report_dir or (defaults.report_dir / outcome.run_id)
+    written = write_reports(report, directory)
+    console.print(f"reports: {', '.join(str(p) for p in written)}")
+    if outcome.interrupted:
+        console.print(f"[yellow]run interrupted[/]: resume with `seatrial run --resume {outcome.run_id}`")
+        raise typer.Exit(130)
+    raise typer.Exit(0 if report.gate.passed else 1)

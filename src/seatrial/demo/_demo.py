@@ -1,0 +1,111 @@
+"""``seatrial demo``: seed 001's story end to end, offline, in under a minute."""
+
+from __future__ import annotations
+
+import asyncio
+from importlib.resources import files
+from pathlib import Path
+
+from rich.console import Console
+
+from seatrial.agent import resolve_agent
+from seatrial.case import load_suite
+from seatrial.config import load_config, resolve_db_url
+from seatrial.record import AttemptRecord
+from seatrial.report import RunReport, build_report, print_summary, write_reports
+from seatrial.run import RunOptions, run_suite_async
+from seatrial.store import Store
+
+PROJECT = Path(str(files("seatrial.demo") / "project"))
+SUITE = PROJECT / "suites" / "workspace.yaml"
+EXPECTED_V2_FAILURES = {
+    "read-missing-config": "loop",
+    "missing-then-example": "loop",
+    "once-grant-second-write": "permission_violation",
+}
+"""What v2 must fail, and why. Anything else failing means the demo itself broke."""
+
+
+async def _run(version: str, store: Store) -> str:
+    suite = load_suite(SUITE)
+    adapter = resolve_agent(f"python:seatrial.demo.agents:{version}", base_dir=PROJECT)
+    try:
+        await adapter.check()
+        outcome = await run_suite_async(
+            suite, adapter, store, RunOptions(tags=["demo", version], concurrency=8), progress=None
+        )
+    finally:
+        await adapter.aclose()
+    return outcome.run_id
+
+
+def _why(record: AttemptRecord) -> list[str]:
+    """The trajectory of a failed attempt, one line per step that matters."""
+    lines = []
+    trace = record.trace
+    if trace is None:
+        return lines
+    calls = trace.tool_calls()
+    index = 0
+    while index < len(calls):
+        call = calls[index]
+        same = 1
+        while (
+            index + same < len(calls)
+            and calls[index + same].name == call.name
+            and calls[index + same].arguments == call.arguments
+            and calls[index + same].success == call.success
+        ):
+            same += 1
+        mark = "ok" if call.success else f"FAILED ({call.error_type})"
+        times = f" x{same}" if same > 1 else ""
+        lines.append(f"    {call.name}({_args(call.arguments)}) {mark}{times}")
+        index += same
+    return lines
+
+
+def _args(arguments: object) -> str:
+    if isinstance(arguments, dict):
+        return ", ".join(f"{k}={v!r}"[:60] for k, v in arguments.items() if k != "content")
+    return ""
+
+
+def _explain(report: RunReport, console: Console) -> None:
+    for case in report.cases:
+        if case.verdict == "PASS":
+            continue
+        record = next(a for a in case.attempts if a.verdict != "PASS")
+        console.print(f"[bold]{case.case_id}[/] [red]{record.failure_type}[/]: {record.reason}",
+                      highlight=False)
+        for line in _why(record):
+            console.print(line, markup=False, highlight=False)
+
+
+def _as_expected(v1: RunReport, v2: RunReport) -> bool:
+    failed = {c.case_id: c.attempts[0].failure_type for c in v2.cases if c.verdict != "PASS"}
+    return v1.gate.passed and not v2.gate.passed and failed == EXPECTED_V2_FAILURES
+
+
+def run_demo(console: Console, db_url: str | None = None, report_dir: Path = Path("seatrial-report")) -> bool:
+    """Run v1 and v2 of the demo agent; True when v1 passes and v2 fails exactly as it should."""
+    config = load_config(Path.cwd())
+    console.print("[bold]Seatrial demo[/]: a workspace agent before and after a model change\n")
+    with Store.open(resolve_db_url(db_url, config), project_dir=config.project_dir) as store:
+        reports = {}
+        for version in ("v1", "v2"):
+            run_id = asyncio.run(_run(version, store))
+            reports[version] = build_report(store, run_id, with_traces=True)
+            print_summary(reports[version], console)
+            write_reports(reports[version], report_dir / version)
+            console.print()
+    console.print("[bold]Why v2 fails[/] (its trajectory, read off the trace):")
+    _explain(reports["v2"], console)
+    ok = _as_expected(reports["v1"], reports["v2"])
+    console.print(
+        f"\nreports in {report_dir}/v1 and {report_dir}/v2; "
+        f"`seatrial runs` lists both, `seatrial report latest` renders v2.",
+        highlight=False,
+    )
+    if not ok:
+        console.print("[red]the demo did not behave as designed (see above)[/]")
+    return ok

@@ -1,0 +1,30 @@
+"""Renderers of a stored run: terminal summary, report.json, junit.xml, summary.md."""
+
+from seatrial.report._build import (
+    CategorySummary,
+    GateResult,
+    RunReport,
+    build_report,
+    case_verdict,
+    check_gate,
+    summarize,
+)
+from seatrial.report._formats import FORMATS, render, to_json, to_junit, to_markdown, write_reports
+from seatrial.report._terminal import print_summary
+
+__all__ = [
+    "FORMATS",
+    "CategorySummary",
+    "GateResult",
+    "RunReport",
+    "build_report",
+    "case_verdict",
+    "check_gate",
+    "print_summary",
+    "render",
+    "summarize",
+    "to_json",
+    "to_junit",
+    "to_markdown",
+    "write_reports",
+]

@@ -1,0 +1,162 @@
+"""Report files: report.json, junit.xml, summary.md."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+from xml.etree import ElementTree as ET
+
+from seatrial.record import AttemptRecord
+from seatrial.report._build import RunReport
+
+REPORT_FORMAT_VERSION = 1
+FORMATS = ("json", "junit", "md")
+
+
+def _attempt_json(a: AttemptRecord) -> dict[str, Any]:
+    return {
+        "attempt": a.attempt,
+        "verdict": a.verdict,
+        "failure_type": a.failure_type,
+        "reason": a.reason,
+        "score": a.score,
+        "error": a.error,
+        "response": a.response,
+        "metrics": a.metrics.model_dump(),
+        "assertions": [r.model_dump() for r in a.assertions],
+    }
+
+
+def to_json(report: RunReport) -> dict[str, Any]:
+    """The report.json document."""
+    info = report.info
+    return {
+        "format_version": REPORT_FORMAT_VERSION,
+        "run_id": info.run_id,
+        "suite": info.suite,
+        "agent": info.agent,
+        "tags": info.tags,
+        "status": info.status,
+        "started_at": info.started_at,
+        "finished_at": info.finished_at,
+        "seatrial_version": info.seatrial_version,
+        "summary": report.summary.model_dump(),
+        "gate": report.gate.model_dump(),
+        "categories": [c.model_dump() for c in report.categories],
+        "cases": [
+            {
+                "case_id": c.case_id,
+                "name": c.name,
+                "category": c.category,
+                "priority": c.priority,
+                "verdict": c.verdict,
+                "pass_rate": c.pass_rate,
+                "attempts": [_attempt_json(a) for a in c.attempts],
+            }
+            for c in report.cases
+        ],
+    }
+
+
+def to_junit(report: RunReport) -> str:
+    """JUnit XML: one testcase per attempt, classname = category."""
+    s = report.summary
+    suite = ET.Element(
+        "testsuite",
+        name=report.info.suite,
+        tests=str(s.attempts),
+        failures=str(s.failed),
+        errors=str(s.errors),
+        skipped="0",
+        timestamp=str(report.info.started_at),
+    )
+    props = ET.SubElement(suite, "properties")
+    for name, value in (("run_id", report.info.run_id), ("agent", report.info.agent)):
+        ET.SubElement(props, "property", name=name, value=value)
+    for case in report.cases:
+        for a in case.attempts:
+            name = case.case_id if len(case.attempts) == 1 else f"{case.case_id}#{a.attempt}"
+            element = ET.SubElement(
+                suite,
+                "testcase",
+                classname=case.category or report.info.suite,
+                name=name,
+                time=f"{a.metrics.wall_time_ms / 1000:.3f}",
+            )
+            if a.verdict == "FAIL":
+                failure = ET.SubElement(element, "failure", type=a.failure_type or "", message=a.reason)
+                failure.text = "\n".join(
+                    f"{r.id} [{r.level}] {r.verdict}: {r.reason}"
+                    for r in a.assertions
+                    if r.verdict != "pass"
+                )
+            elif a.verdict == "ERROR":
+                error = ET.SubElement(element, "error", type=a.failure_type or "", message=a.reason)
+                error.text = a.error or ""
+            elif a.verdict == "WARNING":
+                ET.SubElement(element, "system-out").text = f"WARNING: {a.reason}"
+    ET.indent(suite)
+    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def to_markdown(report: RunReport) -> str:
+    """summary.md: ready to paste into a pull request."""
+    info, s = report.info, report.summary
+    gate = "met" if report.gate.passed else "NOT met"
+    lines = [
+        f"## Seatrial run `{info.run_id}`: {info.suite}",
+        "",
+        f"Agent `{info.agent}` - {s.cases} cases, {s.attempts} attempts - "
+        f"**{s.passed} passed**, {s.failed} failed, {s.warnings} warnings, {s.errors} errors "
+        f"({s.pass_rate:.1%} pass rate). Gate **{gate}**.",
+        "",
+    ]
+    lines += [f"- {_md_cell(r)}" for r in report.gate.reasons]
+    lines += ["", "| category | cases | attempts | pass rate | failures by type |", "|---|---|---|---|---|"]
+    for c in report.categories:
+        failures = ", ".join(f"{k}: {v}" for k, v in c.failures_by_type.items()) or "-"
+        lines.append(
+            f"| {_md_cell(c.category or '-')} | {c.cases} | {c.attempts} | {c.pass_rate:.1%} | {failures} |"
+        )
+    failing = [c for c in report.cases if c.verdict != "PASS"]
+    if failing:
+        lines += ["", "| case | priority | verdict | failure type | reason |", "|---|---|---|---|---|"]
+        for c in failing:
+            first = next((a for a in c.attempts if a.verdict != "PASS"), c.attempts[0])
+            lines.append(
+                f"| `{c.case_id}` | {c.priority} | {c.verdict} | {first.failure_type or '-'} "
+                f"| {_md_cell(first.reason)} |"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def render(report: RunReport, fmt: str) -> str:
+    """The report in one of FORMATS."""
+    if fmt == "json":
+        return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+    if fmt == "junit":
+        return to_junit(report)
+    if fmt == "md":
+        return to_markdown(report)
+    raise ValueError(f"unknown report format {fmt!r}; use one of {', '.join(FORMATS)}")
+
+
+def write_reports(report: RunReport, directory: Path) -> list[Path]:
+    """Write report.json, junit.xml and summary.md; each file appears whole or not at all."""
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for fmt, name in (("json", "report.json"), ("junit", "junit.xml"), ("md", "summary.md")):
+        target = directory / name
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.")
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(render(report, fmt))
+        os.replace(tmp, target)
+        written.append(target)
+    return written

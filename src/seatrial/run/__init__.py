@@ -1,0 +1,27 @@
+"""Executing a suite: scheduling, repeats, timeouts, fixtures, fresh users, resume."""
+
+from seatrial.run._attempt import run_attempt
+from seatrial.run._progress import PlainProgress, RichProgress, progress_for
+from seatrial.run._runner import (
+    Progress,
+    RunOptions,
+    RunOutcome,
+    new_run_id,
+    resume_async,
+    run_suite_async,
+    suite_hash,
+)
+
+__all__ = [
+    "PlainProgress",
+    "Progress",
+    "RichProgress",
+    "RunOptions",
+    "RunOutcome",
+    "new_run_id",
+    "progress_for",
+    "resume_async",
+    "run_attempt",
+    "run_suite_async",
+    "suite_hash",
+]

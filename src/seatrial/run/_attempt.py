@@ -1,0 +1,129 @@
+"""One attempt: prepare the workspace, drive the agent, record the trace, evaluate."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+from seatrial.agent import AgentAdapter, AgentOutput, AttemptContext, Sandbox, prepare_workspace
+from seatrial.assertion import AssertionContext, evaluate
+from seatrial.case import Case
+from seatrial.errors import AgentError
+from seatrial.record import AttemptRecord, Metrics
+from seatrial.trace import TraceRecorder
+from seatrial.trace import attrs as A
+
+SANDBOX_TOOLS = frozenset({"list_directory", "read_file", "write_file", "run_command", "http_request"})
+
+
+def needs_workspace(case: Case) -> bool:
+    """A workspace is made when the case has a fixture or names a sandbox tool."""
+    if case.fixture:
+        return True
+    named = set(case.allowed_tools or ()) | set(case.permissions)
+    return bool(named & SANDBOX_TOOLS)
+
+
+def user_id_for(case: Case) -> str:
+    """The user id to send: the case's, with a random suffix unless ``fresh_user`` is false."""
+    base = str(case.context.get("user_id") or "seatrial_user")
+    if not case.fresh_user:
+        return base
+    return f"{base}_{random.getrandbits(32):08x}"
+
+
+@contextlib.contextmanager
+def _maybe_workspace(case: Case) -> Iterator[Path | None]:
+    if not needs_workspace(case):
+        yield None
+        return
+    with prepare_workspace(case) as workspace:
+        yield workspace.path
+
+
+async def run_attempt(
+    adapter: AgentAdapter,
+    case: Case,
+    attempt: int,
+    run_id: str,
+    timeout_s: float | None,
+) -> AttemptRecord:
+    """Run one attempt and return its evaluated record. Agent failures become ERROR."""
+    recorder = TraceRecorder()
+    session_id = f"sess_{random.getrandbits(64):016x}"
+    user_id = user_id_for(case)
+    started = time.time()
+    output: AgentOutput | None = None
+    error: AgentError | None = None
+    with _maybe_workspace(case) as workspace:
+        sandbox = Sandbox(workspace, case, recorder) if workspace is not None else None
+        ctx = AttemptContext(
+            run_id=run_id,
+            case=case,
+            attempt=attempt,
+            session_id=session_id,
+            user_id=user_id,
+            recorder=recorder,
+            workspace=workspace,
+            sandbox=sandbox,
+        )
+        root_attributes = {
+            A.OPERATION: A.OP_INVOKE_AGENT,
+            A.AGENT_NAME: adapter.name,
+            A.CONVERSATION_ID: session_id,
+        }
+        with recorder.activate():
+            try:
+                with recorder.span(f"invoke_agent {adapter.name}", root_attributes):
+                    output = await asyncio.wait_for(adapter.run(ctx), timeout_s)
+            except TimeoutError:
+                error = AgentError(f"the agent did not finish within {timeout_s:g} s", "timeout")
+            except AgentError as exc:
+                error = exc
+            except asyncio.CancelledError:
+                raise
+            except Exception as exc:  # an adapter bug is still the attempt's data, not a crash
+                error = AgentError(f"{type(exc).__name__}: {exc}")
+        trace = output.trace if output is not None and output.trace is not None else recorder.trace()
+        record = AttemptRecord(
+            run_id=run_id,
+            case_id=case.id,
+            attempt=attempt,
+            verdict="ERROR",
+            metrics=Metrics.of(trace),
+            user_id=user_id,
+            session_id=session_id,
+            started_at=started,
+            trace=trace,
+        )
+        if output is not None:
+            record.responses = list(output.responses)
+            record.response = output.response
+            record.final_state = output.final_state
+        if error is not None:
+            record.failure_type = error.failure_type
+            record.error = str(error)
+            record.reason = f"{error.failure_type}: {error}"
+        else:
+            evaluation = evaluate(
+                case,
+                AssertionContext(
+                    case=case,
+                    trace=trace,
+                    response=record.response,
+                    responses=record.responses,
+                    final_state=record.final_state,
+                    workspace=workspace,
+                ),
+            )
+            record.verdict = evaluation.verdict
+            record.failure_type = evaluation.failure_type
+            record.reason = evaluation.reason
+            record.score = evaluation.score
+            record.assertions = list(evaluation.results)
+    record.finished_at = time.time()
+    return record

@@ -1,0 +1,180 @@
+"""Running a suite: every case and repeat, bounded concurrency, resumable."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import random
+import signal
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from seatrial import __version__
+from seatrial.agent import AgentAdapter
+from seatrial.case import Case, Suite
+from seatrial.record import AttemptRecord, RunInfo
+from seatrial.run._attempt import run_attempt
+from seatrial.run._writer import AttemptWriter
+from seatrial.store import Store
+
+
+class Progress(Protocol):
+    """Receives progress as attempts finish."""
+
+    def start(self, total: int, done: int) -> None:
+        """The run starts with ``total`` attempts, ``done`` of them already stored."""
+
+    def advance(self, record: AttemptRecord) -> None:
+        """One attempt finished."""
+
+    def stop(self) -> None:
+        """The run ended (finished or interrupted)."""
+
+
+@dataclass
+class RunOptions:
+    """How to run: repeats override, concurrency, per-attempt timeout, tags."""
+
+    repeats: int | None = None
+    """Repeat every case this many times (overrides each case's ``repeats``)."""
+    concurrency: int = 8
+    """Attempts in flight at once."""
+    timeout_s: float | None = 60.0
+    """Wall-clock limit per attempt; past it the attempt is ERROR (``timeout``)."""
+    tags: list[str] = field(default_factory=list)
+    """Labels stored with the run."""
+
+
+@dataclass
+class RunOutcome:
+    """What a call to the runner did."""
+
+    run_id: str
+    attempts_run: int
+    interrupted: bool = False
+
+
+def new_run_id() -> str:
+    """A sortable run id: UTC time plus a random suffix."""
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{random.getrandbits(24):06x}"
+
+
+def suite_hash(cases: list[Case]) -> str:
+    """sha256 of the cases as run, so a report can tell whether the suite changed."""
+    text = json.dumps([c.model_dump(mode="json") for c in cases], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _plan(cases: list[Case], repeats: int | None, done: set[tuple[str, int]]) -> list[tuple[Case, int]]:
+    return [
+        (case, n)
+        for case in cases
+        for n in range(1, (repeats or case.repeats) + 1)
+        if (case.id, n) not in done
+    ]
+
+
+async def run_suite_async(
+    suite: Suite,
+    adapter: AgentAdapter,
+    store: Store,
+    options: RunOptions | None = None,
+    progress: Progress | None = None,
+) -> RunOutcome:
+    """Run every case and repeat of ``suite`` against ``adapter``, storing each attempt."""
+    options = options or RunOptions()
+    info = RunInfo(
+        run_id=new_run_id(),
+        suite=suite.name,
+        suite_path=suite.path,
+        agent=adapter.spec,
+        tags=list(options.tags),
+        started_at=time.time(),
+        seatrial_version=__version__,
+        settings={
+            "repeats": options.repeats,
+            "concurrency": options.concurrency,
+            "timeout_s": options.timeout_s,
+            "gate": suite.gate.model_dump(),
+            "rubrics": suite.rubrics,
+            "suite_hash": suite_hash(suite.cases),
+        },
+    )
+    store.create_run(info, suite.cases)
+    plan = _plan(suite.cases, options.repeats, set())
+    return await _execute(info.run_id, plan, 0, adapter, store, options, progress)
+
+
+async def resume_async(
+    run_id: str,
+    adapter: AgentAdapter,
+    store: Store,
+    progress: Progress | None = None,
+) -> RunOutcome:
+    """Finish a run that was interrupted, without redoing the attempts already stored."""
+    info = store.get_run(run_id)
+    settings = info.settings
+    options = RunOptions(
+        repeats=settings.get("repeats"),
+        concurrency=int(settings.get("concurrency") or 8),
+        timeout_s=settings.get("timeout_s"),
+        tags=list(info.tags),
+    )
+    done = store.finished_attempts(run_id)
+    plan = _plan(store.run_cases(run_id), options.repeats, done)
+    return await _execute(run_id, plan, len(done), adapter, store, options, progress)
+
+
+async def _execute(
+    run_id: str,
+    plan: list[tuple[Case, int]],
+    already_done: int,
+    adapter: AgentAdapter,
+    store: Store,
+    options: RunOptions,
+    progress: Progress | None,
+) -> RunOutcome:
+    writer = AttemptWriter(store)
+    jobs: Iterator[tuple[Case, int]] = iter(plan)
+    finished = 0
+
+    async def worker() -> None:
+        nonlocal finished
+        for case, attempt in jobs:
+            record = await run_attempt(adapter, case, attempt, run_id, options.timeout_s)
+            writer.submit(record)
+            finished += 1
+            if progress is not None:
+                progress.advance(record)
+
+    if progress is not None:
+        progress.start(len(plan) + already_done, already_done)
+    interrupted = True
+    restore = _cancel_on_sigterm()
+    try:
+        workers = max(1, min(options.concurrency, len(plan)))
+        await asyncio.gather(*(worker() for _ in range(workers)))
+        interrupted = False
+    finally:
+        restore()
+        if progress is not None:
+            progress.stop()
+        writer.close()
+        store.finish_run(run_id, "interrupted" if interrupted else "finished", time.time())
+    return RunOutcome(run_id=run_id, attempts_run=finished, interrupted=interrupted)
+
+
+def _cancel_on_sigterm() -> Callable[[], None]:
+    """Treat SIGTERM like Ctrl-C: stop, store what finished, mark the run interrupted."""
+    loop = asyncio.get_running_loop()
+    task = asyncio.current_task()
+    if task is None:
+        return lambda: None
+    try:
+        loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
+        return lambda: None
+    return lambda: loop.remove_signal_handler(signal.SIGTERM)
