@@ -19,6 +19,6 @@ async def agent(message: str, session: Session) -> str:
     """One model call, one tool call, 50 ms of 'thinking'."""
     with session.model_call("bench-model") as call:
         await asyncio.sleep(LATENCY_S)
-        call.record(input_tokens=120, output_tokens=30)
+        call.report(input_tokens=120, output_tokens=30)
     order = lookup_order(order_id="A1001")
     return f"Order {order['order_id']} is {order['status']}."

@@ -6,7 +6,8 @@
     ├── InputError                exit code 2: the user's files or flags are wrong
     │   ├── SuiteError            a suite or case file is invalid (carries every problem)
     │   ├── ConfigError           seatrial.yaml or a command-line option is invalid
-    │   └── AgentSpecError        an --agent spec names nothing that can be loaded
+    │   ├── AgentSpecError        an --agent spec names nothing that can be loaded
+    │   └── RunNotFound           no stored run has the id (or prefix) given
     ├── AgentError                the agent under test failed (recorded as ERROR, not raised
     │                             out of a run)
     └── StoreError                the store could not be opened, migrated or written
@@ -61,6 +62,10 @@ class ConfigError(InputError):
 
 class AgentSpecError(InputError):
     """An ``--agent`` spec cannot be resolved to an agent."""
+
+
+class RunNotFound(InputError):
+    """No run in the store has the given id, unique prefix, or ``latest``."""
 
 
 class AgentError(SeatrialError):

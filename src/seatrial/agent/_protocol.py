@@ -59,6 +59,14 @@ class AgentAdapter(Protocol):
     name: str
     """Short name for the ``invoke_agent {name}`` span."""
 
+    async def check(self) -> None:
+        """Preflight, called once before a run: can the agent be reached or loaded?
+
+        Raises :class:`seatrial.errors.AgentSpecError` saying what is wrong and what to do.
+        Nothing is sent to the agent (an HTTP check only opens a TCP connection).
+        """
+        ...
+
     async def run(self, ctx: AttemptContext) -> AgentOutput:
         """Send every user turn of ``ctx.case`` and return the replies."""
         ...

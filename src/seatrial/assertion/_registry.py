@@ -22,15 +22,18 @@ from pydantic import BaseModel, ConfigDict
 
 from seatrial.case import Case
 from seatrial.record import AssertionVerdict, Level
-from seatrial.trace import Trace
+from seatrial.trace import ToolCall, Trace
 
 log = logging.getLogger(__name__)
 
 
 class AssertionParams(BaseModel):
-    """Base of every assertion's parameter model: unknown keys are errors."""
+    """Base of every assertion's parameter model: unknown keys are errors.
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    Field docstrings become field descriptions, so docs and validation messages can quote them.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
 @dataclass(frozen=True)
@@ -48,7 +51,9 @@ class Check:
         return cls("pass", reason, None, score)
 
     @classmethod
-    def failed(cls, reason: str, failure_type: str | None = None, score: float | None = None) -> Check:
+    def failed(
+        cls, reason: str, failure_type: str | None = None, score: float | None = None
+    ) -> Check:
         """A fail; ``failure_type`` defaults to the assertion type's own."""
         return cls("fail", reason, failure_type, score)
 
@@ -68,6 +73,17 @@ class AssertionContext:
     responses: list[str] = field(default_factory=list)
     final_state: dict[str, Any] | None = None
     workspace: Path | None = None
+    _tool_calls: tuple[Trace, list[ToolCall]] | None = field(
+        default=None, init=False, repr=False, compare=False
+    )
+
+    def tool_calls(self) -> list[ToolCall]:
+        """The trace's tool calls, decoded once per context (most L1 checks read them)."""
+        cached = self._tool_calls
+        if cached is None or cached[0] is not self.trace:
+            cached = (self.trace, self.trace.tool_calls())
+            self._tool_calls = cached
+        return cached[1]
 
 
 P = TypeVar("P", bound=AssertionParams)
@@ -102,7 +118,9 @@ def assertion(
 ) -> Callable[[Callable[[P, AssertionContext], Check]], Callable[[P, AssertionContext], Check]]:
     """Register an assertion type under ``name`` (and ``aliases``)."""
 
-    def register(check: Callable[[P, AssertionContext], Check]) -> Callable[[P, AssertionContext], Check]:
+    def register(
+        check: Callable[[P, AssertionContext], Check],
+    ) -> Callable[[P, AssertionContext], Check]:
         _TYPES[name] = AssertionType(
             name=name,
             level=level,

@@ -1,5 +1,6 @@
 """Suites and cases: the models, loaders for YAML, JSONL and XLSX, and validation."""
 
+from seatrial.case._load import SUITE_SUFFIXES, load_suite, validate_paths
 from seatrial.case._model import (
     SUITE_FORMAT_VERSION,
     AssertionSpec,
@@ -12,10 +13,13 @@ from seatrial.case._model import (
 
 __all__ = [
     "SUITE_FORMAT_VERSION",
+    "SUITE_SUFFIXES",
     "AssertionSpec",
     "Case",
     "Gate",
     "Limits",
     "Suite",
     "Turn",
+    "load_suite",
+    "validate_paths",
 ]

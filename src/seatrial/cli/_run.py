@@ -26,11 +26,10 @@ def _adapter(spec: str | None, suite: Suite | None, config: Config, concurrency:
             "no agent given: pass --agent SPEC (python:module:function, http://host:port/path, "
             "replay:FILE, or a name from seatrial.yaml `agents:`)"
         )
-    base_dir = Path(suite.path).parent if suite and suite.path else Path.cwd()
     return resolve_agent(
         chosen,
         agents=config.agents,
-        base_dir=base_dir,
+        base_dir=config.project_dir,
         concurrency=concurrency,
         timeout_s=timeout_s,
     )
@@ -100,7 +99,8 @@ def run(
     finally:
         store.close()
     print_summary(report, console)
-    directory = report_dir or (defaults.report_dir / outcome.run_id)
+    reports_root = config.report_path() or config.project_dir / ".seatrial" / "reports"
+    directory = report_dir or reports_root / outcome.run_id
     written = write_reports(report, directory)
     console.print(f"reports: {', '.join(str(p) for p in written)}")
     if outcome.interrupted:

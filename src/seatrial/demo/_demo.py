@@ -47,8 +47,12 @@ def _why(record: AttemptRecord) -> list[str]:
         return lines
     calls = trace.tool_calls()
     index = 0
+    turn: int | None = None
     while index < len(calls):
         call = calls[index]
+        if call.turn is not None and call.turn != turn and len(record.responses) > 1:
+            turn = call.turn
+            lines.append(f"  turn {turn + 1}")
         same = 1
         while (
             index + same < len(calls)
@@ -75,8 +79,7 @@ def _explain(report: RunReport, console: Console) -> None:
         if case.verdict == "PASS":
             continue
         record = next(a for a in case.attempts if a.verdict != "PASS")
-        console.print(f"[bold]{case.case_id}[/] [red]{record.failure_type}[/]: {record.reason}",
-                      highlight=False)
+        console.print(f"[bold]{case.case_id}[/] [red]{record.failure_type}[/]", highlight=False)
         for line in _why(record):
             console.print(line, markup=False, highlight=False)
 

@@ -35,7 +35,7 @@ V2 = Behaviour(model="planner-2026-01", read_attempts=8, grant_is_session_wide=T
 def _think(session: Session, behaviour: Behaviour, prompt: str, answer: str) -> str:
     """One model call of the scripted planner, recorded like a real one."""
     with session.model_call(behaviour.model) as call:
-        call.record(input_tokens=40 + len(prompt) // 3, output_tokens=8 + len(answer) // 4)
+        call.report(input_tokens=40 + len(prompt) // 3, output_tokens=8 + len(answer) // 4)
     return answer
 
 

@@ -86,12 +86,11 @@ def summarize(attempts: list[AttemptRecord], cases: int) -> Summary:
 
 def check_gate(info: RunInfo, summary: Summary, cases: list[CaseResult]) -> GateResult:
     """The run fails its gate when a P0 case FAILed or ERRORed, or the pass rate is too low."""
-    reasons = [
-        f"P0 case {c.case_id} {c.verdict}"
-        + (f" ({c.attempts[0].failure_type})" if c.attempts and c.attempts[0].failure_type else "")
-        for c in cases
-        if c.priority == "P0" and c.verdict in ("FAIL", "ERROR")
-    ]
+    reasons = []
+    for case in cases:
+        if case.priority == "P0" and case.verdict in ("FAIL", "ERROR"):
+            kinds = sorted({a.failure_type for a in case.attempts if a.failure_type})
+            reasons.append(f"P0 case {case.case_id} {case.verdict}" + (f" ({', '.join(kinds)})" if kinds else ""))
     minimum = (info.settings.get("gate") or {}).get("min_pass_rate")
     if minimum is not None and summary.pass_rate < minimum:
         reasons.append(f"pass rate {summary.pass_rate:.1%} is below gate.min_pass_rate {minimum:.1%}")

@@ -1,0 +1,43 @@
+"""Agent adapters (python, http, replay), sandbox tools and the permission policy.
+
+``resolve_agent(spec)`` turns an ``--agent`` spec into an :class:`AgentAdapter`; the runner
+calls ``check()`` once, then ``run(ctx)`` per attempt, then ``aclose()``.
+"""
+
+from seatrial.agent._errors import PERMISSION_DENIED, ToolDenied, ToolError
+from seatrial.agent._http import HttpAgent
+from seatrial.agent._policy import WRITE_TOOLS, Decision, PermissionPolicy
+from seatrial.agent._protocol import AgentAdapter, AgentOutput, AttemptContext
+from seatrial.agent._python import PythonAgent
+from seatrial.agent._replay import ReplayAgent
+from seatrial.agent._resolve import resolve_agent
+from seatrial.agent._sandbox import EVENT_KINDS, SANDBOX_TOOLS, Sandbox
+from seatrial.agent._session import ModelCallSpan, Session
+from seatrial.agent._tool import ToolInfo, registered_tool, tool
+from seatrial.agent._workspace import Workspace, prepare_workspace
+
+__all__ = [
+    "EVENT_KINDS",
+    "PERMISSION_DENIED",
+    "SANDBOX_TOOLS",
+    "WRITE_TOOLS",
+    "AgentAdapter",
+    "AgentOutput",
+    "AttemptContext",
+    "Decision",
+    "HttpAgent",
+    "ModelCallSpan",
+    "PermissionPolicy",
+    "PythonAgent",
+    "ReplayAgent",
+    "Sandbox",
+    "Session",
+    "ToolDenied",
+    "ToolError",
+    "ToolInfo",
+    "Workspace",
+    "prepare_workspace",
+    "registered_tool",
+    "resolve_agent",
+    "tool",
+]

@@ -1,0 +1,203 @@
+"""``http://host:port/path``: an agent behind the agent protocol (one POST per user turn).
+
+Request::
+
+    {"session_id", "user_id", "message",
+     "context": {"channel": "eval", "env": ..., **case.context},
+     "metadata": {"case_id", "replay_id": run_id}}
+
+Response::
+
+    {"session_id", "response", "trace_id", "finished",
+     "tools_called": [{"name", "input", "output", "latency_ms", "success"}],
+     "usage": {"prompt_tokens", "completion_tokens", "total_tokens"},
+     "final_state": {...}}          # Seatrial's extension, optional
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import re
+import time
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+
+from seatrial.agent._protocol import AgentOutput, AttemptContext
+from seatrial.errors import AgentError, AgentSpecError
+from seatrial.trace import add_usage, record_tools_called
+from seatrial.trace import attrs as A
+
+_ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
+_BODY_LIMIT = 200
+
+
+def resolve_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
+    """Header values with ``${NAME}`` replaced from the environment.
+
+    A missing variable is an :class:`AgentSpecError` that names the variable, never a value.
+    """
+    resolved: dict[str, str] = {}
+    for key, value in (headers or {}).items():
+
+        def lookup(match: re.Match[str], header: str = key) -> str:
+            name = match.group(1)
+            if name not in os.environ:
+                raise AgentSpecError(
+                    f"header `{header}` refers to ${{{name}}}, which is not set; "
+                    f"export {name} before running"
+                )
+            return os.environ[name]
+
+        resolved[str(key)] = _ENV_REFERENCE.sub(lookup, str(value))
+    return resolved
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= _BODY_LIMIT else text[:_BODY_LIMIT] + "..."
+
+
+class HttpAgent:
+    """Drives an agent over HTTP with one shared connection pool."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        concurrency: int = 8,
+        timeout_s: float | None = None,
+        name: str | None = None,
+        spec: str | None = None,
+    ) -> None:
+        parts = urlsplit(url)
+        if parts.scheme not in ("http", "https") or not parts.hostname:
+            raise AgentSpecError(f"`{url}` is not an http(s) URL; write http://host:port/path")
+        self.url = url
+        self.spec = spec or url
+        self.name = name or parts.netloc
+        self._host = parts.hostname
+        self._port = parts.port or (443 if parts.scheme == "https" else 80)
+        self._headers = resolve_headers(headers)
+        self._concurrency = max(1, concurrency)
+        self._timeout_s = timeout_s
+        self._client: httpx.AsyncClient | None = None
+
+    def _http(self) -> httpx.AsyncClient:
+        if self._client is None:
+            # One attempt has at most one request in flight, so the pool matches concurrency;
+            # waiting for a free connection is not the agent's timeout.
+            limits = httpx.Limits(
+                max_connections=self._concurrency, max_keepalive_connections=self._concurrency
+            )
+            connect = min(self._timeout_s, 10.0) if self._timeout_s else 10.0
+            timeout = httpx.Timeout(self._timeout_s, connect=connect, pool=None)
+            self._client = httpx.AsyncClient(headers=self._headers, limits=limits, timeout=timeout)
+        return self._client
+
+    async def check(self) -> None:
+        """Open (and close) a TCP connection to the agent's host and port; nothing is posted."""
+        try:
+            _, writer = await asyncio.wait_for(
+                asyncio.open_connection(self._host, self._port), timeout=10
+            )
+        except (OSError, TimeoutError) as exc:
+            reason = str(exc) or type(exc).__name__
+            raise AgentSpecError(
+                f"agent unreachable at {self.url}: {reason}; start the agent or fix the URL"
+            ) from exc
+        writer.close()
+        await writer.wait_closed()
+
+    async def run(self, ctx: AttemptContext) -> AgentOutput:
+        """POST every user turn with the same session id; record tools and usage."""
+        root = ctx.recorder.current_span
+        responses: list[str] = []
+        final_state: dict[str, Any] | None = None
+        context = {"channel": "eval", "env": ctx.case.env, **ctx.case.context}
+        for index, message in enumerate(ctx.case.user_turns):
+            ctx.recorder.turn_index = index
+            ctx.recorder.event(A.TURN, {A.TURN_INDEX: index, A.TURN_MESSAGE: message})
+            payload = {
+                "session_id": ctx.session_id,
+                "user_id": ctx.user_id,
+                "message": message,
+                "context": context,
+                "metadata": {"case_id": ctx.case.id, "replay_id": ctx.run_id},
+            }
+            started = time.time_ns()
+            body = await self._post(payload, index)
+            finished = time.time_ns()
+            try:
+                record_tools_called(
+                    ctx.recorder,
+                    body.get("tools_called"),
+                    start_time_unix_nano=started,
+                    end_time_unix_nano=finished,
+                    turn_index=index,
+                )
+                if root is not None:
+                    add_usage(root, body.get("usage"))
+            except ValueError as exc:
+                raise AgentError(f"agent at {self.url} answered turn {index + 1}: {exc}") from exc
+            if body.get("final_state") is not None:
+                if not isinstance(body["final_state"], dict):
+                    raise AgentError(
+                        f"agent at {self.url} answered a `final_state` that is not an object"
+                    )
+                final_state = body["final_state"]
+            responses.append(body["response"])
+        return AgentOutput(responses=responses, final_state=final_state)
+
+    async def _post(self, payload: dict[str, Any], index: int) -> dict[str, Any]:
+        turn = f"turn {index + 1}"
+        try:
+            response = await self._http().post(self.url, json=payload)
+        except httpx.TimeoutException as exc:
+            raise AgentError(
+                f"agent at {self.url} did not answer {turn} in time ({type(exc).__name__})",
+                "timeout",
+            ) from exc
+        except httpx.ConnectError as exc:
+            raise AgentError(
+                f"agent unreachable at {self.url}: {exc}; start the agent or fix the URL"
+            ) from exc
+        except httpx.HTTPError as exc:
+            raise AgentError(
+                f"HTTP exchange with the agent at {self.url} failed on {turn}: "
+                f"{type(exc).__name__}: {exc}"
+            ) from exc
+        if response.status_code >= 400:
+            raise AgentError(
+                f"agent at {self.url} answered HTTP {response.status_code} on {turn}: "
+                f"{_short(response.text)}"
+            )
+        try:
+            body = response.json()
+        except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+            raise AgentError(
+                f"agent at {self.url} answered non-JSON on {turn} (HTTP {response.status_code}): "
+                f"{_short(response.text)}"
+            ) from exc
+        if not isinstance(body, dict):
+            raise AgentError(
+                f"agent at {self.url} answered {type(body).__name__} on {turn}, not a JSON "
+                f"object: {_short(response.text)}"
+            )
+        if not isinstance(body.get("response"), str):
+            what = "has no `response`" if "response" not in body else "has a non-string `response`"
+            raise AgentError(
+                f"agent at {self.url} answered JSON that {what} on {turn}: {_short(response.text)}"
+            )
+        return body
+
+    async def aclose(self) -> None:
+        """Close the connection pool."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

@@ -1,0 +1,101 @@
+"""The permission policy: which tool calls an attempt may make, decided per call.
+
+Read-class tools only need to be in ``allowed_tools`` (when the case sets it). Write-class
+tools (``write_file``, ``run_command``, ``http_request``, and ``@seatrial.tool`` functions not
+declared ``read_only``) also consult the environment and ``case.permissions``. Every
+write-class call and every refusal leaves a ``seatrial.permission`` event in the trace, so a
+verdict can show what the agent tried, not only what it did.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+from seatrial.agent._errors import ToolDenied
+from seatrial.case import Case
+from seatrial.trace import TraceRecorder
+from seatrial.trace import attrs as A
+
+WRITE_TOOLS = frozenset({"write_file", "run_command", "http_request"})
+"""The sandbox tools that change state outside the agent."""
+
+_current_policy: contextvars.ContextVar[PermissionPolicy | None] = contextvars.ContextVar(
+    "seatrial_policy", default=None
+)
+
+
+@dataclass(frozen=True)
+class Decision:
+    """The policy's answer for one call."""
+
+    granted: bool
+    scope: str
+    """What decided: once, session, deny, default (no entry), read, allowed_tools, production."""
+    reason: str
+
+
+class PermissionPolicy:
+    """The grants of one attempt; ``once`` grants are used up as calls are granted."""
+
+    def __init__(self, case: Case) -> None:
+        self.case = case
+        self._used_once: set[str] = set()
+        self._lock = threading.Lock()
+
+    @staticmethod
+    def current() -> PermissionPolicy | None:
+        """The policy of the attempt running in this context, if an adapter activated one."""
+        return _current_policy.get()
+
+    @contextmanager
+    def activate(self) -> Iterator[PermissionPolicy]:
+        """Make this the policy ``@seatrial.tool`` functions consult in this context."""
+        token = _current_policy.set(self)
+        try:
+            yield self
+        finally:
+            _current_policy.reset(token)
+
+    def decide(self, tool: str, *, write: bool) -> Decision:
+        """Decide one call; a granted ``once`` call uses the grant up."""
+        allowed = self.case.allowed_tools
+        if allowed is not None and tool not in allowed:
+            listed = ", ".join(allowed) or "none"
+            return Decision(False, "allowed_tools", f"not in the case's allowed_tools ({listed})")
+        if not write:
+            return Decision(True, "read", "read-only tool")
+        if self.case.env == "production":
+            return Decision(False, "production", "production: read-only tools only")
+        entry = self.case.permissions.get(tool)
+        if entry is None:
+            return Decision(True, "default", "no permission entry for this tool")
+        if entry == "session":
+            return Decision(True, "session", "granted for the whole session")
+        if entry == "deny":
+            return Decision(False, "deny", f"permissions.{tool} is deny")
+        with self._lock:
+            if tool in self._used_once:
+                return Decision(False, "once", "a once grant allows one call and it was used")
+            self._used_once.add(tool)
+        return Decision(True, "once", "granted once")
+
+    def authorize(self, recorder: TraceRecorder, tool: str, *, write: bool) -> Decision:
+        """Decide, record the ``seatrial.permission`` event, and raise :class:`ToolDenied`."""
+        decision = self.decide(tool, write=write)
+        if write or not decision.granted:
+            recorder.event(
+                A.PERMISSION,
+                {
+                    A.PERMISSION_TOOL: tool,
+                    A.PERMISSION_SCOPE: decision.scope,
+                    A.PERMISSION_DECISION: "granted" if decision.granted else "denied",
+                    A.PERMISSION_REASON: decision.reason,
+                },
+            )
+        if not decision.granted:
+            raise ToolDenied(tool, decision.scope, decision.reason)
+        return decision

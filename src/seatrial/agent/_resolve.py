@@ -1,0 +1,121 @@
+"""From an ``--agent`` spec (or a name in seatrial.yaml) to an adapter."""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from seatrial.agent import _python, _replay
+from seatrial.agent._http import HttpAgent
+from seatrial.agent._protocol import AgentAdapter
+from seatrial.agent._python import PythonAgent
+from seatrial.agent._replay import ReplayAgent
+from seatrial.errors import AgentSpecError
+
+FORMS = (
+    "python:module:function",
+    "python:path/to/agent.py:function",
+    "http://host:port/path (or https://)",
+    "replay:path/to/sessions.jsonl",
+    "a name from `agents` in seatrial.yaml",
+)
+
+
+def _entry(value: Any, name: str) -> tuple[str, dict[str, str] | None, float | None]:
+    """A seatrial.yaml agent entry: a spec string, or {spec, headers, timeout_s}."""
+    if isinstance(value, str):
+        return value, None, None
+    if hasattr(value, "model_dump"):
+        value = value.model_dump()
+    if not isinstance(value, Mapping) or not isinstance(value.get("spec"), str):
+        raise AgentSpecError(
+            f"agent `{name}` in seatrial.yaml must be a spec string or a mapping with `spec`"
+        )
+    headers = value.get("headers")
+    timeout = value.get("timeout_s")
+    return value["spec"], dict(headers) if headers else None, timeout
+
+
+def _build(
+    spec: str,
+    *,
+    name: str | None,
+    headers: dict[str, str] | None,
+    base_dir: Path | None,
+    concurrency: int,
+    timeout_s: float | None,
+) -> AgentAdapter | None:
+    if spec.startswith(("http://", "https://")):
+        return HttpAgent(
+            spec,
+            headers=headers,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            name=name,
+            spec=spec,
+        )
+    if headers:
+        raise AgentSpecError(f"`headers` apply to http agents only, not to `{spec}`")
+    if spec.startswith(_python.PREFIX):
+        return PythonAgent(spec, base_dir=base_dir, name=name)
+    if spec.startswith(_replay.PREFIX):
+        path = Path(spec.removeprefix(_replay.PREFIX))
+        if not path.is_absolute():
+            path = (base_dir or Path.cwd()) / path
+        return ReplayAgent(path, spec=spec, name=name)
+    return None
+
+
+def resolve_agent(
+    spec: str,
+    *,
+    agents: Mapping[str, Any] | None = None,
+    base_dir: Path | None = None,
+    concurrency: int = 8,
+    timeout_s: float | None = None,
+    agents_dir: Path | None = None,
+) -> AgentAdapter:
+    """The adapter for ``spec``: ``python:``, ``http(s)://``, ``replay:``, or a named agent.
+
+    ``agents`` maps names (seatrial.yaml's ``agents``) to a spec string or to
+    ``{spec, headers, timeout_s}``; a named agent's ``timeout_s`` wins over ``timeout_s``.
+    Relative paths in a spec resolve against ``base_dir`` (default: the current folder);
+    those in a named agent's spec against ``agents_dir`` (the folder holding seatrial.yaml;
+    default: ``base_dir``).
+    """
+    spec = spec.strip()
+    adapter = _build(
+        spec,
+        name=None,
+        headers=None,
+        base_dir=base_dir,
+        concurrency=concurrency,
+        timeout_s=timeout_s,
+    )
+    if adapter is not None:
+        return adapter
+    if agents and spec in agents:
+        target, headers, own_timeout = _entry(agents[spec], spec)
+        adapter = _build(
+            target,
+            name=spec,
+            headers=headers,
+            base_dir=agents_dir or base_dir,
+            concurrency=concurrency,
+            timeout_s=own_timeout if own_timeout is not None else timeout_s,
+        )
+        if adapter is None:
+            raise AgentSpecError(
+                f"agent `{spec}` in seatrial.yaml has spec `{target}`, which is none of: "
+                + "; ".join(FORMS[:-1])
+            )
+        return adapter
+    names = sorted(agents or ())
+    hint = ""
+    close = difflib.get_close_matches(spec, names, n=1)
+    if close:
+        hint = f" Did you mean `{close[0]}`?"
+    known = f" Named agents: {', '.join(names)}." if names else ""
+    raise AgentSpecError(f"unknown agent `{spec}`.{hint} Write one of: {'; '.join(FORMS)}.{known}")

@@ -1,0 +1,178 @@
+"""What a Python agent function receives with each user turn."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from seatrial.agent._errors import ToolError
+from seatrial.agent._policy import PermissionPolicy
+from seatrial.agent._protocol import AttemptContext
+from seatrial.agent._sandbox import SANDBOX_TOOLS, Sandbox
+from seatrial.agent._tool import registered_tool, tool_span
+from seatrial.trace import Span, TraceRecorder
+from seatrial.trace import attrs as A
+
+
+class ModelCallSpan:
+    """The open ``chat {model}`` span of one model call; report what the call used."""
+
+    def __init__(self, span: Span) -> None:
+        self.span = span
+
+    def report(
+        self,
+        *,
+        input_tokens: int | None = None,
+        output_tokens: int | None = None,
+        response_model: str | None = None,
+        cost_usd: float | None = None,
+        finish_reasons: list[str] | None = None,
+    ) -> None:
+        """Record token usage, the model that answered and, when known, the cost."""
+        attributes = self.span.attributes
+        if input_tokens is not None:
+            attributes[A.INPUT_TOKENS] = int(input_tokens)
+        if output_tokens is not None:
+            attributes[A.OUTPUT_TOKENS] = int(output_tokens)
+        if response_model is not None:
+            attributes[A.RESPONSE_MODEL] = response_model
+        if cost_usd is not None:
+            attributes[A.COST_USD] = float(cost_usd)
+        if finish_reasons is not None:
+            attributes["gen_ai.response.finish_reasons"] = list(finish_reasons)
+
+
+class Session:
+    """One attempt as a Python agent sees it; the same object is passed to every turn."""
+
+    def __init__(self, ctx: AttemptContext) -> None:
+        self._ctx = ctx
+        self.state: dict[str, Any] = {}
+        """Anything the agent wants to keep between the turns of this attempt."""
+        self.final_state: dict[str, Any] | None = None
+        """External state to report at the end (orders created ...); side_effect checks it."""
+        self.turn_index = 0
+        """0-based index of the user turn being answered."""
+        self.policy = ctx.sandbox.policy if ctx.sandbox is not None else PermissionPolicy(ctx.case)
+        """The attempt's permission policy (shared with the sandbox)."""
+
+    @property
+    def session_id(self) -> str:
+        """The conversation id, the same for every turn of the attempt."""
+        return self._ctx.session_id
+
+    @property
+    def user_id(self) -> str:
+        """The user id (with its fresh_user suffix unless the case fixes the user)."""
+        return self._ctx.user_id
+
+    @property
+    def case_id(self) -> str:
+        """The case being run."""
+        return self._ctx.case.id
+
+    @property
+    def attempt(self) -> int:
+        """1-based repeat number."""
+        return self._ctx.attempt
+
+    @property
+    def context(self) -> dict[str, Any]:
+        """The case's ``context`` (user profile, existing orders ...)."""
+        return self._ctx.case.context
+
+    @property
+    def env(self) -> str:
+        """dev, staging or production."""
+        return self._ctx.case.env
+
+    @property
+    def workspace(self) -> Path | None:
+        """The attempt's workspace folder, when the case has one."""
+        return self._ctx.workspace
+
+    @property
+    def sandbox(self) -> Sandbox | None:
+        """The sandbox tools, when the case has a workspace."""
+        return self._ctx.sandbox
+
+    @property
+    def recorder(self) -> TraceRecorder:
+        """The attempt's trace recorder, for spans the helpers here do not cover."""
+        return self._ctx.recorder
+
+    def call_tool(self, name: str, /, **arguments: Any) -> Any:
+        """Call a sandbox tool or a registered ``@seatrial.tool`` function by name.
+
+        The call is recorded and checked against the permission policy; a refusal raises
+        :class:`ToolDenied`, any other failure :class:`ToolError`.
+        """
+        if name in SANDBOX_TOOLS and self.sandbox is not None:
+            return self.sandbox.call(name, **arguments)
+        info = registered_tool(name)
+        if info is not None and info.is_async:
+            message = f"`{name}` is async; use `await session.call_tool_async(...)`"
+            raise self._refuse(name, arguments, message, "invalid_call")
+        if info is not None:
+            with self.policy.activate():
+                return info.function(**arguments)
+        raise self._refuse(name, arguments, self._unknown(name), "unknown_tool")
+
+    async def call_tool_async(self, name: str, /, **arguments: Any) -> Any:
+        """:meth:`call_tool` for async agents; async ``@seatrial.tool`` functions are awaited."""
+        info = registered_tool(name)
+        if info is not None and info.is_async and not (name in SANDBOX_TOOLS and self.sandbox):
+            with self.policy.activate():
+                return await info.function(**arguments)
+        # Sandbox and sync tools may block (run_command waits up to its timeout): keep the
+        # event loop free for the other attempts.
+        return await asyncio.to_thread(self.call_tool, name, **arguments)
+
+    @contextmanager
+    def model_call(
+        self, model: str, *, provider: str | None = None, **attributes: Any
+    ) -> Iterator[ModelCallSpan]:
+        """Record a ``chat {model}`` span around a model call; report usage on what it yields.
+
+        ::
+
+            with session.model_call("gpt-4o", provider="openai") as call:
+                reply = client.chat.completions.create(...)
+                call.report(input_tokens=reply.usage.prompt_tokens,
+                            output_tokens=reply.usage.completion_tokens,
+                            response_model=reply.model)
+        """
+        span_attributes: dict[str, Any] = {A.OPERATION: A.OP_CHAT, A.REQUEST_MODEL: model}
+        if provider:
+            span_attributes["gen_ai.provider.name"] = provider
+        span_attributes.update(attributes)
+        with self.recorder.span(f"chat {model}", span_attributes) as span:
+            yield ModelCallSpan(span)
+
+    def skill(self, name: str) -> None:
+        """Record routing evidence: the agent routed this turn to skill ``name``."""
+        self.recorder.event(A.SKILL, {A.SKILL_NAME: name})
+
+    def _unknown(self, name: str) -> str:
+        if name in SANDBOX_TOOLS:
+            return (
+                f"`{name}` is a sandbox tool but this case has no workspace; give the case a "
+                "`fixture` or list the tool in `allowed_tools`"
+            )
+        return f"no tool `{name}`: decorate the function with @seatrial.tool"
+
+    def _refuse(
+        self, name: str, arguments: dict[str, Any], message: str, error_type: str
+    ) -> ToolError:
+        """Record a call that cannot be made as a failed span; return the error to raise."""
+        error = ToolError(message, error_type)
+        try:
+            with tool_span(self.recorder, name, arguments):
+                raise error
+        except ToolError:
+            pass
+        return error

@@ -1,0 +1,34 @@
+"""Assertions: the registry, L1 trace checks, L2 text and business rules, L3 semantic checks,
+and the verdict rules that turn their results into PASS, FAIL or WARNING.
+
+Importing this package registers every built-in assertion type.
+"""
+
+from seatrial.assertion import _l1_params, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules
+from seatrial.assertion._evaluate import Evaluation, evaluate
+from seatrial.assertion._registry import (
+    AssertionContext,
+    AssertionParams,
+    AssertionType,
+    Check,
+    aliases,
+    assertion,
+    known_types,
+    lookup,
+)
+
+# The modules above register the built-in types when imported; keep them referenced.
+_BUILT_IN_MODULES = (_l1_params, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules)
+
+__all__ = [
+    "AssertionContext",
+    "AssertionParams",
+    "AssertionType",
+    "Check",
+    "Evaluation",
+    "aliases",
+    "assertion",
+    "evaluate",
+    "known_types",
+    "lookup",
+]

@@ -1,0 +1,103 @@
+"""Helpers the assertion types share: name lists, reply selection, structural matching."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping
+from typing import Annotated, Any, Literal
+
+from pydantic import BeforeValidator
+
+from seatrial.assertion._registry import AssertionContext
+from seatrial.trace import ToolCall
+
+Target = Literal["final_response", "all_responses"]
+NameMatch = Literal["exact", "prefix"]
+
+
+def _one_or_many(value: Any) -> Any:
+    # YAML authors write `expected: create_order` as often as `expected: [create_order]`.
+    return [value] if isinstance(value, str) else value
+
+
+Names = Annotated[list[str], BeforeValidator(_one_or_many)]
+"""A tool name or a list of them, always held as a list."""
+
+
+def name_matches(name: str, wanted: str, match: NameMatch) -> bool:
+    """Whether a called tool's ``name`` is the ``wanted`` one (exactly or by prefix)."""
+    return name.startswith(wanted) if match == "prefix" else name == wanted
+
+
+def called_names(calls: Iterable[ToolCall]) -> str:
+    """The tools called, in order, for a reason ("none" when nothing was called)."""
+    names = [call.name for call in calls]
+    return ", ".join(names) if names else "none"
+
+
+def replies(ctx: AssertionContext, target: Target) -> list[str]:
+    """The replies a text check reads: the last one, or every one in turn order."""
+    if target == "final_response":
+        return [ctx.response]
+    return list(ctx.responses) if ctx.responses else [ctx.response]
+
+
+def as_text(value: Any) -> str:
+    """Strings as they are; anything else as compact JSON (so YAML ``true`` reads ``true``)."""
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
+
+
+def short(value: Any, limit: int = 80) -> str:
+    """A value shown in a reason, cut to ``limit`` characters."""
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _same_scalar(expected: Any, actual: Any) -> bool:
+    # True == 1 in Python, but an agent that sends 1 for a boolean flag sent the wrong thing.
+    if isinstance(expected, bool) or isinstance(actual, bool):
+        return type(expected) is type(actual) and expected == actual
+    return bool(expected == actual)
+
+
+def _join(where: str, key: Any) -> str:
+    return f"{where}.{key}" if where else str(key)
+
+
+def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> str | None:
+    """The first difference between ``expected`` and ``actual``, or None when they match.
+
+    Mappings match when every expected key matches (``exact`` also forbids extra keys); lists
+    match item by item and must have the same length; other values must be equal.
+    """
+    label = f"`{where}`" if where else "the value"
+    if isinstance(expected, Mapping):
+        if not isinstance(actual, Mapping):
+            return f"{label}: expected an object, got {short(actual)}"
+        for key, want in expected.items():
+            path = _join(where, key)
+            if key not in actual:
+                return f"`{path}` is missing"
+            found = mismatch(want, actual[key], exact=exact, where=path)
+            if found:
+                return found
+        if exact:
+            extra = [key for key in actual if key not in expected]
+            if extra:
+                return f"`{_join(where, extra[0])}` was not expected"
+        return None
+    if isinstance(expected, list):
+        if not isinstance(actual, list):
+            return f"{label}: expected a list, got {short(actual)}"
+        if len(actual) != len(expected):
+            return f"{label} has {len(actual)} items, expected {len(expected)}"
+        for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
+            found = mismatch(want, got, exact=exact, where=f"{where}[{index}]")
+            if found:
+                return found
+        return None
+    if _same_scalar(expected, actual):
+        return None
+    return f"{label}: expected {short(expected)}, got {short(actual)}"

@@ -1,0 +1,299 @@
+"""Scoring an attempt: run the assertions layer by layer and decide PASS, FAIL or WARNING.
+
+The rules (DESIGN.md "Verdicts"): hard constraints are never offset by a score; once one fails,
+L3 is not spent; an assertion that could not be evaluated never counts as passed.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from seatrial.assertion._registry import (
+    AssertionContext,
+    AssertionParams,
+    AssertionType,
+    Check,
+    known_types,
+    lookup,
+)
+from seatrial.case import Case
+from seatrial.errors import Problem, SuiteError
+from seatrial.record import AssertionResult, Level
+
+SKIPPED = "skipped: a hard constraint failed"
+_PLAN_CACHE_SIZE = 4096
+
+
+class Evaluation(BaseModel):
+    """The verdict on one attempt, with every assertion's result."""
+
+    model_config = ConfigDict(frozen=True)
+
+    verdict: Literal["PASS", "FAIL", "WARNING"]
+    """PASS, FAIL, or WARNING (a hard assertion could not be evaluated)."""
+    failure_type: str | None = None
+    """For FAIL, the deciding assertion's failure type."""
+    reason: str = ""
+    """One line: ``<id>: <reason>`` of the deciding assertion, or a summary."""
+    score: float | None = None
+    """Weighted mean over every evaluated assertion (pass 1, fail 0, graded as graded); None
+    when nothing was evaluated."""
+    results: list[AssertionResult] = Field(default_factory=list)
+    """Every assertion's result, in evaluation order."""
+
+
+@dataclass(frozen=True)
+class Planned:
+    """One assertion ready to run: its type, validated parameters and common keys."""
+
+    id: str
+    type: AssertionType
+    params: AssertionParams
+    level: Level
+    must_pass: bool
+    weight: float
+
+
+def _automatic(case: Case) -> list[tuple[str, dict[str, Any]]]:
+    """Assertions implied by case fields (seed 001's sample), as (type, params)."""
+    implied: list[tuple[str, dict[str, Any]]] = []
+    if case.forbidden_events:
+        implied.append(("forbidden_events", {"expected": list(case.forbidden_events)}))
+    if case.limits is not None:
+        limits = case.limits.model_dump(exclude_none=True)
+        if limits:
+            implied.append(("limits", limits))
+    if case.permissions or case.allowed_tools is not None:
+        implied.append(("permissions_respected", {}))
+    if case.expected_files:
+        implied.append(("expected_files", {"expected": list(case.expected_files)}))
+    return implied
+
+
+def _problem(case: Case, message: str, fix: str) -> Problem:
+    return Problem(path=f"case `{case.id}`", line=None, message=message, fix=fix)
+
+
+def _params(
+    kind: AssertionType, raw: dict[str, Any], case: Case, label: str, problems: list[Problem]
+) -> AssertionParams | None:
+    try:
+        return kind.params.model_validate(raw)
+    except ValidationError as exc:
+        for error in exc.errors():
+            where = ".".join(str(part) for part in error["loc"])
+            problems.append(
+                _problem(
+                    case,
+                    f"assertion {label}: " + (f"`{where}`: " if where else "") + error["msg"],
+                    f"see the parameters of `{kind.name}` in docs/assertions.md",
+                )
+            )
+        return None
+
+
+def plan(case: Case) -> list[Planned]:
+    """The case's assertions in evaluation order: L1 written, L1 implied, L2, then L3.
+
+    Raises :class:`SuiteError` naming every unknown type and invalid parameter.
+    """
+    problems: list[Problem] = []
+    written: list[tuple[str, AssertionType, AssertionParams, Level, bool | None, float]] = []
+    for number, spec in enumerate(case.assertions, start=1):
+        label = f"{number} (`{spec.type}`)"
+        try:
+            kind = lookup(spec.type)
+        except KeyError:
+            problems.append(
+                _problem(
+                    case,
+                    f"assertion {label}: unknown assertion type `{spec.type}`",
+                    "use one of: " + ", ".join(known_types()),
+                )
+            )
+            continue
+        params = _params(kind, spec.params, case, label, problems)
+        if params is not None:
+            level = spec.level or kind.level
+            written.append((spec.id or spec.type, kind, params, level, spec.must_pass, spec.weight))
+    implied = []
+    written_types = {kind.name for _, kind, *_ in written}
+    for name, raw in _automatic(case):
+        if name not in written_types:
+            kind = lookup(name)
+            params = _params(kind, raw, case, f"implied by the case (`{name}`)", problems)
+            if params is not None:
+                implied.append((name, kind, params, kind.level, None, 1.0))
+    if problems:
+        raise SuiteError(problems)
+    ordered = (
+        [entry for entry in written if entry[3] == "L1"]
+        + implied
+        + [entry for entry in written if entry[3] == "L2"]
+        + [entry for entry in written if entry[3] == "L3"]
+    )
+    seen: Counter[str] = Counter()
+    planned = []
+    for base, kind, params, level, must_pass, weight in ordered:
+        seen[base] += 1
+        planned.append(
+            Planned(
+                id=base if seen[base] == 1 else f"{base}#{seen[base]}",
+                type=kind,
+                params=params,
+                level=level,
+                must_pass=must_pass if must_pass is not None else level != "L3",
+                weight=weight,
+            )
+        )
+    return planned
+
+
+# Cases are immutable and a run evaluates each one many times (repeats): plan once per case.
+# Keeping the case in the entry keeps its id() from being reused while cached.
+_plans: dict[int, tuple[Case, list[Planned]]] = {}
+_plans_lock = threading.Lock()
+
+
+def _cached_plan(case: Case) -> list[Planned]:
+    entry = _plans.get(id(case))
+    if entry is not None and entry[0] is case:
+        return entry[1]
+    planned = plan(case)
+    with _plans_lock:
+        if len(_plans) >= _PLAN_CACHE_SIZE:
+            _plans.pop(next(iter(_plans)))
+        _plans[id(case)] = (case, planned)
+    return planned
+
+
+def _result(planned: Planned, check: Check) -> AssertionResult:
+    failed = check.verdict == "fail"
+    return AssertionResult(
+        id=planned.id,
+        level=planned.level,
+        type=planned.type.name,
+        verdict=check.verdict,
+        reason=check.reason,
+        failure_type=(check.failure_type or planned.type.failure_type) if failed else None,
+        must_pass=planned.must_pass,
+        weight=planned.weight,
+        score=check.score,
+    )
+
+
+def _run(planned: Planned, ctx: AssertionContext) -> AssertionResult:
+    try:
+        check = planned.type.check(planned.params, ctx)
+        if not isinstance(check, Check):
+            raise TypeError(f"the check returned {type(check).__name__}, not a Check")
+    except Exception as exc:  # one broken assertion must not crash the run
+        check = Check.not_evaluated(f"could not be evaluated: {type(exc).__name__}: {exc}")
+    return _result(planned, check)
+
+
+def weighted_score(results: list[AssertionResult]) -> float | None:
+    """Weighted mean of the evaluated results (graded score, else pass 1 / fail 0)."""
+    total = weight = 0.0
+    for result in results:
+        if result.verdict == "not_evaluated":
+            continue
+        value = result.score if result.score is not None else float(result.verdict == "pass")
+        total += value * result.weight
+        weight += result.weight
+    return total / weight if weight > 0 else None
+
+
+def _fail(decider: AssertionResult, results: list[AssertionResult], prefix: str = "") -> Evaluation:
+    return Evaluation(
+        verdict="FAIL",
+        failure_type=decider.failure_type,
+        reason=f"{prefix}{decider.id}: {decider.reason}",
+        score=weighted_score(results),
+        results=results,
+    )
+
+
+def evaluate(case: Case, ctx: AssertionContext) -> Evaluation:
+    """Run the case's assertions on what the agent did and decide the verdict.
+
+    Raises :class:`SuiteError` when the case names an unknown type or invalid parameters
+    (loading a suite reports these earlier).
+    """
+    planned = _cached_plan(case)
+    results = [_run(p, ctx) for p in planned if p.level != "L3"]
+    hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
+    if hard_failures:
+        results += [_result(p, Check.not_evaluated(SKIPPED)) for p in planned if p.level == "L3"]
+        return _fail(hard_failures[0], results)
+
+    results += [_run(p, ctx) for p in planned if p.level == "L3"]
+    hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
+    if hard_failures:
+        return _fail(hard_failures[0], results)
+
+    soft = [r for r in results if not r.must_pass]
+    soft_score = weighted_score(soft)
+    failing_soft = [r for r in soft if r.verdict == "fail"]
+    threshold = case.threshold
+    if threshold is not None and soft:
+        if soft_score is None:
+            return Evaluation(
+                verdict="WARNING",
+                reason=f"threshold {threshold:.2f} could not be checked: none of the "
+                f"{len(soft)} soft assertions was evaluated ({soft[0].id}: {soft[0].reason})",
+                score=weighted_score(results),
+                results=results,
+            )
+        if soft_score < threshold:
+            graded = [r for r in soft if r.verdict != "not_evaluated"]
+            decider = failing_soft[0] if failing_soft else min(graded, key=_value)
+            return _fail(
+                decider, results, f"soft score {soft_score:.2f} < threshold {threshold:.2f}; "
+            )
+    elif failing_soft:
+        return _fail(failing_soft[0], results)
+
+    unevaluated = [r for r in results if r.must_pass and r.verdict == "not_evaluated"]
+    if unevaluated:
+        first = unevaluated[0]
+        more = f" (and {len(unevaluated) - 1} more)" if len(unevaluated) > 1 else ""
+        return Evaluation(
+            verdict="WARNING",
+            reason=f"{first.id} was not evaluated: {first.reason}{more}",
+            score=weighted_score(results),
+            results=results,
+        )
+    return Evaluation(
+        verdict="PASS",
+        reason=_pass_reason(results, soft_score, threshold),
+        score=weighted_score(results),
+        results=results,
+    )
+
+
+def _value(result: AssertionResult) -> float:
+    return result.score if result.score is not None else float(result.verdict == "pass")
+
+
+def _pass_reason(
+    results: list[AssertionResult], soft_score: float | None, threshold: float | None
+) -> str:
+    if not results:
+        return "the case has no assertions"
+    evaluated = [r for r in results if r.verdict != "not_evaluated"]
+    passed = sum(r.verdict == "pass" for r in evaluated)
+    skipped = len(results) - len(evaluated)
+    tail = f"; {skipped} not evaluated" if skipped else ""
+    if passed == len(evaluated) or soft_score is None or threshold is None:
+        return f"all {len(evaluated)} assertions passed{tail}"
+    # Some soft assertion failed, yet the attempt passed: the threshold was met.
+    return (
+        f"soft score {soft_score:.2f} ≥ threshold {threshold:.2f}; "
+        f"{passed} of {len(evaluated)} assertions passed{tail}"
+    )

@@ -1,0 +1,137 @@
+"""L1 ``tool_params``: the arguments a tool was called with."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+import jsonschema
+from jsonschema.exceptions import SchemaError
+from pydantic import model_validator
+
+from seatrial.assertion._common import as_text, called_names, mismatch, short
+from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+from seatrial.trace import ToolCall
+
+
+class ToolParamsParams(AssertionParams):
+    """Parameters of ``tool_params``."""
+
+    tool: str
+    """The tool whose arguments are checked."""
+    expected: Any = None
+    """What the arguments must look like (see ``match``)."""
+    params: Any = None
+    """Seed 002's spelling of ``expected``; write one of the two."""
+    match: Literal["subset", "exact", "regex", "json_schema"] = "subset"
+    """``subset``: the written keys have these values, others may exist; ``exact``: the
+    arguments equal ``expected``; ``regex``: each written value is a regular expression searched
+    in the argument's text; ``json_schema``: ``expected`` is a JSON schema the arguments meet."""
+    call: Literal["any", "all", "first", "last"] = "any"
+    """Which calls of the tool must match: any one of them, all, the first, or the last."""
+
+    @model_validator(mode="after")
+    def _consistent(self) -> ToolParamsParams:
+        if (self.expected is None) == (self.params is None):
+            raise ValueError("write the expected arguments as `expected` (or `params`), once")
+        wanted = self.wanted
+        if self.match in ("subset", "regex") and not isinstance(wanted, Mapping):
+            raise ValueError(f"match `{self.match}` needs a mapping of argument names to values")
+        if self.match == "regex":
+            _compile_all(wanted)
+        if self.match == "json_schema":
+            if not isinstance(wanted, Mapping):
+                raise ValueError("match `json_schema` needs a JSON schema (a mapping)")
+            try:
+                jsonschema.validators.validator_for(wanted).check_schema(dict(wanted))
+            except SchemaError as exc:
+                raise ValueError(f"invalid JSON schema: {exc.message}") from exc
+        return self
+
+    @property
+    def wanted(self) -> Any:
+        """The expected arguments, whichever key held them."""
+        return self.expected if self.expected is not None else self.params
+
+
+def _compile_all(patterns: Mapping[str, Any], where: str = "") -> None:
+    for key, pattern in patterns.items():
+        path = f"{where}.{key}" if where else str(key)
+        if isinstance(pattern, Mapping):
+            _compile_all(pattern, path)
+            continue
+        if not isinstance(pattern, str):
+            raise ValueError(f"`{path}`: match `regex` needs a string pattern, got {pattern!r}")
+        try:
+            re.compile(pattern)
+        except re.error as exc:
+            raise ValueError(f"`{path}`: invalid regular expression {pattern!r}: {exc}") from exc
+
+
+def _regex_mismatch(patterns: Mapping[str, Any], actual: Any, where: str = "") -> str | None:
+    if not isinstance(actual, Mapping):
+        return f"`{where or 'arguments'}`: expected an object, got {short(actual)}"
+    for key, pattern in patterns.items():
+        path = f"{where}.{key}" if where else str(key)
+        if key not in actual:
+            return f"`{path}` is missing"
+        if isinstance(pattern, Mapping):
+            found = _regex_mismatch(pattern, actual[key], path)
+            if found:
+                return found
+        elif re.search(pattern, as_text(actual[key])) is None:
+            return f"`{path}`: {short(actual[key])} does not match /{pattern}/"
+    return None
+
+
+def _schema_mismatch(schema: Mapping[str, Any], actual: Any) -> str | None:
+    validator = jsonschema.validators.validator_for(schema)(schema)
+    error = jsonschema.exceptions.best_match(validator.iter_errors(actual))
+    if error is None:
+        return None
+    where = ".".join(str(part) for part in error.absolute_path)
+    return f"{error.message}" + (f" at `{where}`" if where else "")
+
+
+def argument_mismatch(params: ToolParamsParams, arguments: Any) -> str | None:
+    """Why ``arguments`` do not meet ``params`` (None when they do)."""
+    if params.match == "regex":
+        return _regex_mismatch(params.wanted, arguments)
+    if params.match == "json_schema":
+        return _schema_mismatch(params.wanted, arguments)
+    return mismatch(params.wanted, arguments, exact=params.match == "exact")
+
+
+@assertion("tool_params", level="L1", params=ToolParamsParams, failure_type="wrong_params")
+def tool_params(params: ToolParamsParams, ctx: AssertionContext) -> Check:
+    """The tool was called with the expected arguments (subset, exact, regex or JSON schema)."""
+    every = ctx.tool_calls()
+    calls = [call for call in every if call.name == params.tool]
+    if not calls:
+        return Check.failed(
+            f"`{params.tool}` was never called (tools called: {called_names(every)})",
+            failure_type="tool_not_called",
+        )
+    numbered: list[tuple[int, ToolCall]] = list(enumerate(calls, start=1))
+    if params.call == "first":
+        numbered = numbered[:1]
+    elif params.call == "last":
+        numbered = numbered[-1:]
+    problems = [(n, argument_mismatch(params, call.arguments)) for n, call in numbered]
+    bad = [(n, problem) for n, problem in problems if problem is not None]
+    total = len(calls)
+    if params.call == "any":
+        if len(bad) < len(problems):
+            good = next(n for n, problem in problems if problem is None)
+            return Check.passed(f"call {good} of {total} of `{params.tool}` matched")
+        details = "; ".join(f"call {n}: {problem}" for n, problem in bad[:3])
+        more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
+        return Check.failed(
+            f"no call of `{params.tool}` had the expected arguments: {details}{more}"
+        )
+    if bad:
+        n, problem = bad[0]
+        return Check.failed(f"call {n} of {total} of `{params.tool}`: {problem}")
+    which = {"all": f"all {total} calls", "first": "the first call", "last": "the last call"}
+    return Check.passed(f"{which[params.call]} of `{params.tool}` matched")

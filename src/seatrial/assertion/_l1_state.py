@@ -1,0 +1,228 @@
+"""L1 assertions on what the agent left behind: its reported final state and workspace files."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from pathlib import Path, PurePosixPath
+from typing import Any
+
+import yaml
+from pydantic import Field, field_validator, model_validator
+
+from seatrial.assertion._common import Names, as_text, mismatch, short
+from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+
+_COMPARATORS = ("equals", "contains", "matches", "expected")
+_MISSING = object()
+
+
+def _relative_path(value: str) -> str:
+    path = PurePosixPath(value)
+    if path.is_absolute() or ".." in path.parts:
+        raise ValueError(f"`{value}` must be a path inside the workspace, without `..`")
+    return value
+
+
+class SideEffectParams(AssertionParams):
+    """Parameters of ``side_effect`` (alias ``final_state``)."""
+
+    check: str | None = None
+    """Dotted path into the agent's final state, e.g. ``order_created`` or ``orders.0.status``."""
+    path: str | None = None
+    """Same as ``check``."""
+    file: str | None = None
+    """A file in the workspace, relative to its root."""
+    equals: Any = None
+    """The value (or file text) must equal this."""
+    contains: Any = None
+    """Text must contain this substring; a list must hold this item; a mapping this key."""
+    matches: str | None = None
+    """A regular expression searched in the value's text."""
+    expected: Any = None
+    """A mapping: the value holds these keys and values (a list: one item does); anything else:
+    the value equals it."""
+    exists: bool | None = None
+    """``true``: the value or file must exist; ``false``: it must not. Implied true otherwise."""
+
+    @field_validator("file")
+    @classmethod
+    def _inside(cls, value: str | None) -> str | None:
+        return None if value is None else _relative_path(value)
+
+    @model_validator(mode="after")
+    def _consistent(self) -> SideEffectParams:
+        targets = [key for key in ("check", "path", "file") if getattr(self, key) is not None]
+        if len(targets) != 1:
+            raise ValueError("name exactly one of `check`, `path` (final state) or `file`")
+        given = [key for key in _COMPARATORS if key in self.model_fields_set]
+        if len(given) > 1:
+            raise ValueError(f"use one of {', '.join(_COMPARATORS)}, not {' and '.join(given)}")
+        if given and self.exists is False:
+            raise ValueError("`exists: false` cannot be combined with a comparison")
+        if self.matches is not None:
+            try:
+                re.compile(self.matches)
+            except re.error as exc:
+                raise ValueError(f"invalid regular expression {self.matches!r}: {exc}") from exc
+        return self
+
+    @property
+    def comparator(self) -> str | None:
+        """The comparison written, if any."""
+        return next((key for key in _COMPARATORS if key in self.model_fields_set), None)
+
+
+def _index(part: str, length: int) -> int | None:
+    try:
+        index = int(part)
+    except ValueError:
+        return None
+    return index if -length <= index < length else None
+
+
+def _walk(state: Any, dotted: str) -> Any:
+    value = state
+    for part in dotted.split("."):
+        if isinstance(value, Mapping) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and _index(part, len(value)) is not None:
+            value = value[int(part)]
+        else:
+            return _MISSING
+    return value
+
+
+def _parse_file(path: Path, text: str) -> Any:
+    if path.suffix in (".yaml", ".yml"):
+        return yaml.safe_load(text)
+    return json.loads(text)
+
+
+def _compare(params: SideEffectParams, value: Any, label: str) -> Check:
+    comparator = params.comparator
+    if comparator is None:
+        return Check.passed(f"{label} exists")
+    wanted = getattr(params, comparator)
+    if comparator == "matches":
+        if re.search(str(wanted), as_text(value)) is None:
+            return Check.failed(f"{label} is {short(value)}, which does not match /{wanted}/")
+        return Check.passed(f"{label} matches /{wanted}/")
+    if comparator == "contains":
+        if isinstance(value, str):
+            ok = as_text(wanted) in value
+        elif isinstance(value, Mapping):
+            ok = wanted in value
+        elif isinstance(value, list):
+            ok = any(mismatch(wanted, item, exact=True) is None for item in value)
+        else:
+            ok = False
+        if not ok:
+            return Check.failed(
+                f"{label} is {short(value)}, which does not contain {short(wanted)}"
+            )
+        return Check.passed(f"{label} contains {short(wanted)}")
+    if comparator == "expected" and isinstance(wanted, Mapping) and isinstance(value, list):
+        if any(mismatch(wanted, item, exact=False) is None for item in value):
+            return Check.passed(f"an item of {label} has {short(wanted)}")
+        return Check.failed(f"no item of {label} has {short(wanted)} (found {short(value)})")
+    subset = comparator == "expected" and isinstance(wanted, Mapping)
+    problem = mismatch(wanted, value, exact=not subset)
+    if problem is not None:
+        return Check.failed(f"{label}: {problem}")
+    return Check.passed(f"{label} is as expected")
+
+
+@assertion(
+    "side_effect",
+    level="L1",
+    params=SideEffectParams,
+    failure_type="side_effect_missing",
+    aliases=("final_state",),
+)
+def side_effect(params: SideEffectParams, ctx: AssertionContext) -> Check:
+    """The agent's final state (or a workspace file) holds the expected value."""
+    if params.file is not None:
+        if ctx.workspace is None:
+            return Check.not_evaluated(
+                f"the attempt had no workspace, so file `{params.file}` cannot be checked "
+                "(give the case a `fixture`)"
+            )
+        root = ctx.workspace.resolve()
+        path = (root / params.file).resolve()
+        if not path.is_relative_to(root):
+            return Check.failed(f"`{params.file}` points outside the workspace")
+        label = f"file `{params.file}`"
+        if not path.exists():
+            if params.exists is False:
+                return Check.passed(f"{label} does not exist")
+            return Check.failed(f"{label} does not exist in the workspace")
+        if params.exists is False:
+            return Check.failed(f"{label} exists but should not")
+        if params.comparator is None:
+            return Check.passed(f"{label} exists")
+        if path.is_dir():
+            return Check.failed(f"{label} is a folder, not a file")
+        text = path.read_text(encoding="utf-8", errors="replace")
+        wanted = getattr(params, params.comparator)
+        value: Any = text
+        if params.comparator in ("equals", "expected") and isinstance(wanted, Mapping | list):
+            try:
+                value = _parse_file(path, text)
+            except (ValueError, yaml.YAMLError) as exc:
+                return Check.failed(f"{label} is not valid JSON/YAML: {exc}")
+        return _compare(params, value, label)
+
+    dotted = params.check if params.check is not None else str(params.path)
+    if ctx.final_state is None:
+        return Check.not_evaluated(
+            f"the agent reported no final state, so `{dotted}` cannot be checked "
+            "(have the agent return `final_state`; see docs/agents.md)"
+        )
+    label = f"final_state.{dotted}"
+    value = _walk(ctx.final_state, dotted)
+    if value is _MISSING:
+        if params.exists is False:
+            return Check.passed(f"{label} does not exist")
+        keys = ", ".join(str(key) for key in ctx.final_state) or "none"
+        return Check.failed(f"{label} does not exist (final state keys: {keys})")
+    if params.exists is False:
+        return Check.failed(f"{label} exists ({short(value)}) but should not")
+    return _compare(params, value, label)
+
+
+class ExpectedFilesParams(AssertionParams):
+    """Parameters of ``expected_files``."""
+
+    expected: Names = Field(min_length=1)
+    """Workspace paths (relative; glob patterns such as ``docs/*.md`` allowed) that must exist
+    when the attempt ends."""
+
+    @field_validator("expected")
+    @classmethod
+    def _inside(cls, value: list[str]) -> list[str]:
+        return [_relative_path(item) for item in value]
+
+
+@assertion(
+    "expected_files", level="L1", params=ExpectedFilesParams, failure_type="side_effect_missing"
+)
+def expected_files(params: ExpectedFilesParams, ctx: AssertionContext) -> Check:
+    """Every expected path exists in the workspace when the attempt ends."""
+    if ctx.workspace is None:
+        return Check.not_evaluated(
+            "the attempt had no workspace, so expected files cannot be checked "
+            "(give the case a `fixture`)"
+        )
+    missing = []
+    for pattern in params.expected:
+        if any(char in pattern for char in "*?["):
+            found = next(iter(ctx.workspace.glob(pattern)), None) is not None
+        else:
+            found = (ctx.workspace / pattern).exists()
+        if not found:
+            missing.append(pattern)
+    if missing:
+        return Check.failed("missing from the workspace: " + ", ".join(missing))
+    return Check.passed(f"all {len(params.expected)} expected files exist")

@@ -1,0 +1,169 @@
+"""The project configuration: ``seatrial.yaml`` in the project folder.
+
+Found by searching the starting folder and then each parent; without one, every key takes its
+default. The store's URL is chosen by :func:`resolve_db_url`: ``--db``, then the
+``SEATRIAL_DB_URL`` environment variable, then ``db:`` here.
+
+Secrets stay out of this file and out of Seatrial's output: header values may name an
+environment variable as ``${NAME}``, which the agent adapter reads when it sends a request.
+Nothing here resolves or prints them.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from seatrial.case._explain import explain
+from seatrial.case._yaml import parse_yaml, read_text
+from seatrial.errors import ConfigError, Problem
+
+CONFIG_FILE = "seatrial.yaml"
+"""The configuration file's name."""
+
+DB_URL_ENV = "SEATRIAL_DB_URL"
+"""Environment variable holding the store URL; it wins over ``db:`` in the file."""
+
+_SECRET_KEYS = frozenset({"headers", "db"})
+"""Keys whose written values never appear in an error message."""
+
+
+class AgentConfig(BaseModel):
+    """A named agent: how to reach it, and what to send with every request."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    spec: str = Field(min_length=1)
+    """The agent spec, as ``--agent`` takes it (``http://127.0.0.1:9000/chat``,
+    ``python:package.module:function`` ...)."""
+    headers: dict[str, str] = Field(default_factory=dict, repr=False)
+    """HTTP headers sent with every request. Write secrets as ``${NAME}``: the adapter reads
+    the environment variable ``NAME`` when it sends the request."""
+    timeout_s: float | None = Field(default=None, gt=0)
+    """Seconds to wait for one reply; unset means ``run.timeout_s``."""
+
+
+class RunDefaults(BaseModel):
+    """Defaults for ``seatrial run`` options; a command-line option wins over them."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    repeats: int | None = Field(default=None, ge=1)
+    """Runs of every case, as ``--repeats``; unset keeps each case's own ``repeats``."""
+    concurrency: int = Field(default=8, ge=1)
+    """Attempts in flight at once."""
+    timeout_s: float = Field(default=60.0, gt=0)
+    """Seconds one attempt may take before it is recorded as ERROR (``timeout``)."""
+    report_dir: str | None = None
+    """Folder for report files, relative to the project folder; each run writes into its own
+    ``RUN_ID/`` subfolder. Unset means ``.seatrial/reports/``."""
+
+
+class ConfigFile(BaseModel):
+    """The keys a ``seatrial.yaml`` may hold."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    project: str = ""
+    """The project's name (one agent = one project); defaults to the project folder's name."""
+    agents: dict[str, AgentConfig] = Field(default_factory=dict)
+    """Named agents: name -> spec text, or a mapping with ``spec``, ``headers``,
+    ``timeout_s``. ``--agent NAME`` picks one."""
+    db: str | None = None
+    """SQLAlchemy URL of the store; unset means ``.seatrial/seatrial.db`` in the project
+    folder. ``SEATRIAL_DB_URL`` and ``--db`` win over it."""
+    run: RunDefaults = Field(default_factory=RunDefaults)
+    """Defaults for ``seatrial run``."""
+    suites: list[str] = Field(default_factory=list)
+    """Suite files or folders run when no suite is named, relative to the project folder."""
+
+    @field_validator("agents", mode="before")
+    @classmethod
+    def _spec_text(cls, value: Any) -> Any:
+        if isinstance(value, dict):
+            return {k: {"spec": v} if isinstance(v, str) else v for k, v in value.items()}
+        return value
+
+
+class Config(ConfigFile):
+    """The project configuration, with where it was found."""
+
+    project_dir: Path
+    """The project folder: the one holding ``seatrial.yaml``, else the starting folder."""
+    file: Path | None = None
+    """The ``seatrial.yaml`` read, or None when there is none."""
+
+    def suite_paths(self) -> list[Path]:
+        """``suites`` as absolute paths."""
+        return [self.project_dir / path for path in self.suites]
+
+    def report_path(self) -> Path | None:
+        """``run.report_dir`` as an absolute path, or None."""
+        return self.project_dir / self.run.report_dir if self.run.report_dir else None
+
+
+def find_config(start: Path) -> Path | None:
+    """The ``seatrial.yaml`` in ``start`` or the nearest parent holding one."""
+    folder = start.resolve()
+    if not folder.is_dir():
+        folder = folder.parent
+    for candidate in (folder, *folder.parents):
+        if (candidate / CONFIG_FILE).is_file():
+            return candidate / CONFIG_FILE
+    return None
+
+
+def load_config(start: Path) -> Config:
+    """Read the project configuration found from ``start`` (defaults when there is none).
+
+    Raises:
+        ConfigError: the file is invalid; the message names every problem, its line, and
+            the fix.
+    """
+    file = find_config(start)
+    if file is None:
+        folder = start.resolve() if start.is_dir() else start.resolve().parent
+        return Config(project=folder.name, project_dir=folder)
+    shown = str(file)
+    text, problems = read_text(file, shown)
+    document = parse_yaml(text or "", shown)
+    problems += document.problems
+    data = {} if document.data is None else document.data
+    if not problems and not isinstance(data, dict):
+        problems.append(
+            Problem(
+                shown,
+                document.locator.line(()),
+                f"the file holds {type(data).__name__}, not a mapping of settings",
+                "write `key: value` lines, e.g. `project: my-agent`",
+            )
+        )
+    if problems:
+        raise ConfigError(_report(problems))
+    try:
+        settings = ConfigFile.model_validate(data)
+    except ValidationError as exc:
+        for error in exc.errors(include_url=False):
+            hide = bool(_SECRET_KEYS.intersection(str(part) for part in error["loc"]))
+            said = explain(error, ConfigFile, noun="key", hide_value=hide)
+            line = document.locator.line(said.loc)
+            problems.append(Problem(shown, line, said.message, said.fix))
+        raise ConfigError(_report(problems)) from exc
+    fields = settings.model_dump(exclude_unset=True)
+    fields["project"] = settings.project or file.parent.name
+    return Config(**fields, project_dir=file.parent, file=file)
+
+
+def resolve_db_url(cli_value: str | None, config: Config) -> str | None:
+    """The store URL: ``--db``, else ``SEATRIAL_DB_URL``, else ``db:``; None means the
+    default SQLite file in the project folder."""
+    return cli_value or os.environ.get(DB_URL_ENV) or config.db or None
+
+
+def _report(problems: list[Problem]) -> str:
+    ordered = sorted(problems, key=lambda p: p.line or 0)
+    lines = "\n".join(f"  {problem}" for problem in ordered)
+    return f"{CONFIG_FILE} is invalid:\n{lines}"

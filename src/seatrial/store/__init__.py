@@ -1,0 +1,19 @@
+"""The store: runs, their cases, attempts and flat spans in SQLite (default) or PostgreSQL.
+
+``Store.open()`` opens ``.seatrial/seatrial.db`` in the project folder, or the database that
+``$SEATRIAL_DB_URL`` (``--db``) names, and migrates its schema with Alembic.
+"""
+
+from seatrial.store._schema import SCHEMA_REVISION
+from seatrial.store._store import RUN_STATUSES, Store
+from seatrial.store._url import DB_URL_ENV, DEFAULT_DB_PATH, mask_url, resolve_url
+
+__all__ = [
+    "DB_URL_ENV",
+    "DEFAULT_DB_PATH",
+    "RUN_STATUSES",
+    "SCHEMA_REVISION",
+    "Store",
+    "mask_url",
+    "resolve_url",
+]

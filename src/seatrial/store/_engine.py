@@ -1,0 +1,108 @@
+"""Creating the SQLAlchemy engine: SQLite tuned for a writer thread, PostgreSQL as given."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from pydantic_core import from_json, to_json
+from sqlalchemy import event
+from sqlalchemy.engine import URL, Connection, Engine, create_engine
+from sqlalchemy.pool import StaticPool
+
+from seatrial.store._url import is_memory
+
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+"""How long a SQLite writer waits for another process's write lock before failing."""
+
+SQLITE_WAL_AUTOCHECKPOINT_PAGES = 10_000
+"""WAL pages (4 KiB each) before SQLite copies them into the database file.
+
+A checkpoint is where WAL mode pays for durability (it syncs both files); ten times
+SQLite's default makes them rare during a large run, at the price of a WAL file of up to
+about 40 MiB beside the database while the store is open.
+"""
+
+WRITE_OPTION = "seatrial_write"
+"""Execution option marking a connection that will write (SQLite takes the lock up front)."""
+
+_ESCAPED_NUL = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
+
+
+def without_nul(text: str) -> str:
+    """``text`` with NUL characters replaced by U+FFFD.
+
+    PostgreSQL refuses NUL in text and JSONB; a tool that read a binary file must not make
+    a whole batch of attempts fail to store, and both backends should keep the same text.
+    """
+    return text.replace("\x00", "\ufffd") if "\x00" in text else text
+
+
+class RawJSON(str):
+    """Text already serialised by :func:`raw_json`; the engine stores it as it is.
+
+    Serialising straight from the pydantic models (in Rust) instead of dumping them to
+    Python dicts first, which SQLAlchemy would then encode again, halves the cost of a batch.
+    """
+
+    __slots__ = ()
+
+
+def raw_json(value: Any) -> RawJSON:
+    """JSON text for a JSON column: compact, UTF-8 kept, NaN/inf as null, NUL replaced.
+
+    ``value`` may hold pydantic models, which are serialised as their dumps.
+    """
+    text = to_json(value, inf_nan_mode="null").decode()
+    if "\\u0000" in text:
+        text = _ESCAPED_NUL.sub(r"\1\\ufffd", text)
+    return RawJSON(text)
+
+
+def dump_json(value: Any) -> str:
+    """The engine's JSON serializer: :class:`RawJSON` as it is, anything else via raw_json."""
+    return str.__str__(value if isinstance(value, RawJSON) else raw_json(value))
+
+
+def load_json(text: str | bytes) -> Any:
+    """Parse a JSON column's text."""
+    return from_json(text)
+
+
+def make_engine(url: URL) -> Engine:
+    """An engine for ``url`` with Seatrial's connection settings.
+
+    SQLite: WAL (readers never block the writer), ``synchronous=NORMAL`` (a commit survives
+    a killed process; only a power cut can lose the last ones), a busy timeout, foreign keys
+    on, and transactions Seatrial begins itself so that DDL is transactional and a writer
+    takes the write lock when it begins (``BEGIN IMMEDIATE``) instead of failing halfway.
+    """
+    kwargs: dict[str, Any] = {"json_serializer": dump_json, "json_deserializer": load_json}
+    if url.get_backend_name() == "sqlite":
+        if is_memory(url):
+            # One shared connection, or every thread would see its own empty database.
+            kwargs.update(poolclass=StaticPool, connect_args={"check_same_thread": False})
+        engine = create_engine(url, **kwargs)
+        event.listen(engine, "connect", _sqlite_on_connect)
+        event.listen(engine, "begin", _sqlite_on_begin)
+        return engine
+    return create_engine(url, pool_pre_ping=True, **kwargs)
+
+
+def _sqlite_on_connect(dbapi_connection: Any, _record: Any) -> None:
+    # None turns off the sqlite3 module's own implicit BEGINs; _sqlite_on_begin emits ours.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    try:
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+        cursor.execute("PRAGMA journal_mode = WAL")
+        cursor.execute("PRAGMA synchronous = NORMAL")
+        cursor.execute(f"PRAGMA wal_autocheckpoint = {SQLITE_WAL_AUTOCHECKPOINT_PAGES}")
+        cursor.execute("PRAGMA foreign_keys = ON")
+    finally:
+        cursor.close()
+
+
+def _sqlite_on_begin(connection: Connection) -> None:
+    immediate = connection.get_execution_options().get(WRITE_OPTION, False)
+    connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")

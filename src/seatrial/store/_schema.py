@@ -1,0 +1,145 @@
+"""The store's tables (SQLAlchemy Core). Alembic's migrations create them; keep both in step.
+
+Spans are stored flat, one row per span, as DESIGN.md says. Keys are made by Seatrial
+(``attempts.id`` is a random hex id), so a batch of attempts and their spans goes in as two
+``executemany`` inserts with no round-trip for generated keys.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.dialects.postgresql import JSONB
+from sqlalchemy.types import TypeEngine
+
+SCHEMA_REVISION = "0001"
+"""The Alembic revision these tables correspond to (the newest migration)."""
+
+VERSION_TABLE = "seatrial_schema_version"
+"""Alembic's version table, named so it cannot clash with another application's."""
+
+
+def json_type() -> TypeEngine[Any]:
+    """JSON everywhere, JSONB on PostgreSQL (indexable, compact); None is SQL NULL."""
+    return JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+
+
+metadata = MetaData(
+    naming_convention={
+        "ix": "ix_%(table_name)s_%(column_0_N_name)s",
+        "uq": "uq_%(table_name)s_%(column_0_N_name)s",
+        "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+        "pk": "pk_%(table_name)s",
+    }
+)
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("run_id", Text, primary_key=True),
+    Column("suite", Text, nullable=False),
+    Column("suite_path", Text, nullable=False),
+    Column("agent", Text, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float),
+    Column("settings", json_type(), nullable=False),
+    Column("seatrial_version", Text, nullable=False),
+    Column("format_version", Integer, nullable=False),
+    Index(None, "started_at"),
+    Index(None, "suite", "started_at"),
+    Index(None, "agent", "started_at"),
+)
+
+run_tags = Table(
+    "run_tags",
+    metadata,
+    Column("run_id", Text, ForeignKey("runs.run_id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("tag", Text, nullable=False),
+    PrimaryKeyConstraint("run_id", "position"),
+    Index(None, "tag"),
+)
+
+run_cases = Table(
+    "run_cases",
+    metadata,
+    Column("run_id", Text, ForeignKey("runs.run_id", ondelete="CASCADE"), nullable=False),
+    Column("case_id", Text, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("category", Text, nullable=False),
+    Column("priority", String(8), nullable=False),
+    Column("definition", json_type(), nullable=False),
+    PrimaryKeyConstraint("run_id", "case_id"),
+    UniqueConstraint("run_id", "position"),
+)
+
+attempts = Table(
+    "attempts",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("run_id", Text, ForeignKey("runs.run_id", ondelete="CASCADE"), nullable=False),
+    Column("case_id", Text, nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("verdict", String(16), nullable=False),
+    Column("failure_type", Text),
+    Column("reason", Text, nullable=False),
+    Column("score", Float),
+    Column("tool_calls", Integer, nullable=False),
+    Column("model_calls", Integer, nullable=False),
+    Column("wall_time_ms", Float, nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
+    Column("cost_usd", Float, nullable=False),
+    Column("response", Text, nullable=False),
+    Column("responses", json_type(), nullable=False),
+    Column("final_state", json_type()),
+    Column("error", Text),
+    Column("user_id", Text, nullable=False),
+    Column("session_id", Text, nullable=False),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float, nullable=False),
+    Column("trace_id", Text),
+    Column("assertions", json_type(), nullable=False),
+    Column("format_version", Integer, nullable=False),
+    # Covers "attempts of a run" and "attempts of a case in a run" too.
+    UniqueConstraint("run_id", "case_id", "attempt"),
+    Index(None, "run_id", "verdict"),
+    Index(None, "failure_type", "run_id"),
+    Index(None, "trace_id"),
+)
+
+spans = Table(
+    "spans",
+    metadata,
+    Column("attempt_id", String(32), ForeignKey("attempts.id", ondelete="CASCADE"),
+           nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("trace_id", Text, nullable=False),
+    Column("span_id", Text, nullable=False),
+    Column("parent_span_id", Text),
+    Column("name", Text, nullable=False),
+    Column("start_time_unix_nano", BigInteger, nullable=False),
+    Column("end_time_unix_nano", BigInteger),
+    Column("attributes", json_type(), nullable=False),
+    Column("events", json_type(), nullable=False),
+    Column("status", String(8), nullable=False),
+    Column("status_message", Text, nullable=False),
+    # Imported traces may repeat span ids; the position in start order is always unique.
+    PrimaryKeyConstraint("attempt_id", "position"),
+)

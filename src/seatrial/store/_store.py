@@ -1,0 +1,378 @@
+"""The store: runs, their cases, attempts and traces in SQLite or PostgreSQL."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+from pydantic_core import PydanticSerializationError
+from sqlalchemy import and_, exists, func, insert, select, update
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import SQLAlchemyError
+
+from seatrial.case import Case
+from seatrial.errors import InputError, RunNotFound, StoreError
+from seatrial.record import AttemptRecord, RunInfo
+from seatrial.store import _codec as codec
+from seatrial.store._bulk import insert_many
+from seatrial.store._engine import WRITE_OPTION, make_engine
+from seatrial.store._migrate import upgrade
+from seatrial.store._schema import attempts, run_cases, run_tags, runs, spans
+from seatrial.store._translate import message, reason, translated
+from seatrial.store._url import DB_URL_ENV, mask_url, resolve_url
+from seatrial.trace import Trace
+
+T = TypeVar("T")
+
+RUN_STATUSES = ("running", "finished", "interrupted")
+"""The statuses a run can have (see :class:`~seatrial.record.RunInfo`)."""
+
+
+class Store:
+    """Where runs are kept. Open it with :meth:`Store.open`; close it (or use ``with``).
+
+    Every method is safe to call from any thread: each takes its own pooled connection.
+    """
+
+    def __init__(self, engine: Engine) -> None:
+        """Wrap an engine whose database is already migrated (use :meth:`open`)."""
+        self._engine = engine
+        self._writer = engine.execution_options(**{WRITE_OPTION: True})
+
+    @classmethod
+    def open(cls, url: str | None = None, project_dir: Path | None = None) -> Store:
+        """Open the store, creating or migrating its schema as needed.
+
+        ``url`` defaults to ``$SEATRIAL_DB_URL``, else ``sqlite:///.seatrial/seatrial.db`` in
+        ``project_dir`` (the current folder when not given).
+        """
+        resolved = resolve_url(url, project_dir)
+        try:
+            engine = make_engine(resolved)
+        except (SQLAlchemyError, ImportError) as exc:
+            raise StoreError(
+                f"cannot open the store at {mask_url(resolved)}: {reason(exc, resolved)}; "
+                f'for PostgreSQL pip install "seatrial[postgres]"; check --db or {DB_URL_ENV}'
+            ) from exc
+        try:
+            try:
+                with engine.connect():
+                    pass
+            except SQLAlchemyError as exc:
+                raise StoreError(
+                    f"cannot connect to {mask_url(resolved)}: {reason(exc, resolved)}; "
+                    f"check --db or {DB_URL_ENV}"
+                ) from exc
+            try:
+                upgrade(engine)
+            except SQLAlchemyError as exc:
+                raise StoreError(
+                    message(resolved, "create or migrate the schema", exc,
+                            hint="check that the database user may create tables")
+                ) from exc
+        except BaseException:
+            engine.dispose()
+            raise
+        return cls(engine)
+
+    @property
+    def url(self) -> str:
+        """The database URL with its password masked."""
+        return mask_url(self._engine.url)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, for read-only queries the methods here do not cover."""
+        return self._engine
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._engine.dispose()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # Writing.
+
+    def create_run(self, info: RunInfo, cases: Sequence[Case]) -> None:
+        """Store a new run's header and the cases it will run, in suite order."""
+        with self._write(
+            f"create run {info.run_id!r}",
+            integrity="a run id is stored once (resume the run rather than create it again) "
+            "and its case ids must be unique",
+        ) as c:
+            c.execute(insert(runs), [codec.run_row(info)])
+            if info.tags:
+                c.execute(insert(run_tags), codec.tag_rows(info))
+            if cases:
+                c.execute(insert(run_cases), codec.case_rows(info.run_id, cases))
+
+    def save_attempts(self, records: Sequence[AttemptRecord]) -> None:
+        """Store finished attempts and their traces, all in one transaction.
+
+        Either the whole batch is stored or none of it is (the error says which).
+        """
+        if not records:
+            return
+        try:
+            attempt_rows, span_rows = codec.attempt_rows(records)
+        except PydanticSerializationError as exc:
+            raise StoreError(
+                f"cannot store {len(records)} attempts: a value in one of them is not JSON "
+                f"({exc}); give final_state and span attributes JSON values"
+            ) from exc
+        run_ids = sorted({record.run_id for record in records})
+        with self._write(
+            f"save {len(records)} attempts of run {', '.join(run_ids)}",
+            note="none of this batch was stored",
+            integrity="an attempt is stored once per (run, case, attempt) and its run must "
+            "have been created first",
+        ) as connection:
+            insert_many(connection, attempts, codec.ATTEMPT_COLUMNS, attempt_rows)
+            insert_many(connection, spans, codec.SPAN_COLUMNS, span_rows)
+
+    def finish_run(self, run_id: str, status: str, finished_at: float) -> None:
+        """Set a run's status (``finished``, ``interrupted``, ``running``) and end time."""
+        if status not in RUN_STATUSES:
+            raise ValueError(f"run status must be one of {RUN_STATUSES}, not {status!r}")
+        with self._write(f"finish run {run_id!r}") as connection:
+            result = connection.execute(
+                update(runs)
+                .where(runs.c.run_id == run_id)
+                .values(status=status, finished_at=finished_at)
+            )
+            if result.rowcount == 0:
+                raise self._not_found(run_id)
+
+    # Reading.
+
+    def get_run(self, run_id: str) -> RunInfo:
+        """A run's header; :class:`RunNotFound` when no run has this id."""
+        with self._read(f"read run {run_id!r}") as connection:
+            row = connection.execute(select(runs).where(runs.c.run_id == run_id)).mappings().first()
+            if row is None:
+                raise self._not_found(run_id)
+            tags = self._tags(connection, [run_id])
+            return self._decode(lambda: codec.run_info(row, tags.get(run_id, [])))
+
+    def list_runs(
+        self,
+        limit: int | None = 50,
+        suite: str | None = None,
+        agent: str | None = None,
+        tag: str | None = None,
+    ) -> list[RunInfo]:
+        """Runs newest first, optionally only those of a suite, an agent, or with a tag."""
+        query = select(runs).order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
+        if suite is not None:
+            query = query.where(runs.c.suite == suite)
+        if agent is not None:
+            query = query.where(runs.c.agent == agent)
+        if tag is not None:
+            query = query.where(
+                exists().where(and_(run_tags.c.run_id == runs.c.run_id, run_tags.c.tag == tag))
+            )
+        if limit is not None:
+            query = query.limit(limit)
+        with self._read("list runs") as connection:
+            rows = connection.execute(query).mappings().all()
+            tags = self._tags(connection, [row["run_id"] for row in rows])
+            return self._decode(
+                lambda: [codec.run_info(row, tags.get(row["run_id"], [])) for row in rows]
+            )
+
+    def resolve_run_id(self, ref: str) -> str:
+        """The full run id for ``ref``: a full id, a unique prefix of one, or ``latest``."""
+        with self._read(f"find run {ref!r}") as connection:
+            if ref == "latest":
+                latest = connection.execute(
+                    select(runs.c.run_id)
+                    .order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
+                    .limit(1)
+                ).scalar()
+                if latest is None:
+                    raise RunNotFound(
+                        f"the store at {self.url} holds no runs yet, so there is no `latest`; "
+                        "run a suite first (`seatrial run SUITE`)"
+                    )
+                return str(latest)
+            if not ref:
+                raise RunNotFound("no run id given; give a run id, a prefix of one, or `latest`")
+            exact = select(runs.c.run_id).where(runs.c.run_id == ref)
+            if connection.execute(exact).first() is not None:
+                return ref
+            # substr, not LIKE: LIKE ignores case in SQLite and treats % and _ as wildcards.
+            matches = connection.execute(
+                select(runs.c.run_id)
+                .where(func.substr(runs.c.run_id, 1, len(ref)) == ref)
+                .order_by(runs.c.started_at.desc())
+                .limit(6)
+            ).scalars().all()
+        if not matches:
+            raise self._not_found(ref)
+        if len(matches) > 1:
+            shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
+            raise InputError(
+                f"run id prefix {ref!r} matches more than one run ({shown}); "
+                "give more characters of the id"
+            )
+        return str(matches[0])
+
+    def run_cases(self, run_id: str) -> list[Case]:
+        """The cases of a run as they were run, in suite order."""
+        with self._read(f"read the cases of run {run_id!r}") as connection:
+            definitions = connection.execute(
+                select(run_cases.c.definition)
+                .where(run_cases.c.run_id == run_id)
+                .order_by(run_cases.c.position)
+            ).scalars().all()
+            if not definitions:
+                self._check_run(connection, run_id)
+            return self._decode(lambda: [codec.case_of(d) for d in definitions])
+
+    def finished_attempts(self, run_id: str) -> set[tuple[str, int]]:
+        """The ``(case_id, attempt)`` pairs stored for a run: what a resume skips."""
+        with self._read(f"read the attempts of run {run_id!r}") as connection:
+            rows = connection.execute(
+                select(attempts.c.case_id, attempts.c.attempt).where(attempts.c.run_id == run_id)
+            ).all()
+            if not rows:
+                self._check_run(connection, run_id)
+            return {(str(case_id), int(attempt)) for case_id, attempt in rows}
+
+    def attempts(
+        self, run_id: str, case_id: str | None = None, with_traces: bool = False
+    ) -> list[AttemptRecord]:
+        """A run's attempts (of one case, when given) in suite order, then by attempt.
+
+        Traces are read only ``with_traces``; otherwise each record's ``trace`` is None.
+        """
+        joined = attempts.outerjoin(
+            run_cases,
+            and_(
+                run_cases.c.run_id == attempts.c.run_id,
+                run_cases.c.case_id == attempts.c.case_id,
+            ),
+        )
+        query = (
+            select(attempts)
+            .select_from(joined)
+            .where(attempts.c.run_id == run_id)
+            .order_by(run_cases.c.position.is_(None), run_cases.c.position,
+                      attempts.c.case_id, attempts.c.attempt)
+        )
+        span_query = (
+            select(spans)
+            .join(attempts, spans.c.attempt_id == attempts.c.id)
+            .where(attempts.c.run_id == run_id)
+            .order_by(spans.c.attempt_id, spans.c.position)
+        )
+        if case_id is not None:
+            query = query.where(attempts.c.case_id == case_id)
+            span_query = span_query.where(attempts.c.case_id == case_id)
+        with self._read(f"read the attempts of run {run_id!r}", snapshot=with_traces) as conn:
+            rows = conn.execute(query).mappings().all()
+            if not rows:
+                self._check_run(conn, run_id)
+                return []
+            by_attempt: dict[str, list[dict[str, Any]]] = {}
+            if with_traces:
+                for span in conn.execute(span_query).mappings():
+                    by_attempt.setdefault(span["attempt_id"], []).append(codec.span_dict(span))
+            return self._decode(
+                lambda: [
+                    codec.attempt_record(row, by_attempt.get(row["id"], []))
+                    if with_traces
+                    else codec.attempt_record(row, None)
+                    for row in rows
+                ]
+            )
+
+    def attempt_trace(self, run_id: str, case_id: str, attempt: int) -> Trace:
+        """The trace of one attempt."""
+        where = and_(
+            attempts.c.run_id == run_id,
+            attempts.c.case_id == case_id,
+            attempts.c.attempt == attempt,
+        )
+        with self._read(f"read the trace of run {run_id!r}", snapshot=True) as connection:
+            found = select(attempts.c.id, attempts.c.trace_id).where(where)
+            row = connection.execute(found).first()
+            if row is None:
+                self._check_run(connection, run_id)
+                raise InputError(
+                    f"run {run_id!r} has no attempt {attempt} of case {case_id!r}; "
+                    "check the case id and the attempt number (they start at 1)"
+                )
+            if row.trace_id is None:
+                raise InputError(
+                    f"attempt {attempt} of case {case_id!r} in run {run_id!r} has no trace: "
+                    "the agent was never reached; its error says why"
+                )
+            span_rows = connection.execute(
+                select(spans).where(spans.c.attempt_id == row.id).order_by(spans.c.position)
+            ).mappings().all()
+            return self._decode(lambda: codec.trace_of(row.trace_id, span_rows))
+
+    # Helpers.
+
+    @contextmanager
+    def _write(self, action: str, integrity: str = "", note: str = "") -> Iterator[Connection]:
+        with (
+            translated(self._engine.url, action, integrity=integrity, note=note),
+            self._writer.begin() as connection,
+        ):
+            yield connection
+
+    @contextmanager
+    def _read(self, action: str, snapshot: bool = False) -> Iterator[Connection]:
+        with translated(self._engine.url, action), self._engine.connect() as connection:
+            if snapshot and connection.dialect.name == "postgresql":
+                # Attempts and their spans are read in two queries; see one commit, not two.
+                connection.execution_options(isolation_level="REPEATABLE READ")
+            yield connection
+
+    def _tags(self, connection: Connection, run_ids: list[str]) -> dict[str, list[str]]:
+        if not run_ids:
+            return {}
+        found: dict[str, list[str]] = {}
+        rows = connection.execute(
+            select(run_tags.c.run_id, run_tags.c.tag)
+            .where(run_tags.c.run_id.in_(run_ids))
+            .order_by(run_tags.c.run_id, run_tags.c.position)
+        )
+        for run_id, tag in rows:
+            found.setdefault(run_id, []).append(tag)
+        return found
+
+    def _check_run(self, connection: Connection, run_id: str) -> None:
+        if connection.execute(select(runs.c.run_id).where(runs.c.run_id == run_id)).first() is None:
+            raise self._not_found(run_id)
+
+    def _not_found(self, run_id: str) -> RunNotFound:
+        return RunNotFound(
+            f"no run {run_id!r} in the store at {self.url}; `seatrial runs` lists the stored "
+            "runs (a unique prefix of an id, or `latest`, also works)"
+        )
+
+    def _decode(self, build: Callable[[], T]) -> T:
+        try:
+            return build()
+        except ValidationError as exc:
+            raise StoreError(
+                f"the store at {self.url} holds a record this Seatrial cannot read "
+                f"({exc.error_count()} problems, first: {exc.errors()[0]['msg']}); "
+                "was it written by a newer Seatrial? upgrade seatrial"
+            ) from exc

@@ -1,0 +1,54 @@
+"""Turning SQLAlchemy and driver exceptions into :class:`~seatrial.errors.StoreError`."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from sqlalchemy.engine import URL
+from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
+
+from seatrial.errors import StoreError
+from seatrial.store._url import DB_URL_ENV, mask_url
+
+_MAX_REASON = 400
+
+
+def reason(exc: BaseException, url: URL | None = None) -> str:
+    """The driver's own words, on one line, short, without the URL's password.
+
+    SQLAlchemy's text for a failed ``executemany`` carries every parameter of the batch;
+    the driver's message is what a user can act on.
+    """
+    source = exc.orig if isinstance(exc, DBAPIError) and exc.orig is not None else exc
+    text = " ".join(str(source).split()) or type(source).__name__
+    if url is not None and url.password:
+        text = text.replace(str(url.password), "***")
+    return text if len(text) <= _MAX_REASON else text[: _MAX_REASON - 3] + "..."
+
+
+@contextmanager
+def translated(url: URL, action: str, *, integrity: str = "", note: str = "") -> Iterator[None]:
+    """Raise :class:`StoreError` ("cannot ACTION in the store at URL: why; what to do").
+
+    ``integrity`` says what to do when a constraint refused the write; ``note`` (e.g. what
+    was and was not stored) comes before the advice whatever went wrong.
+    """
+    try:
+        yield
+    except SQLAlchemyError as exc:
+        hint = integrity if integrity and isinstance(exc, IntegrityError) else ""
+        raise StoreError(message(url, action, exc, hint, note)) from exc
+
+
+def message(url: URL, action: str, exc: BaseException, hint: str = "", note: str = "") -> str:
+    """The StoreError message for ``exc`` raised while doing ``action``."""
+    if not hint:
+        if isinstance(exc, OperationalError):
+            hint = f"check that the database is running and reachable, and --db or {DB_URL_ENV}"
+        elif isinstance(exc, IntegrityError):
+            hint = "the store already holds this record or lacks the one it refers to"
+        else:
+            hint = f"check --db or {DB_URL_ENV}; if the store is damaged, point it elsewhere"
+    advice = f"{note}; {hint}" if note else hint
+    return f"cannot {action} in the store at {mask_url(url)}: {reason(exc, url)}; {advice}"

@@ -1,0 +1,292 @@
+"""OTLP/JSON import and export, so any OpenTelemetry backend can read or send a Seatrial trace.
+
+The format is the JSON encoding of OTLP's ``ExportTraceServiceRequest``:
+``resourceSpans[].scopeSpans[].spans[]`` with hex ids, nanosecond times written as strings
+(numbers are accepted too), typed ``AnyValue`` attributes, events and a status. Importing
+accepts the snake_case spelling of field names and base64 ids as well, because some exporters
+write protobuf's default JSON mapping.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from seatrial.trace import _attrs as A
+from seatrial.trace._span import Span, SpanEvent, Trace
+
+_STATUS_FROM_CODE = {
+    0: "unset",
+    1: "ok",
+    2: "error",
+    "STATUS_CODE_UNSET": "unset",
+    "STATUS_CODE_OK": "ok",
+    "STATUS_CODE_ERROR": "error",
+}
+_CODE_FROM_STATUS = {"unset": 0, "ok": 1, "error": 2}
+
+# OTLP SpanKind: inference calls leave the process, everything else stays inside it.
+_KIND_INTERNAL = 1
+_KIND_CLIENT = 3
+_CLIENT_OPERATIONS = frozenset({A.OP_CHAT, "text_completion", "generate_content", "embeddings"})
+
+_SPECIAL_DOUBLES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+
+
+class OtlpFormatError(ValueError):
+    """The data is not valid OTLP/JSON; the message names where (``resourceSpans[0]...``)."""
+
+
+def _field(obj: Mapping[str, Any], camel: str, default: Any = None) -> Any:
+    """Read an OTLP/JSON field by its lowerCamelCase name, else its snake_case name."""
+    if camel in obj:
+        return obj[camel]
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in camel)
+    return obj.get(snake, default)
+
+
+def _list(obj: Mapping[str, Any], camel: str, where: str) -> list[Any]:
+    value = _field(obj, camel, [])
+    if value is None:
+        return []
+    if not isinstance(value, list):
+        raise OtlpFormatError(f"{where}.{camel}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def _hex_id(value: Any, length: int, where: str) -> str | None:
+    """Ids are hex in OTLP/JSON; protobuf's default JSON mapping writes base64 instead."""
+    if value in (None, ""):
+        return None
+    if not isinstance(value, str):
+        raise OtlpFormatError(f"{where}: an id must be a string, got {value!r}")
+    text = value.strip()
+    if len(text) == length and all(c in "0123456789abcdefABCDEF" for c in text):
+        return text.lower()
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except (binascii.Error, ValueError) as exc:
+        raise OtlpFormatError(f"{where}: {value!r} is neither hex nor base64") from exc
+    if len(raw) * 2 != length:
+        raise OtlpFormatError(f"{where}: {value!r} is not a {length // 2}-byte id")
+    return raw.hex()
+
+
+def _nanos(value: Any, where: str) -> int | None:
+    if value in (None, "", 0, "0"):
+        return None
+    try:
+        return int(value)
+    except (TypeError, ValueError) as exc:
+        raise OtlpFormatError(f"{where}: {value!r} is not a time in nanoseconds") from exc
+
+
+def decode_any_value(value: Any, where: str = "value") -> Any:
+    """Turn an OTLP ``AnyValue`` into Python: scalars, lists and dicts (empty -> None)."""
+    if not isinstance(value, Mapping):
+        raise OtlpFormatError(f"{where}: expected an AnyValue object, got {value!r}")
+    if not value:
+        return None
+    kind, inner = next(iter(value.items()))
+    try:
+        if kind in ("stringValue", "string_value"):
+            return str(inner)
+        if kind in ("boolValue", "bool_value"):
+            if isinstance(inner, str):
+                return inner.lower() == "true"
+            return bool(inner)
+        if kind in ("intValue", "int_value"):
+            return int(inner)
+        if kind in ("doubleValue", "double_value"):
+            if isinstance(inner, str) and inner in _SPECIAL_DOUBLES:
+                return _SPECIAL_DOUBLES[inner]
+            return float(inner)
+        if kind in ("bytesValue", "bytes_value"):
+            return str(inner)
+        if kind in ("arrayValue", "array_value"):
+            items = (inner or {}).get("values") or []
+            return [decode_any_value(v, f"{where}[{i}]") for i, v in enumerate(items)]
+        if kind in ("kvlistValue", "kvlist_value"):
+            pairs = (inner or {}).get("values") or []
+            return _decode_attributes(pairs, where)
+    except (TypeError, ValueError, AttributeError) as exc:
+        if isinstance(exc, OtlpFormatError):
+            raise
+        raise OtlpFormatError(f"{where}: bad {kind} {inner!r}") from exc
+    raise OtlpFormatError(f"{where}: unknown AnyValue kind {kind!r}")
+
+
+def _decode_attributes(pairs: Any, where: str) -> dict[str, Any]:
+    if not isinstance(pairs, list):
+        raise OtlpFormatError(f"{where}: attributes must be a list of {{key, value}}")
+    result: dict[str, Any] = {}
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, Mapping) or "key" not in pair:
+            raise OtlpFormatError(f"{where}[{i}]: expected {{key, value}}, got {pair!r}")
+        key = str(pair["key"])
+        result[key] = decode_any_value(pair.get("value") or {}, f"{where}.{key}")
+    return result
+
+
+def _decode_status(status: Any, where: str) -> tuple[str, str]:
+    if not status:
+        return "unset", ""
+    if not isinstance(status, Mapping):
+        raise OtlpFormatError(f"{where}: status must be an object")
+    code = status.get("code", 0)
+    if code not in _STATUS_FROM_CODE:
+        raise OtlpFormatError(f"{where}.code: unknown status code {code!r}")
+    return _STATUS_FROM_CODE[code], str(status.get("message") or "")
+
+
+def _decode_span(raw: Any, where: str) -> Span:
+    if not isinstance(raw, Mapping):
+        raise OtlpFormatError(f"{where}: a span must be an object")
+    trace_id = _hex_id(_field(raw, "traceId"), 32, f"{where}.traceId")
+    span_id = _hex_id(_field(raw, "spanId"), 16, f"{where}.spanId")
+    if trace_id is None or span_id is None:
+        raise OtlpFormatError(f"{where}: traceId and spanId are required")
+    start = _nanos(_field(raw, "startTimeUnixNano"), f"{where}.startTimeUnixNano")
+    if start is None:
+        raise OtlpFormatError(f"{where}: startTimeUnixNano is required")
+    events = []
+    for i, event in enumerate(_list(raw, "events", where)):
+        at = f"{where}.events[{i}]"
+        if not isinstance(event, Mapping):
+            raise OtlpFormatError(f"{at}: an event must be an object")
+        events.append(
+            SpanEvent(
+                name=str(event.get("name") or ""),
+                time_unix_nano=_nanos(_field(event, "timeUnixNano"), at) or start,
+                attributes=_decode_attributes(_list(event, "attributes", at), f"{at}.attributes"),
+            )
+        )
+    status, message = _decode_status(raw.get("status"), f"{where}.status")
+    return Span(
+        trace_id=trace_id,
+        span_id=span_id,
+        parent_span_id=_hex_id(_field(raw, "parentSpanId"), 16, f"{where}.parentSpanId"),
+        name=str(raw.get("name") or ""),
+        start_time_unix_nano=start,
+        end_time_unix_nano=_nanos(_field(raw, "endTimeUnixNano"), f"{where}.endTimeUnixNano"),
+        attributes=_decode_attributes(_list(raw, "attributes", where), f"{where}.attributes"),
+        events=sorted(events, key=lambda e: e.time_unix_nano),
+        status=status,  # type: ignore[arg-type]
+        status_message=message,
+    )
+
+
+def spans_from_otlp(data: Mapping[str, Any]) -> list[Span]:
+    """Every span of an OTLP/JSON export, whatever trace it belongs to."""
+    if not isinstance(data, Mapping):
+        raise OtlpFormatError("an OTLP/JSON export must be an object with `resourceSpans`")
+    if _field(data, "resourceSpans") is None:
+        raise OtlpFormatError("an OTLP/JSON export needs `resourceSpans`")
+    spans: list[Span] = []
+    for r, resource in enumerate(_list(data, "resourceSpans", "")):
+        where = f"resourceSpans[{r}]"
+        if not isinstance(resource, Mapping):
+            raise OtlpFormatError(f"{where}: expected an object")
+        for s, scope in enumerate(_list(resource, "scopeSpans", where)):
+            at = f"{where}.scopeSpans[{s}]"
+            if not isinstance(scope, Mapping):
+                raise OtlpFormatError(f"{at}: expected an object")
+            for i, raw in enumerate(_list(scope, "spans", at)):
+                spans.append(_decode_span(raw, f"{at}.spans[{i}]"))
+    return spans
+
+
+def traces_from_otlp(data: Mapping[str, Any]) -> list[Trace]:
+    """The traces of an OTLP/JSON export, one per trace id, in order of first appearance."""
+    grouped: dict[str, list[Span]] = {}
+    for span in spans_from_otlp(data):
+        grouped.setdefault(span.trace_id, []).append(span)
+    return [
+        Trace(trace_id=trace_id, spans=sorted(spans, key=lambda s: s.start_time_unix_nano))
+        for trace_id, spans in grouped.items()
+    ]
+
+
+def trace_from_otlp(data: Mapping[str, Any]) -> Trace:
+    """The one trace in an OTLP/JSON export (use :func:`traces_from_otlp` for several)."""
+    traces = traces_from_otlp(data)
+    if len(traces) != 1:
+        raise OtlpFormatError(
+            f"expected spans of exactly one trace, found {len(traces)}; "
+            "use traces_from_otlp() for an export holding several traces"
+        )
+    return traces[0]
+
+
+def encode_any_value(value: Any) -> dict[str, Any]:
+    """Turn a Python value into an OTLP ``AnyValue`` (ints as decimal strings, per OTLP/JSON)."""
+    if value is None:
+        return {}
+    if isinstance(value, bool):
+        return {"boolValue": value}
+    if isinstance(value, int):
+        return {"intValue": str(value)}
+    if isinstance(value, float):
+        if math.isnan(value):
+            return {"doubleValue": "NaN"}
+        if math.isinf(value):
+            return {"doubleValue": "Infinity" if value > 0 else "-Infinity"}
+        return {"doubleValue": value}
+    if isinstance(value, str):
+        return {"stringValue": value}
+    if isinstance(value, Mapping):
+        return {"kvlistValue": {"values": _encode_attributes(value)}}
+    if isinstance(value, list | tuple):
+        return {"arrayValue": {"values": [encode_any_value(v) for v in value]}}
+    return {"stringValue": str(value)}
+
+
+def _encode_attributes(attributes: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [{"key": str(k), "value": encode_any_value(v)} for k, v in attributes.items()]
+
+
+def _encode_span(span: Span) -> dict[str, Any]:
+    encoded: dict[str, Any] = {
+        "traceId": span.trace_id,
+        "spanId": span.span_id,
+        "name": span.name,
+        "kind": _KIND_CLIENT if span.operation in _CLIENT_OPERATIONS else _KIND_INTERNAL,
+        "startTimeUnixNano": str(span.start_time_unix_nano),
+        "attributes": _encode_attributes(span.attributes),
+        "events": [
+            {
+                "timeUnixNano": str(event.time_unix_nano),
+                "name": event.name,
+                "attributes": _encode_attributes(event.attributes),
+            }
+            for event in span.events
+        ],
+        "status": {"code": _CODE_FROM_STATUS[span.status]},
+    }
+    if span.parent_span_id:
+        encoded["parentSpanId"] = span.parent_span_id
+    if span.end_time_unix_nano is not None:
+        encoded["endTimeUnixNano"] = str(span.end_time_unix_nano)
+    if span.status_message:
+        encoded["status"]["message"] = span.status_message
+    return encoded
+
+
+def trace_to_otlp(trace: Trace, service_name: str = "seatrial") -> dict[str, Any]:
+    """The trace as an OTLP/JSON export, ready to POST to any collector's ``/v1/traces``."""
+    return {
+        "resourceSpans": [
+            {
+                "resource": {"attributes": _encode_attributes({"service.name": service_name})},
+                "scopeSpans": [
+                    {
+                        "scope": {"name": "seatrial"},
+                        "spans": [_encode_span(span) for span in trace.spans],
+                    }
+                ],
+            }
+        ]
+    }

@@ -1,0 +1,94 @@
+"""Reports: case verdicts over repeats, the gate, and the three file formats."""
+
+from __future__ import annotations
+
+import json
+import time
+from xml.etree import ElementTree as ET
+
+import pytest
+
+from seatrial.case import Case
+from seatrial.record import AttemptRecord, RunInfo
+from seatrial.report import build_report, case_verdict, render, write_reports
+
+
+def _attempt(case_id: str, n: int, verdict: str, failure_type: str | None = None) -> AttemptRecord:
+    return AttemptRecord(
+        run_id="r1", case_id=case_id, attempt=n, verdict=verdict, failure_type=failure_type,
+        reason=f"{failure_type}: because" if failure_type else "all 1 assertions passed",
+    )
+
+
+@pytest.mark.parametrize(
+    ("verdicts", "expected"),
+    [
+        (["PASS", "PASS", "FAIL"], "PASS"),
+        (["PASS", "FAIL", "FAIL"], "FAIL"),
+        (["PASS", "WARNING", "FAIL"], "WARNING"),
+        (["ERROR", "ERROR", "PASS"], "ERROR"),
+        (["PASS", "FAIL"], "FAIL"),
+    ],
+)
+def test_a_case_passes_when_most_of_its_repeats_pass(verdicts, expected):
+    attempts = [_attempt("c", i + 1, v) for i, v in enumerate(verdicts)]
+    assert case_verdict(attempts) == expected
+
+
+def _store_run(store, gate: dict[str, float] | None = None) -> str:
+    cases = [
+        Case(id="p0-write", input="x", priority="P0", category="write"),
+        Case(id="read", input="y", category="read"),
+    ]
+    store.create_run(
+        RunInfo(run_id="r1", suite="s", agent="python:a:b", started_at=time.time(),
+                settings={"gate": gate or {}}),
+        cases,
+    )
+    store.save_attempts([
+        _attempt("p0-write", 1, "FAIL", "permission_violation"),
+        _attempt("read", 1, "PASS"),
+        _attempt("read", 2, "PASS"),
+    ])
+    store.finish_run("r1", "finished", time.time())
+    return "r1"
+
+
+def test_a_failing_p0_case_fails_the_gate_and_says_which(store):
+    report = build_report(store, _store_run(store))
+    assert not report.gate.passed
+    assert report.gate.reasons == ["P0 case p0-write FAIL (permission_violation)"]
+    by_category = {c.category: c for c in report.categories}
+    assert by_category["write"].failures_by_type == {"permission_violation": 1}
+    assert by_category["read"].pass_rate == 1.0
+
+
+def test_min_pass_rate_gate_reports_the_figure(store):
+    report = build_report(store, _store_run(store, gate={"min_pass_rate": 0.9}))
+    assert "pass rate 66.7% is below gate.min_pass_rate 90.0%" in report.gate.reasons
+
+
+def test_report_files_carry_the_documented_fields(store, tmp_path):
+    report = build_report(store, _store_run(store))
+    write_reports(report, tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert {"run_id", "suite", "agent", "started_at", "finished_at", "summary", "cases"} <= set(data)
+    assert data["summary"] == {
+        "cases": 2, "attempts": 3, "passed": 2, "failed": 1, "warnings": 0, "errors": 0,
+        "pass_rate": pytest.approx(2 / 3),
+    }
+    attempt = data["cases"][0]["attempts"][0]
+    assert set(attempt["metrics"]) == {
+        "tool_calls", "model_calls", "wall_time_ms", "input_tokens", "output_tokens", "cost_usd"
+    }
+    assert attempt["failure_type"] == "permission_violation"
+    junit = ET.parse(tmp_path / "out" / "junit.xml").getroot()
+    failures = junit.findall(".//failure")
+    assert [f.get("type") for f in failures] == ["permission_violation"]
+    assert "p0-write" in (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+
+
+def test_markdown_escapes_table_breaking_characters(store):
+    report = build_report(store, _store_run(store))
+    report.cases[0].attempts[0].reason = "a | b\nc"
+    assert "a \\| b c" in render(report, "md")
