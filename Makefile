@@ -23,6 +23,8 @@ demo: $(VENV)/.installed
 
 test: $(STAMP)
 	$(BIN)/ruff check src tests benchmarks
+	$(BIN)/ruff format --check src tests benchmarks
+	$(BIN)/mypy --strict src
 	$(BIN)/lint-imports
 	$(BIN)/python -m pytest -q
 

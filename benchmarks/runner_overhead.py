@@ -16,12 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
+from overhead_agent import LATENCY_S  # noqa: E402
+
 from seatrial.agent import resolve_agent  # noqa: E402
 from seatrial.case import Case, Suite  # noqa: E402
 from seatrial.run import RunOptions, run_suite_async  # noqa: E402
 from seatrial.store import Store  # noqa: E402
-
-from overhead_agent import LATENCY_S  # noqa: E402
 
 ASSERTIONS = [
     {"type": "tool_called", "expected": "lookup_order"},
@@ -80,8 +80,11 @@ def main() -> None:
     floor = args.attempts * LATENCY_S / args.concurrency
     with tempfile.TemporaryDirectory() as tmp:
         elapsed = asyncio.run(measure(args.attempts, args.concurrency, Path(tmp)))
-    print(f"attempts={args.attempts} concurrency={args.concurrency} agent latency={LATENCY_S * 1000:.0f} ms")
-    print(f"wall time {elapsed:.2f} s; floor {floor:.2f} s; ratio {elapsed / floor:.2f}x (goal < 2x)")
+    latency_ms = LATENCY_S * 1000
+    print(f"attempts={args.attempts} concurrency={args.concurrency} latency={latency_ms:.0f} ms")
+    print(
+        f"wall time {elapsed:.2f} s; floor {floor:.2f} s; ratio {elapsed / floor:.2f}x (goal < 2x)"
+    )
 
 
 if __name__ == "__main__":

@@ -31,40 +31,57 @@ def make_attempt(run_id: str, index: int) -> AttemptRecord:
 
     def chat(span_id: str, offset: int, tokens: int) -> Span:
         return Span(
-            trace_id=trace_id, span_id=span_id, parent_span_id=agent_id, name="chat gpt-4o",
-            start_time_unix_nano=start + offset, end_time_unix_nano=start + offset + 900_000,
+            trace_id=trace_id,
+            span_id=span_id,
+            parent_span_id=agent_id,
+            name="chat gpt-4o",
+            start_time_unix_nano=start + offset,
+            end_time_unix_nano=start + offset + 900_000,
             attributes={
-                attrs.OPERATION: attrs.OP_CHAT, attrs.REQUEST_MODEL: "gpt-4o",
-                attrs.RESPONSE_MODEL: "gpt-4o-2024-08-06", attrs.INPUT_TOKENS: tokens,
-                attrs.OUTPUT_TOKENS: tokens // 4, attrs.COST_USD: tokens * 2.5e-6,
+                attrs.OPERATION: attrs.OP_CHAT,
+                attrs.REQUEST_MODEL: "gpt-4o",
+                attrs.RESPONSE_MODEL: "gpt-4o-2024-08-06",
+                attrs.INPUT_TOKENS: tokens,
+                attrs.OUTPUT_TOKENS: tokens // 4,
+                attrs.COST_USD: tokens * 2.5e-6,
             },
             status="ok",
         )
 
     spans = [
         Span(
-            trace_id=trace_id, span_id=agent_id, name="invoke_agent booking",
-            start_time_unix_nano=start, end_time_unix_nano=start + 5_000_000,
+            trace_id=trace_id,
+            span_id=agent_id,
+            name="invoke_agent booking",
+            start_time_unix_nano=start,
+            end_time_unix_nano=start + 5_000_000,
             attributes={attrs.OPERATION: attrs.OP_INVOKE_AGENT, attrs.AGENT_NAME: "booking"},
             status="ok",
         ),
         chat(chat1, 100_000, 812),
         Span(
-            trace_id=trace_id, span_id=tool, parent_span_id=agent_id,
+            trace_id=trace_id,
+            span_id=tool,
+            parent_span_id=agent_id,
             name="execute_tool book_cleaning",
-            start_time_unix_nano=start + 1_100_000, end_time_unix_nano=start + 2_000_000,
+            start_time_unix_nano=start + 1_100_000,
+            end_time_unix_nano=start + 2_000_000,
             attributes={
-                attrs.OPERATION: attrs.OP_EXECUTE_TOOL, attrs.TOOL_NAME: "book_cleaning",
+                attrs.OPERATION: attrs.OP_EXECUTE_TOOL,
+                attrs.TOOL_NAME: "book_cleaning",
                 attrs.TOOL_CALL_ID: f"call_{index}",
                 attrs.TOOL_ARGUMENTS: '{"date": "2025-12-01", "slot": "morning"}',
                 attrs.TOOL_RESULT: '{"order_id": "A1029", "status": "confirmed"}',
             },
             events=[
                 SpanEvent(
-                    name=attrs.PERMISSION, time_unix_nano=start + 1_150_000,
-                    attributes={attrs.PERMISSION_TOOL: "book_cleaning",
-                                attrs.PERMISSION_SCOPE: "once",
-                                attrs.PERMISSION_DECISION: "granted"},
+                    name=attrs.PERMISSION,
+                    time_unix_nano=start + 1_150_000,
+                    attributes={
+                        attrs.PERMISSION_TOOL: "book_cleaning",
+                        attrs.PERMISSION_SCOPE: "once",
+                        attrs.PERMISSION_DECISION: "granted",
+                    },
                 )
             ],
             status="ok",
@@ -73,23 +90,40 @@ def make_attempt(run_id: str, index: int) -> AttemptRecord:
     ]
     trace = Trace(trace_id=trace_id, spans=spans)
     checks = [
-        ("tool_called", "L1"), ("tool_args", "L1"), ("max_tool_calls", "L1"),
-        ("contains", "L2"), ("json_schema", "L2"), ("llm_judge", "L3"),
+        ("tool_called", "L1"),
+        ("tool_args", "L1"),
+        ("max_tool_calls", "L1"),
+        ("contains", "L2"),
+        ("json_schema", "L2"),
+        ("llm_judge", "L3"),
     ]
     return AttemptRecord(
-        run_id=run_id, case_id=f"case-{index % CASES:03d}", attempt=index // CASES + 1,
-        verdict="PASS", reason="every assertion passed", score=1.0,
+        run_id=run_id,
+        case_id=f"case-{index % CASES:03d}",
+        attempt=index // CASES + 1,
+        verdict="PASS",
+        reason="every assertion passed",
+        score=1.0,
         metrics=Metrics.of(trace),
         assertions=[
-            AssertionResult(id=name, level=level, type=name, verdict="pass",  # type: ignore[arg-type]
-                            reason=f"{name} held", must_pass=level != "L3")
+            AssertionResult(
+                id=name,
+                level=level,
+                type=name,
+                verdict="pass",  # type: ignore[arg-type]
+                reason=f"{name} held",
+                must_pass=level != "L3",
+            )
             for name, level in checks
         ],
         response="已为您预约明天上午的清洁服务，订单号 A1029。",
         responses=["已为您预约明天上午的清洁服务，订单号 A1029。"],
         final_state={"orders": [{"id": "A1029", "status": "confirmed"}]},
-        user_id=f"test_user_001-{index:05d}", session_id=f"sess-{index}",
-        started_at=start / 1e9, finished_at=start / 1e9 + 0.005, trace=trace,
+        user_id=f"test_user_001-{index:05d}",
+        session_id=f"sess-{index}",
+        started_at=start / 1e9,
+        finished_at=start / 1e9 + 0.005,
+        trace=trace,
     )
 
 

@@ -127,7 +127,11 @@ def test_recorded_sessions_give_the_same_verdicts_in_otlp_and_tools_called_form(
         _write_sessions(sessions, form)
         report = run_suite(suite, f"replay:{sessions}", db=f"sqlite:///{tmp_path / (form + '.db')}")
         verdicts[form] = {
-            c.case_id: (c.verdict, c.attempts[0].failure_type, [r.verdict for r in c.attempts[0].assertions])
+            c.case_id: (
+                c.verdict,
+                c.attempts[0].failure_type,
+                [r.verdict for r in c.attempts[0].assertions],
+            )
             for c in report.cases
         }
     assert verdicts["otlp"] == verdicts["tools_called"]

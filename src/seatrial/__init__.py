@@ -8,7 +8,7 @@ from __future__ import annotations
 from importlib import import_module
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from seatrial._version import __version__
 
 _EXPORTS = {
     "AgentOutput": "seatrial.agent",
@@ -24,7 +24,20 @@ _EXPORTS = {
     "tool": "seatrial.agent",
 }
 
-__all__ = sorted([*_EXPORTS, "__version__"])
+__all__ = [
+    "AgentOutput",
+    "Case",
+    "SeatrialError",
+    "Session",
+    "Suite",
+    "ToolDenied",
+    "ToolError",
+    "__version__",
+    "load_suite",
+    "run_suite",
+    "run_suite_async",
+    "tool",
+]
 
 if TYPE_CHECKING:
     from seatrial._api import run_suite, run_suite_async

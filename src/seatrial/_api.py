@@ -26,8 +26,9 @@ async def run_suite_async(
         suite = load_suite(suite)
     base_dir = project_dir or (Path(suite.path).parent if suite.path else Path.cwd())
     options = options or RunOptions()
-    adapter = resolve_agent(agent, base_dir=base_dir, concurrency=options.concurrency,
-                            timeout_s=options.timeout_s)
+    adapter = resolve_agent(
+        agent, base_dir=base_dir, concurrency=options.concurrency, timeout_s=options.timeout_s
+    )
     with Store.open(db, project_dir=project_dir) as store:
         try:
             await adapter.check()

@@ -20,19 +20,39 @@ from tests.conftest import agent_spec
 SEATRIAL = str(Path(sys.executable).parent / "seatrial")
 
 
-def seatrial(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def seatrial(
+    *args: str, cwd: Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [SEATRIAL, *args], cwd=cwd, capture_output=True, text=True, timeout=120,
+        [SEATRIAL, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
         env={**os.environ, "COLUMNS": "200", **(env or {})},
     )
 
 
 def test_demo_suite_passes_on_v1_and_fails_on_v2_with_reasons(tmp_path):
-    v1 = seatrial("run", str(DEMO_SUITE), "--agent", "python:seatrial.demo.agents:v1",
-                  "--report-dir", "v1", cwd=tmp_path)
+    v1 = seatrial(
+        "run",
+        str(DEMO_SUITE),
+        "--agent",
+        "python:seatrial.demo.agents:v1",
+        "--report-dir",
+        "v1",
+        cwd=tmp_path,
+    )
     assert v1.returncode == 0, v1.stdout + v1.stderr
-    v2 = seatrial("run", str(DEMO_SUITE), "--agent", "python:seatrial.demo.agents:v2",
-                  "--report-dir", "v2", cwd=tmp_path)
+    v2 = seatrial(
+        "run",
+        str(DEMO_SUITE),
+        "--agent",
+        "python:seatrial.demo.agents:v2",
+        "--report-dir",
+        "v2",
+        cwd=tmp_path,
+    )
     assert v2.returncode == 1, v2.stdout + v2.stderr
     report = json.loads((tmp_path / "v2" / "report.json").read_text(encoding="utf-8"))
     failing = {c["case_id"]: c["attempts"][0] for c in report["cases"] if c["verdict"] != "PASS"}
@@ -68,7 +88,9 @@ def test_broken_yaml_exits_2_and_writes_nothing(tmp_path):
 
 def test_missing_fixture_folder_exits_2_naming_the_line(tmp_path):
     suite = tmp_path / "s.yaml"
-    suite.write_text("suite: x\ncases:\n  - id: a\n    input: hi\n    fixture: nowhere\n", encoding="utf-8")
+    suite.write_text(
+        "suite: x\ncases:\n  - id: a\n    input: hi\n    fixture: nowhere\n", encoding="utf-8"
+    )
     result = seatrial("run", str(suite), "--agent", agent_spec("echo"), cwd=tmp_path)
     assert result.returncode == 2
     assert "s.yaml:5" in result.stderr and "nowhere" in result.stderr
@@ -114,7 +136,10 @@ def test_a_killed_run_is_completed_by_resume(tmp_path):
     env = {"SEATRIAL_TEST_LOG": str(log), "SEATRIAL_TEST_SLEEP": "0.1"}
     process = subprocess.Popen(
         [SEATRIAL, "run", str(suite), "--agent", agent_spec("logged"), "--concurrency", "1"],
-        cwd=tmp_path, env={**os.environ, **env}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        cwd=tmp_path,
+        env={**os.environ, **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
     )
     db = tmp_path / ".seatrial" / "seatrial.db"
     deadline = time.monotonic() + 60

@@ -15,7 +15,11 @@ from seatrial.report import build_report, case_verdict, render, write_reports
 
 def _attempt(case_id: str, n: int, verdict: str, failure_type: str | None = None) -> AttemptRecord:
     return AttemptRecord(
-        run_id="r1", case_id=case_id, attempt=n, verdict=verdict, failure_type=failure_type,
+        run_id="r1",
+        case_id=case_id,
+        attempt=n,
+        verdict=verdict,
+        failure_type=failure_type,
         reason=f"{failure_type}: because" if failure_type else "all 1 assertions passed",
     )
 
@@ -41,15 +45,22 @@ def _store_run(store, gate: dict[str, float] | None = None) -> str:
         Case(id="read", input="y", category="read"),
     ]
     store.create_run(
-        RunInfo(run_id="r1", suite="s", agent="python:a:b", started_at=time.time(),
-                settings={"gate": gate or {}}),
+        RunInfo(
+            run_id="r1",
+            suite="s",
+            agent="python:a:b",
+            started_at=time.time(),
+            settings={"gate": gate or {}},
+        ),
         cases,
     )
-    store.save_attempts([
-        _attempt("p0-write", 1, "FAIL", "permission_violation"),
-        _attempt("read", 1, "PASS"),
-        _attempt("read", 2, "PASS"),
-    ])
+    store.save_attempts(
+        [
+            _attempt("p0-write", 1, "FAIL", "permission_violation"),
+            _attempt("read", 1, "PASS"),
+            _attempt("read", 2, "PASS"),
+        ]
+    )
     store.finish_run("r1", "finished", time.time())
     return "r1"
 
@@ -72,14 +83,26 @@ def test_report_files_carry_the_documented_fields(store, tmp_path):
     report = build_report(store, _store_run(store))
     write_reports(report, tmp_path / "out")
     data = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
-    assert {"run_id", "suite", "agent", "started_at", "finished_at", "summary", "cases"} <= set(data)
+    assert {"run_id", "suite", "agent", "started_at", "finished_at", "summary", "cases"} <= set(
+        data
+    )
     assert data["summary"] == {
-        "cases": 2, "attempts": 3, "passed": 2, "failed": 1, "warnings": 0, "errors": 0,
+        "cases": 2,
+        "attempts": 3,
+        "passed": 2,
+        "failed": 1,
+        "warnings": 0,
+        "errors": 0,
         "pass_rate": pytest.approx(2 / 3),
     }
     attempt = data["cases"][0]["attempts"][0]
     assert set(attempt["metrics"]) == {
-        "tool_calls", "model_calls", "wall_time_ms", "input_tokens", "output_tokens", "cost_usd"
+        "tool_calls",
+        "model_calls",
+        "wall_time_ms",
+        "input_tokens",
+        "output_tokens",
+        "cost_usd",
     }
     assert attempt["failure_type"] == "permission_violation"
     junit = ET.parse(tmp_path / "out" / "junit.xml").getroot()

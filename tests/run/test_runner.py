@@ -16,7 +16,9 @@ def _run(suite_path: Path, function: str, store: Store, **options: object) -> st
     async def go() -> str:
         adapter = resolve_agent(agent_spec(function))
         try:
-            outcome = await run_suite_async(load_suite(suite_path), adapter, store, RunOptions(**options))
+            outcome = await run_suite_async(
+                load_suite(suite_path), adapter, store, RunOptions(**options)
+            )
         finally:
             await adapter.aclose()
         return outcome.run_id
@@ -41,7 +43,10 @@ def test_every_case_and_repeat_is_stored_with_its_verdict(write_suite, store):
     run_id = _run(write_suite(SUITE), "echo", store)
     attempts = store.attempts(run_id)
     assert sorted((a.case_id, a.attempt) for a in attempts) == [
-        ("hello", 1), ("twice", 1), ("twice", 2), ("twice", 3)
+        ("hello", 1),
+        ("twice", 1),
+        ("twice", 2),
+        ("twice", 3),
     ]
     assert {a.verdict for a in attempts} == {"PASS"}
     assert store.get_run(run_id).status == "finished"
@@ -128,9 +133,11 @@ def test_an_interrupted_run_is_resumed_without_redoing_stored_attempts(
 ):
     log = tmp_path / "calls.log"
     monkeypatch.setenv("SEATRIAL_TEST_LOG", str(log))
-    suite = load_suite(write_suite(
-        "suite: r\ncases: [{id: a, input: x, repeats: 4}, {id: b, input: y, repeats: 3}]\n"
-    ))
+    suite = load_suite(
+        write_suite(
+            "suite: r\ncases: [{id: a, input: x, repeats: 4}, {id: b, input: y, repeats: 3}]\n"
+        )
+    )
 
     async def interrupted() -> str:
         adapter = resolve_agent(agent_spec("logged"))
@@ -158,7 +165,7 @@ def test_an_interrupted_run_is_resumed_without_redoing_stored_attempts(
             await adapter.aclose()
 
     asyncio.run(resume())
-    second_calls = log.read_text(encoding="utf-8").splitlines()[len(first_calls):]
+    second_calls = log.read_text(encoding="utf-8").splitlines()[len(first_calls) :]
     redone = {(c.split()[0], int(c.split()[1])) for c in second_calls}
     assert redone.isdisjoint(stored)
     assert len(store.attempts(run_id)) == 7

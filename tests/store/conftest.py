@@ -65,15 +65,17 @@ def pg_schemas(pg_user: str) -> Iterator[Callable[[], str]]:
 
     def make() -> str:
         name = f"seatrial_test_{uuid.uuid4().hex[:12]}"
-        with psycopg.connect(host=PG_HOST, port=PG_PORT, user=pg_user, dbname=PG_DATABASE,
-                             autocommit=True) as connection:
+        with psycopg.connect(
+            host=PG_HOST, port=PG_PORT, user=pg_user, dbname=PG_DATABASE, autocommit=True
+        ) as connection:
             connection.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(name)))
         made.append(name)
         return name
 
     yield make
-    with psycopg.connect(host=PG_HOST, port=PG_PORT, user=pg_user, dbname=PG_DATABASE,
-                         autocommit=True) as connection:
+    with psycopg.connect(
+        host=PG_HOST, port=PG_PORT, user=pg_user, dbname=PG_DATABASE, autocommit=True
+    ) as connection:
         for name in made:
             connection.execute(
                 sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(name))
@@ -126,8 +128,10 @@ def tau_record() -> dict[str, Any]:
     """One real tau-bench trajectory (GPT-4o, airline) with tool calls."""
     found = [folder / TAU_BENCH for folder in DATA_FOLDERS if (folder / TAU_BENCH).is_file()]
     if not found:
-        pytest.skip(f"{TAU_BENCH} not found under {[str(f) for f in DATA_FOLDERS]}; "
-                    "set SEATRIAL_TEST_DATA to the shared data folder")
+        pytest.skip(
+            f"{TAU_BENCH} not found under {[str(f) for f in DATA_FOLDERS]}; "
+            "set SEATRIAL_TEST_DATA to the shared data folder"
+        )
     records = json.loads(found[0].read_text(encoding="utf-8"))
     return next(r for r in records if sum(1 for m in r["traj"] if m.get("tool_calls")) >= 3)
 
@@ -136,7 +140,9 @@ def trace_of_trajectory(trajectory: list[dict[str, Any]], start: int) -> Trace:
     """An OTel GenAI trace of a tau-bench trajectory: chat spans and execute_tool spans."""
     trace_id = uuid.uuid4().hex
     root = Span(
-        trace_id=trace_id, span_id="a0", name="invoke_agent airline",
+        trace_id=trace_id,
+        span_id="a0",
+        name="invoke_agent airline",
         start_time_unix_nano=start,
         attributes={attrs.OPERATION: attrs.OP_INVOKE_AGENT, attrs.AGENT_NAME: "airline"},
         status="ok",
@@ -150,12 +156,19 @@ def trace_of_trajectory(trajectory: list[dict[str, Any]], start: int) -> Trace:
         clock += 1_000_000
         spans.append(
             Span(
-                trace_id=trace_id, span_id=f"c{index}", parent_span_id="a0",
-                name="chat gpt-4o", start_time_unix_nano=clock,
+                trace_id=trace_id,
+                span_id=f"c{index}",
+                parent_span_id="a0",
+                name="chat gpt-4o",
+                start_time_unix_nano=clock,
                 end_time_unix_nano=clock + 700_000,
-                attributes={attrs.OPERATION: attrs.OP_CHAT, attrs.REQUEST_MODEL: "gpt-4o",
-                            attrs.INPUT_TOKENS: 900 + index, attrs.OUTPUT_TOKENS: 40 + index,
-                            attrs.COST_USD: 0.0025},
+                attributes={
+                    attrs.OPERATION: attrs.OP_CHAT,
+                    attrs.REQUEST_MODEL: "gpt-4o",
+                    attrs.INPUT_TOKENS: 900 + index,
+                    attrs.OUTPUT_TOKENS: 40 + index,
+                    attrs.COST_USD: 0.0025,
+                },
                 status="ok",
             )
         )
@@ -164,20 +177,30 @@ def trace_of_trajectory(trajectory: list[dict[str, Any]], start: int) -> Trace:
             name = call["function"]["name"]
             spans.append(
                 Span(
-                    trace_id=trace_id, span_id=f"t{len(spans)}", parent_span_id="a0",
-                    name=f"execute_tool {name}", start_time_unix_nano=clock,
+                    trace_id=trace_id,
+                    span_id=f"t{len(spans)}",
+                    parent_span_id="a0",
+                    name=f"execute_tool {name}",
+                    start_time_unix_nano=clock,
                     end_time_unix_nano=clock + 300_000,
                     attributes={
-                        attrs.OPERATION: attrs.OP_EXECUTE_TOOL, attrs.TOOL_NAME: name,
+                        attrs.OPERATION: attrs.OP_EXECUTE_TOOL,
+                        attrs.TOOL_NAME: name,
                         attrs.TOOL_CALL_ID: call["id"],
                         attrs.TOOL_ARGUMENTS: call["function"]["arguments"],
                         attrs.TOOL_RESULT: results.get(call["id"], ""),
                     },
-                    events=[SpanEvent(
-                        name=attrs.PERMISSION, time_unix_nano=clock + 10,
-                        attributes={attrs.PERMISSION_TOOL: name, attrs.PERMISSION_SCOPE: "once",
-                                    attrs.PERMISSION_DECISION: "granted"},
-                    )],
+                    events=[
+                        SpanEvent(
+                            name=attrs.PERMISSION,
+                            time_unix_nano=clock + 10,
+                            attributes={
+                                attrs.PERMISSION_TOOL: name,
+                                attrs.PERMISSION_SCOPE: "once",
+                                attrs.PERMISSION_DECISION: "granted",
+                            },
+                        )
+                    ],
                     status="ok",
                 )
             )
@@ -189,30 +212,60 @@ def trace_of_trajectory(trajectory: list[dict[str, Any]], start: int) -> Trace:
 def make_attempt(tau_record: dict[str, Any]) -> Callable[..., AttemptRecord]:
     """Build a full attempt of a run: a real trajectory's trace, metrics, assertions."""
 
-    def make(run_id: str, case_id: str = "book-flight", attempt: int = 1,
-             **changes: Any) -> AttemptRecord:
+    def make(
+        run_id: str, case_id: str = "book-flight", attempt: int = 1, **changes: Any
+    ) -> AttemptRecord:
         start = 1_763_000_000_000_000_000 + attempt * 10_000_000_000
         trace = trace_of_trajectory(tau_record["traj"], start)
-        replies = [m["content"] for m in tau_record["traj"]
-                   if m["role"] == "assistant" and m.get("content")]
+        replies = [
+            m["content"]
+            for m in tau_record["traj"]
+            if m["role"] == "assistant" and m.get("content")
+        ]
         record = AttemptRecord(
-            run_id=run_id, case_id=case_id, attempt=attempt, verdict="FAIL",
+            run_id=run_id,
+            case_id=case_id,
+            attempt=attempt,
+            verdict="FAIL",
             failure_type="wrong_params",
             reason="book_reservation called with payment_id credit_card_7447 (want certificate)",
-            score=0.5, metrics=Metrics.of(trace),
+            score=0.5,
+            metrics=Metrics.of(trace),
             assertions=[
-                AssertionResult(id="tool_called", level="L1", type="tool_called", verdict="pass",
-                                reason="get_user_details was called"),
-                AssertionResult(id="tool_args", level="L1", type="tool_args", verdict="fail",
-                                reason="payment_id differs", failure_type="wrong_params"),
-                AssertionResult(id="judge", level="L3", type="llm_judge",
-                                verdict="not_evaluated", reason="skipped: hard check failed",
-                                must_pass=False, weight=2.0, score=None),
+                AssertionResult(
+                    id="tool_called",
+                    level="L1",
+                    type="tool_called",
+                    verdict="pass",
+                    reason="get_user_details was called",
+                ),
+                AssertionResult(
+                    id="tool_args",
+                    level="L1",
+                    type="tool_args",
+                    verdict="fail",
+                    reason="payment_id differs",
+                    failure_type="wrong_params",
+                ),
+                AssertionResult(
+                    id="judge",
+                    level="L3",
+                    type="llm_judge",
+                    verdict="not_evaluated",
+                    reason="skipped: hard check failed",
+                    must_pass=False,
+                    weight=2.0,
+                    score=None,
+                ),
             ],
-            response=replies[-1], responses=replies,
+            response=replies[-1],
+            responses=replies,
             final_state={"reservations": [{"id": "HATHAT", "status": "booked"}], "balance": 0.0},
-            user_id=f"mia_li_3668-{attempt:04x}", session_id=f"sess-{run_id}-{attempt}",
-            started_at=start / 1e9, finished_at=start / 1e9 + 2.5, trace=trace,
+            user_id=f"mia_li_3668-{attempt:04x}",
+            session_id=f"sess-{run_id}-{attempt}",
+            started_at=start / 1e9,
+            finished_at=start / 1e9 + 2.5,
+            trace=trace,
         )
         return record.model_copy(update=changes)
 
@@ -223,17 +276,28 @@ def make_attempt(tau_record: dict[str, Any]) -> Callable[..., AttemptRecord]:
 def cases() -> list[Case]:
     """Three cases as a suite would hold them, one multi-turn with assertions and limits."""
     return [
-        Case(id="book-flight", name="预约航班", category="预约", priority="P0",
-             input="帮我订 5 月 20 日纽约到西雅图的航班",
-             assertions=[
-                 AssertionSpec.model_validate({"type": "tool_called", "tool": "book_reservation"}),
-                 AssertionSpec.model_validate({"type": "llm_judge", "rubric": "礼貌且准确",
-                                               "weight": 2}),
-             ],
-             limits=Limits(tool_calls=10, wall_time_ms=60_000)),
-        Case.model_validate({"id": "cancel", "category": "取消",
-                             "turns": ["取消我的预订", "是的，确认取消"],
-                             "metadata": {"incident": "INC-1042"}}),
+        Case(
+            id="book-flight",
+            name="预约航班",
+            category="预约",
+            priority="P0",
+            input="帮我订 5 月 20 日纽约到西雅图的航班",
+            assertions=[
+                AssertionSpec.model_validate({"type": "tool_called", "tool": "book_reservation"}),
+                AssertionSpec.model_validate(
+                    {"type": "llm_judge", "rubric": "礼貌且准确", "weight": 2}
+                ),
+            ],
+            limits=Limits(tool_calls=10, wall_time_ms=60_000),
+        ),
+        Case.model_validate(
+            {
+                "id": "cancel",
+                "category": "取消",
+                "turns": ["取消我的预订", "是的，确认取消"],
+                "metadata": {"incident": "INC-1042"},
+            }
+        ),
         Case(id="baggage", category="行李", priority="P2", input="我能带几件行李？"),
     ]
 
@@ -244,8 +308,11 @@ def make_run() -> Callable[..., RunInfo]:
 
     def make(run_id: str | None = None, **fields: Any) -> RunInfo:
         values: dict[str, Any] = {
-            "run_id": run_id or uuid.uuid4().hex, "suite": "airline", "agent": "http://agent",
-            "started_at": 1_763_000_000.0, "settings": {"repeats": 3, "concurrency": 8},
+            "run_id": run_id or uuid.uuid4().hex,
+            "suite": "airline",
+            "agent": "http://agent",
+            "started_at": 1_763_000_000.0,
+            "settings": {"repeats": 3, "concurrency": 8},
             "seatrial_version": "0.1.0",
         }
         values.update(fields)

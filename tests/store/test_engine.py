@@ -12,6 +12,7 @@ from seatrial.store._engine import SQLITE_BUSY_TIMEOUT_MS, dump_json, raw_json
 
 def test_sqlite_store_uses_wal_normal_sync_busy_timeout_and_foreign_keys(tmp_path: Path) -> None:
     with Store.open(f"sqlite:///{tmp_path / 's.db'}") as store, store.engine.connect() as conn:
+
         def pragma(name: str) -> object:
             return conn.exec_driver_sql(f"PRAGMA {name}").scalar()
 
@@ -39,7 +40,8 @@ def test_json_columns_hold_compact_utf8_json() -> None:
 
 def test_json_without_a_number_for_nan_or_infinity_gets_null() -> None:
     assert json.loads(dump_json({"score": float("nan"), "cost": float("inf")})) == {
-        "score": None, "cost": None
+        "score": None,
+        "cost": None,
     }
 
 

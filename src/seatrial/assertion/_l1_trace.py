@@ -122,7 +122,8 @@ def limits(params: LimitsParams, ctx: AssertionContext) -> Check:
         "cost_usd": trace.cost_usd,
     }
     exceeded, within = [], []
-    for name, limit in params.model_dump().items():
+    for name in type(params).model_fields:
+        limit = getattr(params, name)
         if limit is None:
             continue
         value = figures[name]()

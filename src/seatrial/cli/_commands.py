@@ -51,14 +51,29 @@ def runs(
     with _open_store(db) as store:
         infos = store.list_runs(limit=limit, suite=suite, agent=agent, tag=tag)
         table = Table(show_edge=False, pad_edge=False)
-        for column in ("run", "started", "suite", "agent", "status", "attempts", "pass rate", "tags"):
+        for column in (
+            "run",
+            "started",
+            "suite",
+            "agent",
+            "status",
+            "attempts",
+            "pass rate",
+            "tags",
+        ):
             table.add_column(column)
         for info in infos:
             report = build_report(store, info.run_id)
             started = dt.datetime.fromtimestamp(info.started_at).strftime("%Y-%m-%d %H:%M")
             table.add_row(
-                info.run_id, started, info.suite, info.agent, info.status,
-                str(report.summary.attempts), f"{report.summary.pass_rate:.0%}", ",".join(info.tags),
+                info.run_id,
+                started,
+                info.suite,
+                info.agent,
+                info.status,
+                str(report.summary.attempts),
+                f"{report.summary.pass_rate:.0%}",
+                ",".join(info.tags),
             )
     console.print(table if infos else "no runs stored yet: try `seatrial demo`")
 
@@ -66,9 +81,13 @@ def runs(
 @app.command()
 @guarded
 def report(
-    run_id: Annotated[str, typer.Argument(metavar="RUN_ID", help="A run id, a unique prefix, or `latest`.")],
+    run_id: Annotated[
+        str, typer.Argument(metavar="RUN_ID", help="A run id, a unique prefix, or `latest`.")
+    ],
     format: Annotated[str, typer.Option("--format", "-f", help="json, junit or md.")] = "md",
-    output: Annotated[Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")] = None,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+    ] = None,
     db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
 ) -> None:
     """Render a stored run as JSON, JUnit XML or Markdown."""
@@ -86,7 +105,9 @@ def report(
 @app.command()
 @guarded
 def init(
-    directory: Annotated[Path, typer.Argument(help="Project folder to create or fill.")] = Path("."),
+    directory: Annotated[Path, typer.Argument(help="Project folder to create or fill.")] = Path(
+        "."
+    ),
 ) -> None:
     """Create a project: seatrial.yaml, an example suite, a fixture and an example agent."""
     from seatrial.demo import write_project
@@ -100,8 +121,12 @@ def init(
 @app.command()
 @guarded
 def demo(
-    db: Annotated[str | None, typer.Option(help="Store URL (default .seatrial/seatrial.db).")] = None,
-    report_dir: Annotated[Path, typer.Option(help="Where the two runs' reports go.")] = Path("seatrial-report"),
+    db: Annotated[
+        str | None, typer.Option(help="Store URL (default .seatrial/seatrial.db).")
+    ] = None,
+    report_dir: Annotated[Path, typer.Option(help="Where the two runs' reports go.")] = Path(
+        "seatrial-report"
+    ),
 ) -> None:
     """Seed 001's story, offline: agent v1 passes, v2 loops and over-uses a write grant."""
     from seatrial.demo import run_demo

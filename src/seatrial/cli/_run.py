@@ -18,8 +18,9 @@ from seatrial.run import RunOptions, RunOutcome, progress_for, resume_async, run
 from seatrial.store import Store
 
 
-def _adapter(spec: str | None, suite: Suite | None, config: Config, concurrency: int,
-             timeout_s: float | None) -> AgentAdapter:
+def _adapter(
+    spec: str | None, suite: Suite | None, config: Config, concurrency: int, timeout_s: float | None
+) -> AgentAdapter:
     chosen = spec or (suite.agent if suite else None)
     if not chosen:
         raise AgentSpecError(
@@ -35,8 +36,13 @@ def _adapter(spec: str | None, suite: Suite | None, config: Config, concurrency:
     )
 
 
-async def _drive(adapter: AgentAdapter, store: Store, suite: Suite | None, resume: str | None,
-                 options: RunOptions) -> RunOutcome:
+async def _drive(
+    adapter: AgentAdapter,
+    store: Store,
+    suite: Suite | None,
+    resume: str | None,
+    options: RunOptions,
+) -> RunOutcome:
     progress = progress_for(console)
     try:
         if resume:
@@ -57,15 +63,32 @@ async def _check(adapter: AgentAdapter) -> None:
 @app.command()
 @guarded
 def run(
-    suite_path: Annotated[Path | None, typer.Argument(metavar="SUITE", help="Suite file (YAML, JSONL, XLSX).")] = None,
-    agent: Annotated[str | None, typer.Option("--agent", "-a", help="Agent spec or a name from seatrial.yaml.")] = None,
+    suite_path: Annotated[
+        Path | None, typer.Argument(metavar="SUITE", help="Suite file (YAML, JSONL, XLSX).")
+    ] = None,
+    agent: Annotated[
+        str | None, typer.Option("--agent", "-a", help="Agent spec or a name from seatrial.yaml.")
+    ] = None,
     repeats: Annotated[int | None, typer.Option(min=1, help="Run every case N times.")] = None,
-    concurrency: Annotated[int | None, typer.Option(min=1, help="Attempts in flight (default 8).")] = None,
-    timeout: Annotated[float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Attempts in flight (default 8).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")
+    ] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Label the run (repeatable).")] = None,
-    db: Annotated[str | None, typer.Option(help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db).")] = None,
-    report_dir: Annotated[Path | None, typer.Option(help="Where report.json, junit.xml and summary.md go.")] = None,
-    resume: Annotated[str | None, typer.Option(metavar="RUN_ID", help="Finish an interrupted run.")] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
+        ),
+    ] = None,
+    report_dir: Annotated[
+        Path | None, typer.Option(help="Where report.json, junit.xml and summary.md go.")
+    ] = None,
+    resume: Annotated[
+        str | None, typer.Option(metavar="RUN_ID", help="Finish an interrupted run.")
+    ] = None,
 ) -> None:
     """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
     config = load_config(Path.cwd())
@@ -86,14 +109,20 @@ def run(
     try:
         run_id = store.resolve_run_id(resume) if resume else None
         if run_id is not None:
-            adapter = _adapter(agent or store.get_run(run_id).agent, None, config, concurrency, timeout_s)
+            adapter = _adapter(
+                agent or store.get_run(run_id).agent, None, config, concurrency, timeout_s
+            )
             asyncio.run(_check(adapter))
-        options = RunOptions(repeats=repeats, concurrency=concurrency, timeout_s=timeout_s, tags=tag or [])
+        options = RunOptions(
+            repeats=repeats, concurrency=concurrency, timeout_s=timeout_s, tags=tag or []
+        )
         try:
             outcome = asyncio.run(_drive(adapter, store, suite, run_id, options))
         except KeyboardInterrupt:
-            err_console.print("[yellow]interrupted:[/] finished attempts are stored; "
-                              "continue with `seatrial run --resume <run id>` (see `seatrial runs`)")
+            err_console.print(
+                "[yellow]interrupted:[/] finished attempts are stored; "
+                "continue with `seatrial run --resume <run id>` (see `seatrial runs`)"
+            )
             raise typer.Exit(130) from None
         report = build_report(store, outcome.run_id)
     finally:
@@ -104,6 +133,8 @@ def run(
     written = write_reports(report, directory)
     console.print(f"reports: {', '.join(str(p) for p in written)}")
     if outcome.interrupted:
-        console.print(f"[yellow]run interrupted[/]: resume with `seatrial run --resume {outcome.run_id}`")
+        console.print(
+            f"[yellow]run interrupted[/]: resume with `seatrial run --resume {outcome.run_id}`"
+        )
         raise typer.Exit(130)
     raise typer.Exit(0 if report.gate.passed else 1)

@@ -41,7 +41,7 @@ async def _run(version: str, store: Store) -> str:
 
 def _why(record: AttemptRecord) -> list[str]:
     """The trajectory of a failed attempt, one line per step that matters."""
-    lines = []
+    lines: list[str] = []
     trace = record.trace
     if trace is None:
         return lines
@@ -89,7 +89,9 @@ def _as_expected(v1: RunReport, v2: RunReport) -> bool:
     return v1.gate.passed and not v2.gate.passed and failed == EXPECTED_V2_FAILURES
 
 
-def run_demo(console: Console, db_url: str | None = None, report_dir: Path = Path("seatrial-report")) -> bool:
+def run_demo(
+    console: Console, db_url: str | None = None, report_dir: Path = Path("seatrial-report")
+) -> bool:
     """Run v1 and v2 of the demo agent; True when v1 passes and v2 fails exactly as it should."""
     config = load_config(Path.cwd())
     console.print("[bold]Seatrial demo[/]: a workspace agent before and after a model change\n")

@@ -90,10 +90,15 @@ def check_gate(info: RunInfo, summary: Summary, cases: list[CaseResult]) -> Gate
     for case in cases:
         if case.priority == "P0" and case.verdict in ("FAIL", "ERROR"):
             kinds = sorted({a.failure_type for a in case.attempts if a.failure_type})
-            reasons.append(f"P0 case {case.case_id} {case.verdict}" + (f" ({', '.join(kinds)})" if kinds else ""))
+            reasons.append(
+                f"P0 case {case.case_id} {case.verdict}"
+                + (f" ({', '.join(kinds)})" if kinds else "")
+            )
     minimum = (info.settings.get("gate") or {}).get("min_pass_rate")
     if minimum is not None and summary.pass_rate < minimum:
-        reasons.append(f"pass rate {summary.pass_rate:.1%} is below gate.min_pass_rate {minimum:.1%}")
+        reasons.append(
+            f"pass rate {summary.pass_rate:.1%} is below gate.min_pass_rate {minimum:.1%}"
+        )
     if summary.attempts == 0:
         reasons.append("no attempt ran")
     return GateResult(passed=not reasons, reasons=reasons)
@@ -107,7 +112,9 @@ def _categories(cases: list[CaseResult]) -> list[CategorySummary]:
     for category in sorted(grouped):
         attempts = [a for c in grouped[category] for a in c.attempts]
         passed = sum(a.verdict == "PASS" for a in attempts)
-        failures = Counter(a.failure_type for a in attempts if a.failure_type and a.verdict in ("FAIL", "ERROR"))
+        failures = Counter(
+            a.failure_type for a in attempts if a.failure_type and a.verdict in ("FAIL", "ERROR")
+        )
         result.append(
             CategorySummary(
                 category=category,

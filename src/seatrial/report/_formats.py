@@ -87,7 +87,9 @@ def to_junit(report: RunReport) -> str:
                 time=f"{a.metrics.wall_time_ms / 1000:.3f}",
             )
             if a.verdict == "FAIL":
-                failure = ET.SubElement(element, "failure", type=a.failure_type or "", message=a.reason)
+                failure = ET.SubElement(
+                    element, "failure", type=a.failure_type or "", message=a.reason
+                )
                 failure.text = "\n".join(
                     f"{r.id} [{r.level}] {r.verdict}: {r.reason}"
                     for r in a.assertions
@@ -119,19 +121,27 @@ def to_markdown(report: RunReport) -> str:
         "",
     ]
     lines += [f"- {_md_cell(r)}" for r in report.gate.reasons]
-    lines += ["", "| category | cases | attempts | pass rate | failures by type |", "|---|---|---|---|---|"]
+    lines += [
+        "",
+        "| category | cases | attempts | pass rate | failures by type |",
+        "|---|---|---|---|---|",
+    ]
     for c in report.categories:
         failures = ", ".join(f"{k}: {v}" for k, v in c.failures_by_type.items()) or "-"
-        lines.append(
-            f"| {_md_cell(c.category or '-')} | {c.cases} | {c.attempts} | {c.pass_rate:.1%} | {failures} |"
-        )
+        category = _md_cell(c.category or "-")
+        lines.append(f"| {category} | {c.cases} | {c.attempts} | {c.pass_rate:.1%} | {failures} |")
     failing = [c for c in report.cases if c.verdict != "PASS"]
     if failing:
-        lines += ["", "| case | priority | verdict | failure type | reason |", "|---|---|---|---|---|"]
-        for c in failing:
-            first = next((a for a in c.attempts if a.verdict != "PASS"), c.attempts[0])
+        lines += [
+            "",
+            "| case | priority | verdict | failure type | reason |",
+            "|---|---|---|---|---|",
+        ]
+        for case in failing:
+            first = next((a for a in case.attempts if a.verdict != "PASS"), case.attempts[0])
+            failure = first.failure_type or "-"
             lines.append(
-                f"| `{c.case_id}` | {c.priority} | {c.verdict} | {first.failure_type or '-'} "
+                f"| `{case.case_id}` | {case.priority} | {case.verdict} | {failure} "
                 f"| {_md_cell(first.reason)} |"
             )
     return "\n".join(lines) + "\n"

@@ -19,10 +19,14 @@ def print_summary(report: RunReport, console: Console) -> None:
     )
     table = Table(show_edge=False, pad_edge=False)
     for column in ("category", "cases", "attempts", "pass rate", "failures by type"):
-        table.add_column(column, justify="right" if column in ("cases", "attempts", "pass rate") else "left")
+        table.add_column(
+            column, justify="right" if column in ("cases", "attempts", "pass rate") else "left"
+        )
     for c in report.categories:
         failures = ", ".join(f"{k} {v}" for k, v in c.failures_by_type.items())
-        table.add_row(c.category or "-", str(c.cases), str(c.attempts), f"{c.pass_rate:.0%}", failures)
+        table.add_row(
+            c.category or "-", str(c.cases), str(c.attempts), f"{c.pass_rate:.0%}", failures
+        )
     console.print(table)
     failing = [c for c in report.cases if c.verdict != "PASS"]
     for case in failing:
@@ -41,4 +45,6 @@ def print_summary(report: RunReport, console: Console) -> None:
     if report.gate.passed:
         console.print("[bold green]gate met[/]")
     else:
-        console.print("[bold red]gate not met:[/] " + "; ".join(report.gate.reasons), highlight=False)
+        console.print(
+            "[bold red]gate not met:[/] " + "; ".join(report.gate.reasons), highlight=False
+        )

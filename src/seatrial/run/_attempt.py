@@ -17,7 +17,9 @@ from seatrial.record import AttemptRecord, Metrics
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
 
-SANDBOX_TOOLS = frozenset({"list_directory", "read_file", "write_file", "run_command", "http_request"})
+SANDBOX_TOOLS = frozenset(
+    {"list_directory", "read_file", "write_file", "run_command", "http_request"}
+)
 
 
 def needs_workspace(case: Case) -> bool:
@@ -79,7 +81,8 @@ async def run_attempt(
         with recorder.activate():
             try:
                 with recorder.span(f"invoke_agent {adapter.name}", root_attributes):
-                    output = await asyncio.wait_for(adapter.run(ctx), timeout_s)
+                    async with asyncio.timeout(timeout_s):
+                        output = await adapter.run(ctx)
             except TimeoutError:
                 error = AgentError(f"the agent did not finish within {timeout_s:g} s", "timeout")
             except AgentError as exc:
@@ -88,7 +91,9 @@ async def run_attempt(
                 raise
             except Exception as exc:  # an adapter bug is still the attempt's data, not a crash
                 error = AgentError(f"{type(exc).__name__}: {exc}")
-        trace = output.trace if output is not None and output.trace is not None else recorder.trace()
+        trace = (
+            output.trace if output is not None and output.trace is not None else recorder.trace()
+        )
         record = AttemptRecord(
             run_id=run_id,
             case_id=case.id,

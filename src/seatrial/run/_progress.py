@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from typing import TextIO
+from typing import IO
 
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -46,7 +46,7 @@ class RichProgress:
 class PlainProgress:
     """One line per attempt for small runs, one line per 5% for large ones."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: IO[str] | None = None) -> None:
         self._stream = stream or sys.stdout
         self._total = 0
         self._done = 0

@@ -12,7 +12,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from seatrial import __version__
+from seatrial._version import __version__
 from seatrial.agent import AgentAdapter
 from seatrial.case import Case, Suite
 from seatrial.record import AttemptRecord, RunInfo
@@ -68,7 +68,9 @@ def suite_hash(cases: list[Case]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def _plan(cases: list[Case], repeats: int | None, done: set[tuple[str, int]]) -> list[tuple[Case, int]]:
+def _plan(
+    cases: list[Case], repeats: int | None, done: set[tuple[str, int]]
+) -> list[tuple[Case, int]]:
     return [
         (case, n)
         for case in cases
@@ -177,4 +179,8 @@ def _cancel_on_sigterm() -> Callable[[], None]:
         loop.add_signal_handler(signal.SIGTERM, task.cancel)
     except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
         return lambda: None
-    return lambda: loop.remove_signal_handler(signal.SIGTERM)
+
+    def restore() -> None:
+        loop.remove_signal_handler(signal.SIGTERM)
+
+    return restore

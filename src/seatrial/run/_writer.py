@@ -1,8 +1,10 @@
 """Committing finished attempts in small groups from a background thread.
 
-Each attempt is queued the moment it finishes; the writer commits whatever has queued since its
-last commit in one transaction (group commit). A killed run loses only attempts that had not
-finished, and ``seatrial run --resume`` redoes those.
+Each attempt is encoded into table rows on the event loop the moment it finishes and queued;
+the writer thread commits whatever has queued since its last commit in one transaction (group
+commit). Encoding on the loop leaves the thread only the database's own work, during which
+the driver releases the GIL. A kill loses attempts that had not finished plus, at most, the
+group that was being committed; ``seatrial run --resume`` redoes them.
 """
 
 from __future__ import annotations
@@ -12,7 +14,7 @@ import threading
 
 from seatrial.errors import StoreError
 from seatrial.record import AttemptRecord
-from seatrial.store import Store
+from seatrial.store import EncodedAttempts, Store, encode_attempts
 
 _STOP = object()
 MAX_BATCH = 500
@@ -30,10 +32,10 @@ class AttemptWriter:
         self._thread.start()
 
     def submit(self, record: AttemptRecord) -> None:
-        """Queue a finished attempt; raises if an earlier write failed."""
+        """Encode a finished attempt and queue it; raises if an earlier write failed."""
         if self._failure is not None:
             raise StoreError(f"could not store attempts: {self._failure}") from self._failure
-        self._queue.put(record)
+        self._queue.put(encode_attempts([record]))
 
     def close(self) -> None:
         """Write everything queued, then stop; raises if a write failed."""
@@ -46,12 +48,12 @@ class AttemptWriter:
         stopping = False
         while not stopping:
             item = self._queue.get()
-            batch: list[AttemptRecord] = []
+            batch: list[EncodedAttempts] = []
             while True:
                 if item is _STOP:
                     stopping = True
                 else:
-                    assert isinstance(item, AttemptRecord)
+                    assert isinstance(item, EncodedAttempts)
                     batch.append(item)
                 if stopping or len(batch) >= MAX_BATCH:
                     break
@@ -61,7 +63,7 @@ class AttemptWriter:
                     break
             if batch and self._failure is None:
                 try:
-                    self._store.save_attempts(batch)
+                    self._store.save_encoded(batch)
                     self.written += len(batch)
                 except BaseException as exc:  # reported to the runner, which stops the run
                     self._failure = exc

@@ -5,15 +5,17 @@
 """
 
 from seatrial.store._schema import SCHEMA_REVISION
-from seatrial.store._store import RUN_STATUSES, Store
+from seatrial.store._store import RUN_STATUSES, EncodedAttempts, Store, encode_attempts
 from seatrial.store._url import DB_URL_ENV, DEFAULT_DB_PATH, mask_url, resolve_url
 
 __all__ = [
     "DB_URL_ENV",
     "DEFAULT_DB_PATH",
+    "EncodedAttempts",
     "RUN_STATUSES",
     "SCHEMA_REVISION",
     "Store",
+    "encode_attempts",
     "mask_url",
     "resolve_url",
 ]

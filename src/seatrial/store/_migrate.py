@@ -58,8 +58,9 @@ def upgrade(engine: Engine) -> None:
         connection.execution_options(**{WRITE_OPTION: True})
         with connection.begin():
             if connection.dialect.name == "postgresql":
-                connection.execute(text("SELECT pg_advisory_xact_lock(:key)"),
-                                   {"key": _PG_MIGRATION_LOCK})
+                connection.execute(
+                    text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_MIGRATION_LOCK}
+                )
             current = current_revision(connection)
             if current is not None and current not in known:
                 raise StoreError(

@@ -127,8 +127,7 @@ attempts = Table(
 spans = Table(
     "spans",
     metadata,
-    Column("attempt_id", String(32), ForeignKey("attempts.id", ondelete="CASCADE"),
-           nullable=False),
+    Column("attempt_id", String(32), ForeignKey("attempts.id", ondelete="CASCADE"), nullable=False),
     Column("position", Integer, nullable=False),
     Column("trace_id", Text, nullable=False),
     Column("span_id", Text, nullable=False),

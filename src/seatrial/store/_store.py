@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
@@ -30,6 +31,27 @@ T = TypeVar("T")
 
 RUN_STATUSES = ("running", "finished", "interrupted")
 """The statuses a run can have (see :class:`~seatrial.record.RunInfo`)."""
+
+
+@dataclass(frozen=True)
+class EncodedAttempts:
+    """Attempts turned into table rows, ready for :meth:`Store.save_encoded`."""
+
+    run_ids: frozenset[str]
+    attempt_rows: list[tuple[Any, ...]]
+    span_rows: list[tuple[Any, ...]]
+
+
+def encode_attempts(records: Sequence[AttemptRecord]) -> EncodedAttempts:
+    """Turn attempts into rows (CPU work only, no database); StoreError if one is not JSON."""
+    try:
+        attempt_rows, span_rows = codec.attempt_rows(records)
+    except PydanticSerializationError as exc:
+        raise StoreError(
+            f"cannot store {len(records)} attempts: a value in one of them is not JSON "
+            f"({exc}); give final_state and span attributes JSON values"
+        ) from exc
+    return EncodedAttempts(frozenset(r.run_id for r in records), attempt_rows, span_rows)
 
 
 class Store:
@@ -71,8 +93,12 @@ class Store:
                 upgrade(engine)
             except SQLAlchemyError as exc:
                 raise StoreError(
-                    message(resolved, "create or migrate the schema", exc,
-                            hint="check that the database user may create tables")
+                    message(
+                        resolved,
+                        "create or migrate the schema",
+                        exc,
+                        hint="check that the database user may create tables",
+                    )
                 ) from exc
         except BaseException:
             engine.dispose()
@@ -124,18 +150,21 @@ class Store:
 
         Either the whole batch is stored or none of it is (the error says which).
         """
-        if not records:
+        self.save_encoded([encode_attempts(records)])
+
+    def save_encoded(self, batches: Sequence[EncodedAttempts]) -> None:
+        """Store attempts already encoded by :func:`encode_attempts`, in one transaction.
+
+        The runner encodes each attempt on the event loop as it finishes and leaves only the
+        database's own work to its writer thread, which holds the GIL far less that way.
+        """
+        attempt_rows = [row for batch in batches for row in batch.attempt_rows]
+        if not attempt_rows:
             return
-        try:
-            attempt_rows, span_rows = codec.attempt_rows(records)
-        except PydanticSerializationError as exc:
-            raise StoreError(
-                f"cannot store {len(records)} attempts: a value in one of them is not JSON "
-                f"({exc}); give final_state and span attributes JSON values"
-            ) from exc
-        run_ids = sorted({record.run_id for record in records})
+        span_rows = [row for batch in batches for row in batch.span_rows]
+        run_ids = sorted({run_id for batch in batches for run_id in batch.run_ids})
         with self._write(
-            f"save {len(records)} attempts of run {', '.join(run_ids)}",
+            f"save {len(attempt_rows)} attempts of run {', '.join(run_ids)}",
             note="none of this batch was stored",
             integrity="an attempt is stored once per (run, case, attempt) and its run must "
             "have been created first",
@@ -214,12 +243,16 @@ class Store:
             if connection.execute(exact).first() is not None:
                 return ref
             # substr, not LIKE: LIKE ignores case in SQLite and treats % and _ as wildcards.
-            matches = connection.execute(
-                select(runs.c.run_id)
-                .where(func.substr(runs.c.run_id, 1, len(ref)) == ref)
-                .order_by(runs.c.started_at.desc())
-                .limit(6)
-            ).scalars().all()
+            matches = (
+                connection.execute(
+                    select(runs.c.run_id)
+                    .where(func.substr(runs.c.run_id, 1, len(ref)) == ref)
+                    .order_by(runs.c.started_at.desc())
+                    .limit(6)
+                )
+                .scalars()
+                .all()
+            )
         if not matches:
             raise self._not_found(ref)
         if len(matches) > 1:
@@ -233,11 +266,15 @@ class Store:
     def run_cases(self, run_id: str) -> list[Case]:
         """The cases of a run as they were run, in suite order."""
         with self._read(f"read the cases of run {run_id!r}") as connection:
-            definitions = connection.execute(
-                select(run_cases.c.definition)
-                .where(run_cases.c.run_id == run_id)
-                .order_by(run_cases.c.position)
-            ).scalars().all()
+            definitions = (
+                connection.execute(
+                    select(run_cases.c.definition)
+                    .where(run_cases.c.run_id == run_id)
+                    .order_by(run_cases.c.position)
+                )
+                .scalars()
+                .all()
+            )
             if not definitions:
                 self._check_run(connection, run_id)
             return self._decode(lambda: [codec.case_of(d) for d in definitions])
@@ -270,8 +307,12 @@ class Store:
             select(attempts)
             .select_from(joined)
             .where(attempts.c.run_id == run_id)
-            .order_by(run_cases.c.position.is_(None), run_cases.c.position,
-                      attempts.c.case_id, attempts.c.attempt)
+            .order_by(
+                run_cases.c.position.is_(None),
+                run_cases.c.position,
+                attempts.c.case_id,
+                attempts.c.attempt,
+            )
         )
         span_query = (
             select(spans)
@@ -282,7 +323,10 @@ class Store:
         if case_id is not None:
             query = query.where(attempts.c.case_id == case_id)
             span_query = span_query.where(attempts.c.case_id == case_id)
-        with self._read(f"read the attempts of run {run_id!r}", snapshot=with_traces) as conn:
+        with (
+            self._read(f"read the attempts of run {run_id!r}", snapshot=with_traces) as conn,
+            codec.collector_paused(),
+        ):
             rows = conn.execute(query).mappings().all()
             if not rows:
                 self._check_run(conn, run_id)
@@ -321,9 +365,13 @@ class Store:
                     f"attempt {attempt} of case {case_id!r} in run {run_id!r} has no trace: "
                     "the agent was never reached; its error says why"
                 )
-            span_rows = connection.execute(
-                select(spans).where(spans.c.attempt_id == row.id).order_by(spans.c.position)
-            ).mappings().all()
+            span_rows = (
+                connection.execute(
+                    select(spans).where(spans.c.attempt_id == row.id).order_by(spans.c.position)
+                )
+                .mappings()
+                .all()
+            )
             return self._decode(lambda: codec.trace_of(row.trace_id, span_rows))
 
     # Helpers.

@@ -70,7 +70,7 @@ def resolve_url(url: str | None, project_dir: Path | None = None) -> URL:
         if driver not in drivers:
             raise StoreError(
                 f"cannot open {mask_url(parsed)}: the driver {driver!r} is not supported; "
-                f"use postgresql:// (psycopg 3, pip install \"seatrial[postgres]\"); {_HINT}"
+                f'use postgresql:// (psycopg 3, pip install "seatrial[postgres]"); {_HINT}'
             )
         return parsed.set(drivername=f"postgresql+{driver}")
     return _sqlite_url(parsed, project)

@@ -6,7 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, PrivateAttr
 
 from seatrial.trace import _attrs as A
 
@@ -110,6 +110,29 @@ class Trace(BaseModel):
     """The trace id all spans share."""
     spans: list[Span] = Field(default_factory=list)
     """The spans, sorted by start time."""
+    _views: dict[str, tuple[int, Any]] = PrivateAttr(default_factory=dict)
+
+    def __eq__(self, other: object) -> bool:
+        # The view cache is not part of a trace's value: compare what is stored.
+        if not isinstance(other, Trace):
+            return NotImplemented
+        return (self.format_version, self.trace_id, self.spans) == (
+            other.format_version,
+            other.trace_id,
+            other.spans,
+        )
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def _cached(self, name: str, compute: Any) -> Any:
+        # Every assertion and the metrics read the same decoded views; decode them once.
+        # A trace that gains spans afterwards is recomputed (the count is the cache key).
+        cached = self._views.get(name)
+        if cached is not None and cached[0] == len(self.spans):
+            return cached[1]
+        value = compute()
+        self._views[name] = (len(self.spans), value)
+        return value
 
     def agent_span(self) -> Span | None:
         """The outermost ``invoke_agent`` span, if any."""
@@ -120,6 +143,9 @@ class Trace(BaseModel):
 
     def tool_calls(self) -> list[ToolCall]:
         """Tool calls in the order they started."""
+        return list(self._cached("tool_calls", self._tool_calls))
+
+    def _tool_calls(self) -> list[ToolCall]:
         calls = []
         for span in self.spans:
             if span.operation != A.OP_EXECUTE_TOOL:
@@ -127,7 +153,9 @@ class Trace(BaseModel):
             error = span.attributes.get(A.ERROR_TYPE)
             calls.append(
                 ToolCall(
-                    name=str(span.attributes.get(A.TOOL_NAME, span.name.removeprefix("execute_tool "))),
+                    name=str(
+                        span.attributes.get(A.TOOL_NAME, span.name.removeprefix("execute_tool "))
+                    ),
                     arguments=_decode(span.attributes.get(A.TOOL_ARGUMENTS)),
                     result=_decode(span.attributes.get(A.TOOL_RESULT)),
                     success=error is None and span.status != "error",
@@ -139,6 +167,9 @@ class Trace(BaseModel):
 
     def model_calls(self) -> list[ModelCall]:
         """Model calls (``chat`` and other inference spans) in the order they started."""
+        return list(self._cached("model_calls", self._model_calls))
+
+    def _model_calls(self) -> list[ModelCall]:
         calls = []
         for span in self.spans:
             if span.operation not in (A.OP_CHAT, "text_completion", "generate_content"):

@@ -129,7 +129,9 @@ def upgrade() -> None:
         sa.Column("status", sa.String(8), nullable=False),
         sa.Column("status_message", sa.Text(), nullable=False),
         sa.ForeignKeyConstraint(
-            ["attempt_id"], ["attempts.id"], name="fk_spans_attempt_id_attempts",
+            ["attempt_id"],
+            ["attempts.id"],
+            name="fk_spans_attempt_id_attempts",
             ondelete="CASCADE",
         ),
         sa.PrimaryKeyConstraint("attempt_id", "position", name="pk_spans"),
