@@ -8,6 +8,8 @@ thread so that many attempts can be in flight; async functions are awaited.
 from __future__ import annotations
 
 import asyncio
+import contextvars
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -15,6 +17,7 @@ import inspect
 import sys
 import traceback
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -46,7 +49,14 @@ def _describe(exc: BaseException) -> str:
 class PythonAgent:
     """Drives an agent written as a Python function, in this process."""
 
-    def __init__(self, spec: str, *, base_dir: Path | None = None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        spec: str,
+        *,
+        base_dir: Path | None = None,
+        name: str | None = None,
+        concurrency: int = 8,
+    ) -> None:
         target = spec.removeprefix(PREFIX)
         location, _, function = target.rpartition(":")
         if not location or not function:
@@ -60,6 +70,10 @@ class PythonAgent:
         self._function_name = function
         self._base_dir = (base_dir or Path.cwd()).resolve()
         self._function: Callable[..., Any] | None = None
+        # asyncio's default pool has min(32, cores + 4) threads: a sync agent would run far
+        # fewer turns at once than --concurrency asks for. The pool is sized to the run.
+        self._concurrency = max(1, concurrency)
+        self._pool: ThreadPoolExecutor | None = None
 
     @property
     def _is_file(self) -> bool:
@@ -142,7 +156,7 @@ class PythonAgent:
                     if call_async:
                         result = await function(message, session)
                     else:
-                        result = await asyncio.to_thread(function, message, session)
+                        result = await self._in_thread(function, message, session)
                     if inspect.isawaitable(result):
                         result = await result
                 except AgentError:
@@ -151,6 +165,13 @@ class PythonAgent:
                     raise AgentError(f"the agent raised {_describe(exc)}") from exc
             responses.append(self._reply(result, session))
         return AgentOutput(responses=responses, final_state=session.final_state)
+
+    async def _in_thread(self, function: Callable[..., Any], *args: Any) -> Any:
+        if self._pool is None:
+            self._pool = ThreadPoolExecutor(self._concurrency, thread_name_prefix="seatrial-agent")
+        # The copied context carries the attempt's recorder and open span into the thread.
+        call = functools.partial(contextvars.copy_context().run, function, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._pool, call)
 
     def _reply(self, result: Any, session: Session) -> str:
         if isinstance(result, str):
@@ -172,4 +193,7 @@ class PythonAgent:
         )
 
     async def aclose(self) -> None:
-        """Nothing to release: the function lives in this process."""
+        """Release the worker threads of sync agents (a later run starts new ones)."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=False, cancel_futures=True)
+            self._pool = None

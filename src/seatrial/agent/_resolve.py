@@ -59,7 +59,7 @@ def _build(
     if headers:
         raise AgentSpecError(f"`headers` apply to http agents only, not to `{spec}`")
     if spec.startswith(_python.PREFIX):
-        return PythonAgent(spec, base_dir=base_dir, name=name)
+        return PythonAgent(spec, base_dir=base_dir, name=name, concurrency=concurrency)
     if spec.startswith(_replay.PREFIX):
         path = Path(spec.removeprefix(_replay.PREFIX))
         if not path.is_absolute():

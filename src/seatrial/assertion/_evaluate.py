@@ -91,7 +91,7 @@ def _params(
                 _problem(
                     case,
                     f"assertion {label}: " + (f"`{where}`: " if where else "") + error["msg"],
-                    f"see the parameters of `{kind.name}` in docs/assertions.md",
+                    f"see the parameters of `{kind.name}` in docs/cases.md",
                 )
             )
         return None

@@ -9,17 +9,20 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from seatrial.agent import AgentAdapter, AgentOutput, AttemptContext, Sandbox, prepare_workspace
+from seatrial.agent import (
+    SANDBOX_TOOLS,
+    AgentAdapter,
+    AgentOutput,
+    AttemptContext,
+    Sandbox,
+    prepare_workspace,
+)
 from seatrial.assertion import AssertionContext, evaluate
 from seatrial.case import Case
 from seatrial.errors import AgentError
 from seatrial.record import AttemptRecord, Metrics
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
-
-SANDBOX_TOOLS = frozenset(
-    {"list_directory", "read_file", "write_file", "run_command", "http_request"}
-)
 
 
 def needs_workspace(case: Case) -> bool:
