@@ -30,7 +30,7 @@ def needs_workspace(case: Case) -> bool:
     if case.fixture:
         return True
     named = set(case.allowed_tools or ()) | set(case.permissions)
-    return bool(named & SANDBOX_TOOLS)
+    return not named.isdisjoint(SANDBOX_TOOLS)
 
 
 def user_id_for(case: Case) -> str:
