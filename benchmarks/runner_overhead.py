@@ -54,7 +54,7 @@ def build_suite(cases: int, repeats: int) -> Suite:
     )
 
 
-async def measure(attempts: int, concurrency: int, db_dir: Path) -> float:
+async def measure(attempts: int, concurrency: int, db_dir: Path, workers: int = 1) -> float:
     """Wall time of one run, from the first attempt to the last stored one."""
     suite = build_suite(cases=attempts // 100, repeats=100)
     adapter = resolve_agent("python:overhead_agent:agent", base_dir=Path(__file__).parent)
@@ -62,7 +62,10 @@ async def measure(attempts: int, concurrency: int, db_dir: Path) -> float:
         await adapter.check()
         started = time.perf_counter()
         outcome = await run_suite_async(
-            suite, adapter, store, RunOptions(concurrency=concurrency, timeout_s=60)
+            suite,
+            adapter,
+            store,
+            RunOptions(concurrency=concurrency, timeout_s=60, workers=workers),
         )
         elapsed = time.perf_counter() - started
         stored = len(store.finished_attempts(outcome.run_id))
@@ -76,12 +79,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--attempts", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=500)
+    parser.add_argument("--workers", type=int, default=1, help="processes (one per core)")
     args = parser.parse_args()
     floor = args.attempts * LATENCY_S / args.concurrency
     with tempfile.TemporaryDirectory() as tmp:
-        elapsed = asyncio.run(measure(args.attempts, args.concurrency, Path(tmp)))
+        elapsed = asyncio.run(measure(args.attempts, args.concurrency, Path(tmp), args.workers))
     latency_ms = LATENCY_S * 1000
-    print(f"attempts={args.attempts} concurrency={args.concurrency} latency={latency_ms:.0f} ms")
+    print(
+        f"attempts={args.attempts} concurrency={args.concurrency} workers={args.workers} "
+        f"latency={latency_ms:.0f} ms"
+    )
     print(
         f"wall time {elapsed:.2f} s; floor {floor:.2f} s; ratio {elapsed / floor:.2f}x (goal < 2x)"
     )

@@ -41,7 +41,7 @@ class AgentConfig(BaseModel):
     ``python:package.module:function`` ...)."""
     headers: dict[str, str] = Field(default_factory=dict, repr=False)
     """HTTP headers sent with every request. Write secrets as ``${NAME}``: the adapter reads
-    the environment variable ``NAME`` when it sends the request."""
+    the environment variable ``NAME`` when the run starts (a missing one stops it, exit 2)."""
     timeout_s: float | None = Field(default=None, gt=0)
     """Seconds to wait for one reply; unset means ``run.timeout_s``."""
 
@@ -55,6 +55,8 @@ class RunDefaults(BaseModel):
     """Runs of every case, as ``--repeats``; unset keeps each case's own ``repeats``."""
     concurrency: int = Field(default=8, ge=1)
     """Attempts in flight at once."""
+    workers: int = Field(default=1, ge=1)
+    """Processes sharing the attempts, as ``--workers`` (one per core for large runs)."""
     timeout_s: float = Field(default=60.0, gt=0)
     """Seconds one attempt may take before it is recorded as ERROR (``timeout``)."""
     report_dir: str | None = None

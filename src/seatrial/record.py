@@ -86,10 +86,11 @@ class Metrics(BaseModel):
     @classmethod
     def of(cls, trace: Trace) -> Metrics:
         """Compute the metrics of a trace."""
+        model_calls = trace.model_calls()
         input_tokens, output_tokens = trace.token_usage()
         return cls(
             tool_calls=len(trace.tool_calls()),
-            model_calls=len(trace.model_calls()),
+            model_calls=len(model_calls),
             wall_time_ms=round(trace.wall_time_ms(), 3),
             input_tokens=input_tokens,
             output_tokens=output_tokens,

@@ -76,6 +76,10 @@ def run(
     timeout: Annotated[
         float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=1, help="Processes sharing the attempts (default 1; one per core)."),
+    ] = None,
     tag: Annotated[list[str] | None, typer.Option(help="Label the run (repeatable).")] = None,
     db: Annotated[
         str | None,
@@ -94,6 +98,8 @@ def run(
     config = load_config(Path.cwd())
     defaults = config.run
     concurrency = concurrency or defaults.concurrency
+    repeats = repeats or defaults.repeats
+    workers = workers or defaults.workers
     timeout_s = timeout if timeout is not None else defaults.timeout_s
     suite: Suite | None = None
     if resume is None:
@@ -114,7 +120,11 @@ def run(
             )
             asyncio.run(_check(adapter))
         options = RunOptions(
-            repeats=repeats, concurrency=concurrency, timeout_s=timeout_s, tags=tag or []
+            repeats=repeats,
+            concurrency=concurrency,
+            timeout_s=timeout_s,
+            tags=tag or [],
+            workers=workers,
         )
         try:
             outcome = asyncio.run(_drive(adapter, store, suite, run_id, options))

@@ -11,6 +11,7 @@ from seatrial.run._runner import (
     run_suite_async,
     suite_hash,
 )
+from seatrial.run._workers import can_fork
 
 __all__ = [
     "PlainProgress",
@@ -18,6 +19,7 @@ __all__ = [
     "RichProgress",
     "RunOptions",
     "RunOutcome",
+    "can_fork",
     "new_run_id",
     "progress_for",
     "resume_async",

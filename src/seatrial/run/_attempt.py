@@ -8,6 +8,7 @@ import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from seatrial.agent import (
     SANDBOX_TOOLS,
@@ -97,41 +98,50 @@ async def run_attempt(
         trace = (
             output.trace if output is not None and output.trace is not None else recorder.trace()
         )
-        record = AttemptRecord(
-            run_id=run_id,
-            case_id=case.id,
-            attempt=attempt,
-            verdict="ERROR",
-            metrics=Metrics.of(trace),
-            user_id=user_id,
-            session_id=session_id,
-            started_at=started,
-            trace=trace,
-        )
-        if output is not None:
-            record.responses = list(output.responses)
-            record.response = output.response
-            record.final_state = output.final_state
+        responses = list(output.responses) if output is not None else []
+        response = responses[-1] if responses else ""
+        final_state = output.final_state if output is not None else None
+        # One constructor call per attempt: pydantic attribute assignment is not free, and this
+        # runs for every attempt of every run.
+        common: dict[str, Any] = {
+            "run_id": run_id,
+            "case_id": case.id,
+            "attempt": attempt,
+            "metrics": Metrics.of(trace),
+            "response": response,
+            "responses": responses,
+            "final_state": final_state,
+            "user_id": user_id,
+            "session_id": session_id,
+            "started_at": started,
+            "trace": trace,
+        }
         if error is not None:
-            record.failure_type = error.failure_type
-            record.error = str(error)
-            record.reason = f"{error.failure_type}: {error}"
-        else:
-            evaluation = evaluate(
-                case,
-                AssertionContext(
-                    case=case,
-                    trace=trace,
-                    response=record.response,
-                    responses=record.responses,
-                    final_state=record.final_state,
-                    workspace=workspace,
-                ),
+            return AttemptRecord(
+                **common,
+                verdict="ERROR",
+                failure_type=error.failure_type,
+                error=str(error),
+                reason=f"{error.failure_type}: {error}",
+                finished_at=time.time(),
             )
-            record.verdict = evaluation.verdict
-            record.failure_type = evaluation.failure_type
-            record.reason = evaluation.reason
-            record.score = evaluation.score
-            record.assertions = list(evaluation.results)
-    record.finished_at = time.time()
-    return record
+        evaluation = evaluate(
+            case,
+            AssertionContext(
+                case=case,
+                trace=trace,
+                response=response,
+                responses=responses,
+                final_state=final_state,
+                workspace=workspace,
+            ),
+        )
+    return AttemptRecord(
+        **common,
+        verdict=evaluation.verdict,
+        failure_type=evaluation.failure_type,
+        reason=evaluation.reason,
+        score=evaluation.score,
+        assertions=evaluation.results,
+        finished_at=time.time(),
+    )

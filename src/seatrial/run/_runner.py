@@ -8,7 +8,7 @@ import json
 import random
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -16,7 +16,8 @@ from seatrial._version import __version__
 from seatrial.agent import AgentAdapter
 from seatrial.case import Case, Suite
 from seatrial.record import AttemptRecord, RunInfo
-from seatrial.run._attempt import run_attempt
+from seatrial.run._drain import drain
+from seatrial.run._workers import can_fork, run_in_workers
 from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
 
@@ -46,6 +47,8 @@ class RunOptions:
     """Wall-clock limit per attempt; past it the attempt is ERROR (``timeout``)."""
     tags: list[str] = field(default_factory=list)
     """Labels stored with the run."""
+    workers: int = 1
+    """Processes sharing the attempts (one event loop each); more than 1 uses every core."""
 
 
 @dataclass
@@ -100,6 +103,7 @@ async def run_suite_async(
             "repeats": options.repeats,
             "concurrency": options.concurrency,
             "timeout_s": options.timeout_s,
+            "workers": options.workers,
             "gate": suite.gate.model_dump(),
             "rubrics": suite.rubrics,
             "suite_hash": suite_hash(suite.cases),
@@ -124,6 +128,7 @@ async def resume_async(
         concurrency=int(settings.get("concurrency") or 8),
         timeout_s=settings.get("timeout_s"),
         tags=list(info.tags),
+        workers=int(settings.get("workers") or 1),
     )
     done = store.finished_attempts(run_id)
     plan = _plan(store.run_cases(run_id), options.repeats, done)
@@ -139,32 +144,39 @@ async def _execute(
     options: RunOptions,
     progress: Progress | None,
 ) -> RunOutcome:
-    writer = AttemptWriter(store)
-    jobs: Iterator[tuple[Case, int]] = iter(plan)
     finished = 0
 
-    async def worker() -> None:
+    def on_record(record: AttemptRecord) -> None:
         nonlocal finished
-        for case, attempt in jobs:
-            record = await run_attempt(adapter, case, attempt, run_id, options.timeout_s)
-            writer.submit(record)
-            finished += 1
-            if progress is not None:
-                progress.advance(record)
+        finished += 1
+        if progress is not None:
+            progress.advance(record)
 
     if progress is not None:
         progress.start(len(plan) + already_done, already_done)
     interrupted = True
     restore = _cancel_on_sigterm()
     try:
-        workers = max(1, min(options.concurrency, len(plan)))
-        await asyncio.gather(*(worker() for _ in range(workers)))
+        if options.workers > 1 and len(plan) > 1 and can_fork():
+            await run_in_workers(run_id, plan, adapter, store, options, on_record)
+        else:
+            writer = AttemptWriter(store)
+            try:
+
+                def store_and_count(record: AttemptRecord) -> None:
+                    writer.submit(record)
+                    on_record(record)
+
+                await drain(
+                    plan, adapter, run_id, options.timeout_s, options.concurrency, store_and_count
+                )
+            finally:
+                writer.close()
         interrupted = False
     finally:
         restore()
         if progress is not None:
             progress.stop()
-        writer.close()
         store.finish_run(run_id, "interrupted" if interrupted else "finished", time.time())
     return RunOutcome(run_id=run_id, attempts_run=finished, interrupted=interrupted)
 

@@ -1,0 +1,130 @@
+"""Worker processes share a run's attempts: each stored once, progress complete, resumable."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from seatrial.agent import resolve_agent
+from seatrial.case import load_suite
+from seatrial.record import AttemptRecord
+from seatrial.run import RunOptions, can_fork, run_suite_async
+from tests.conftest import agent_spec
+
+pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need fork")
+
+SEATRIAL = str(Path(sys.executable).parent / "seatrial")
+
+
+class Collect:
+    def __init__(self) -> None:
+        self.records: list[AttemptRecord] = []
+
+    def start(self, total: int, done: int) -> None:
+        self.total = total
+
+    def advance(self, record: AttemptRecord) -> None:
+        self.records.append(record)
+
+    def stop(self) -> None:
+        pass
+
+
+def test_workers_store_every_attempt_once_and_report_each_to_progress(write_suite, store):
+    suite = load_suite(
+        write_suite("""
+suite: shared
+cases:
+  - {id: a, input: hello, repeats: 5, assertions: [{type: contains, value: hello}]}
+  - {id: b, input: boom, repeats: 4}
+  - {id: c, input: calm, repeats: 3, assertions: [{type: contains, value: fine}]}
+""")
+    )
+    progress = Collect()
+
+    async def go() -> str:
+        adapter = resolve_agent(agent_spec("crash_on_boom"))
+        await adapter.check()
+        try:
+            outcome = await run_suite_async(
+                suite, adapter, store, RunOptions(workers=2, concurrency=4), progress
+            )
+        finally:
+            await adapter.aclose()
+        return outcome.run_id
+
+    run_id = asyncio.run(go())
+    attempts = store.attempts(run_id)
+    keys = sorted((a.case_id, a.attempt) for a in attempts)
+    assert keys == sorted({(a.case_id, a.attempt) for a in attempts})
+    assert len(keys) == 12
+    verdicts = {(a.case_id, a.verdict) for a in attempts}
+    assert verdicts == {("a", "FAIL"), ("b", "ERROR"), ("c", "PASS")}
+    assert sorted((r.case_id, r.attempt) for r in progress.records) == keys
+    assert store.get_run(run_id).status == "finished"
+
+
+def test_ctrl_c_stops_every_worker_and_resume_finishes_the_run(tmp_path):
+    suite = tmp_path / "s.yaml"
+    suite.write_text("suite: k\ncases: [{id: a, input: x, repeats: 40}]\n", encoding="utf-8")
+    log = tmp_path / "calls.log"
+    env = {**os.environ, "SEATRIAL_TEST_LOG": str(log), "SEATRIAL_TEST_SLEEP": "0.1"}
+    process = subprocess.Popen(
+        [
+            SEATRIAL,
+            "run",
+            str(suite),
+            "--agent",
+            agent_spec("logged"),
+            "--workers",
+            "2",
+            "--concurrency",
+            "2",
+        ],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    db = tmp_path / ".seatrial" / "seatrial.db"
+    deadline = time.monotonic() + 60
+    stored = 0
+    while time.monotonic() < deadline and stored < 6:
+        time.sleep(0.1)
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as conn:
+                    stored = conn.execute("select count(*) from attempts").fetchone()[0]
+            except sqlite3.OperationalError:
+                stored = 0
+    os.killpg(process.pid, signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+    assert process.returncode == 130, output
+    assert "--resume" in output
+    with sqlite3.connect(db) as conn:
+        (run_id, status) = conn.execute("select run_id, status from runs").fetchone()
+        kept = conn.execute("select count(*) from attempts").fetchone()[0]
+    assert status == "interrupted"
+    assert 6 <= kept < 40
+    resumed = subprocess.run(
+        [SEATRIAL, "run", "--resume", run_id],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    with sqlite3.connect(db) as conn:
+        rows = conn.execute("select case_id, attempt from attempts").fetchall()
+    assert sorted(rows) == [("a", n) for n in range(1, 41)]
