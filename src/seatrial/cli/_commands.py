@@ -51,16 +51,8 @@ def runs(
     with _open_store(db) as store:
         infos = store.list_runs(limit=limit, suite=suite, agent=agent, tag=tag)
         table = Table(show_edge=False, pad_edge=False)
-        for column in (
-            "run",
-            "started",
-            "suite",
-            "agent",
-            "status",
-            "attempts",
-            "pass rate",
-            "tags",
-        ):
+        table.add_column("run", no_wrap=True)
+        for column in ("started", "suite", "agent", "status", "attempts", "pass rate", "tags"):
             table.add_column(column)
         for info in infos:
             report = build_report(store, info.run_id)

@@ -128,10 +128,12 @@ def run(
         )
         try:
             outcome = asyncio.run(_drive(adapter, store, suite, run_id, options))
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM
+            interrupted = run_id or store.resolve_run_id("latest")
             err_console.print(
                 "[yellow]interrupted:[/] finished attempts are stored; "
-                "continue with `seatrial run --resume <run id>` (see `seatrial runs`)"
+                f"continue with `seatrial run --resume {interrupted}`",
+                highlight=False,
             )
             raise typer.Exit(130) from None
         report = build_report(store, outcome.run_id)

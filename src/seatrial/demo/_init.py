@@ -13,9 +13,9 @@ agents:
   # python:MODULE_OR_FILE:FUNCTION, http://host:port/path, or replay:FILE.jsonl
   example: python:agents/example_agent.py:answer
 run:
-  repeats: 1
-  concurrency: 8
-  timeout_s: 60
+  concurrency: 8      # attempts in flight
+  timeout_s: 60       # per attempt; past it the attempt is ERROR (timeout)
+  # repeats: 3        # would override every case's own `repeats`
 """
 
 EXAMPLE_SUITE = """\

@@ -120,9 +120,9 @@ def to_markdown(report: RunReport) -> str:
         f"({s.pass_rate:.1%} pass rate). Gate **{gate}**.",
         "",
     ]
-    lines += [f"- {_md_cell(r)}" for r in report.gate.reasons]
+    if report.gate.reasons:
+        lines += [f"- {_md_cell(r)}" for r in report.gate.reasons] + [""]
     lines += [
-        "",
         "| category | cases | attempts | pass rate | failures by type |",
         "|---|---|---|---|---|",
     ]
