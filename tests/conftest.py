@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,3 +36,21 @@ def write_suite(tmp_path: Path):
         return path
 
     return write
+
+
+def shared_data(name: str) -> Path:
+    """A folder of ../shared/data (real data written by others; see its README).
+
+    ``SEATRIAL_TEST_DATA`` may point elsewhere; CI lays ``shared/`` beside the clone.
+    """
+    candidates = [
+        Path(os.environ.get("SEATRIAL_TEST_DATA", "shared/data")),
+        HERE.parents[0] / "shared" / "data",
+        HERE.parents[1] / "shared" / "data",
+    ]
+    for folder in candidates:
+        if (folder / name).exists():
+            return folder / name
+    raise FileNotFoundError(
+        f"shared/data/{name} not found; set SEATRIAL_TEST_DATA to the data folder"
+    )

@@ -7,33 +7,15 @@ the reward tau-bench gave each trial.
 from __future__ import annotations
 
 import json
-import os
 from collections import Counter
 from functools import cache
-from pathlib import Path
 
 from seatrial.trace import Trace
+from tests.conftest import shared_data
 
 from ._traces import TraceBuilder, check, context
 
-
-def _tau_bench_folder() -> Path:
-    """tau-bench's files in shared/data (see its README)."""
-    here = Path(__file__).resolve()
-    candidates = [
-        Path(os.environ.get("SEATRIAL_TEST_DATA", "shared/data")),
-        here.parents[2] / "shared" / "data",
-        here.parents[3] / "shared" / "data",
-    ]
-    for folder in candidates:
-        if (folder / "tau-bench" / "gpt-4o-airline.json").is_file():
-            return folder / "tau-bench"
-    raise FileNotFoundError(
-        "shared/data/tau-bench not found; set SEATRIAL_TEST_DATA to the data folder"
-    )
-
-
-DATA = _tau_bench_folder()
+DATA = shared_data("tau-bench")
 RUNS = DATA / "gpt-4o-airline.json"
 TASKS = DATA / "airline_tasks_test.json"
 

@@ -5,8 +5,6 @@ from __future__ import annotations
 import base64
 import json
 import math
-import os
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,25 +21,9 @@ from seatrial.trace import (
     traces_from_otlp,
 )
 from seatrial.trace import attrs as A
+from tests.conftest import shared_data
 
-
-def _semconv_folder() -> Path:
-    """The OTel GenAI conventions' files from shared/data (see its README)."""
-    here = Path(__file__).resolve()
-    candidates = [
-        Path(os.environ.get("SEATRIAL_TEST_DATA", "shared/data")),
-        here.parents[2] / "shared" / "data",
-        here.parents[3] / "shared" / "data",
-    ]
-    for folder in candidates:
-        if (folder / "otel-semconv-genai").is_dir():
-            return folder / "otel-semconv-genai"
-    raise FileNotFoundError(
-        "shared/data/otel-semconv-genai not found; set SEATRIAL_TEST_DATA to the data folder"
-    )
-
-
-SEMCONV = _semconv_folder()
+SEMCONV = shared_data("otel-semconv-genai")
 EXAMPLES = json.loads((SEMCONV / "examples-llm-calls.extracted.json").read_text("utf-8"))
 TABLE_KEYS = ("Span name", "Trace id", "Span id")
 
