@@ -54,8 +54,10 @@ def runs(
         table.add_column("run", no_wrap=True)
         for column in ("started", "suite", "agent", "status", "attempts", "pass rate", "tags"):
             table.add_column(column)
+        counts = store.verdict_counts([info.run_id for info in infos])
         for info in infos:
-            report = build_report(store, info.run_id)
+            total = sum(counts[info.run_id].values())
+            passed = counts[info.run_id].get("PASS", 0)
             started = dt.datetime.fromtimestamp(info.started_at).strftime("%Y-%m-%d %H:%M")
             table.add_row(
                 info.run_id,
@@ -63,8 +65,8 @@ def runs(
                 info.suite,
                 info.agent,
                 info.status,
-                str(report.summary.attempts),
-                f"{report.summary.pass_rate:.0%}",
+                str(total),
+                f"{passed / total:.0%}" if total else "-",
                 ",".join(info.tags),
             )
     console.print(table if infos else "no runs stored yet: try `seatrial demo`")

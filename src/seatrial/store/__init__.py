@@ -4,8 +4,9 @@
 ``$SEATRIAL_DB_URL`` (``--db``) names, and migrates its schema with Alembic.
 """
 
+from seatrial.store._codec import EncodedAttempts, encode_attempts
 from seatrial.store._schema import SCHEMA_REVISION
-from seatrial.store._store import RUN_STATUSES, EncodedAttempts, Store, encode_attempts
+from seatrial.store._store import RUN_STATUSES, Store
 from seatrial.store._url import DB_URL_ENV, DEFAULT_DB_PATH, mask_url, resolve_url
 
 __all__ = [

@@ -12,9 +12,13 @@ import random
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from typing import Any
 
+from pydantic_core import PydanticSerializationError
+
 from seatrial.case import Case
+from seatrial.errors import StoreError
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store._engine import raw_json, without_nul
 from seatrial.trace import Span, Trace
@@ -246,3 +250,24 @@ def span_dict(row: Mapping[Any, Any]) -> Row:
 def trace_of(trace_id: str, span_rows: Iterable[Mapping[Any, Any]]) -> Trace:
     """A trace from its id and its span rows in stored order."""
     return Trace.model_validate({"trace_id": trace_id, "spans": [span_dict(r) for r in span_rows]})
+
+
+@dataclass(frozen=True)
+class EncodedAttempts:
+    """Attempts turned into table rows, ready for :meth:`Store.save_encoded`."""
+
+    run_ids: frozenset[str]
+    attempt_rows: list[tuple[Any, ...]]
+    span_rows: list[tuple[Any, ...]]
+
+
+def encode_attempts(records: Sequence[AttemptRecord]) -> EncodedAttempts:
+    """Turn attempts into rows (CPU work only, no database); StoreError if one is not JSON."""
+    try:
+        attempts, spans = attempt_rows(records)
+    except PydanticSerializationError as exc:
+        raise StoreError(
+            f"cannot store {len(records)} attempts: a value in one of them is not JSON "
+            f"({exc}); give final_state and span attributes JSON values"
+        ) from exc
+    return EncodedAttempts(frozenset(r.run_id for r in records), attempts, spans)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
 from pydantic import ValidationError
-from pydantic_core import PydanticSerializationError
 from sqlalchemy import and_, exists, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import SQLAlchemyError
@@ -20,6 +18,7 @@ from seatrial.errors import InputError, RunNotFound, StoreError
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store import _codec as codec
 from seatrial.store._bulk import insert_many
+from seatrial.store._codec import EncodedAttempts, encode_attempts
 from seatrial.store._engine import WRITE_OPTION, make_engine
 from seatrial.store._migrate import upgrade
 from seatrial.store._schema import attempts, run_cases, run_tags, runs, spans
@@ -31,27 +30,6 @@ T = TypeVar("T")
 
 RUN_STATUSES = ("running", "finished", "interrupted")
 """The statuses a run can have (see :class:`~seatrial.record.RunInfo`)."""
-
-
-@dataclass(frozen=True)
-class EncodedAttempts:
-    """Attempts turned into table rows, ready for :meth:`Store.save_encoded`."""
-
-    run_ids: frozenset[str]
-    attempt_rows: list[tuple[Any, ...]]
-    span_rows: list[tuple[Any, ...]]
-
-
-def encode_attempts(records: Sequence[AttemptRecord]) -> EncodedAttempts:
-    """Turn attempts into rows (CPU work only, no database); StoreError if one is not JSON."""
-    try:
-        attempt_rows, span_rows = codec.attempt_rows(records)
-    except PydanticSerializationError as exc:
-        raise StoreError(
-            f"cannot store {len(records)} attempts: a value in one of them is not JSON "
-            f"({exc}); give final_state and span attributes JSON values"
-        ) from exc
-    return EncodedAttempts(frozenset(r.run_id for r in records), attempt_rows, span_rows)
 
 
 class Store:
@@ -288,6 +266,21 @@ class Store:
             if not rows:
                 self._check_run(connection, run_id)
             return {(str(case_id), int(attempt)) for case_id, attempt in rows}
+
+    def verdict_counts(self, run_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+        """Attempts per verdict for each run, counted by the database (for run lists)."""
+        counts: dict[str, dict[str, int]] = {run_id: {} for run_id in run_ids}
+        if not run_ids:
+            return counts
+        with self._read("count the attempts of runs") as connection:
+            rows = connection.execute(
+                select(attempts.c.run_id, attempts.c.verdict, func.count())
+                .where(attempts.c.run_id.in_(list(run_ids)))
+                .group_by(attempts.c.run_id, attempts.c.verdict)
+            ).all()
+        for run_id, verdict, count in rows:
+            counts[str(run_id)][str(verdict)] = int(count)
+        return counts
 
     def attempts(
         self, run_id: str, case_id: str | None = None, with_traces: bool = False
