@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import sqlite3
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -54,3 +56,19 @@ def shared_data(name: str) -> Path:
     raise FileNotFoundError(
         f"shared/data/{name} not found; set SEATRIAL_TEST_DATA to the data folder"
     )
+
+
+def wait_for_stored_attempts(db: Path, at_least: int, timeout_s: float = 60) -> int:
+    """Poll a run's SQLite store (written by another process) until it holds ``at_least``
+    attempts; return how many it holds."""
+    deadline = time.monotonic() + timeout_s
+    stored = 0
+    while time.monotonic() < deadline and stored < at_least:
+        time.sleep(0.1)
+        if db.exists():
+            try:
+                with sqlite3.connect(db) as conn:
+                    stored = conn.execute("select count(*) from attempts").fetchone()[0]
+            except sqlite3.OperationalError:  # the schema is still being created
+                stored = 0
+    return stored

@@ -9,13 +9,12 @@ import socket
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
 from seatrial.demo import EXPECTED_V2_FAILURES
 from seatrial.demo._demo import SUITE as DEMO_SUITE
-from tests.conftest import agent_spec
+from tests.conftest import agent_spec, wait_for_stored_attempts
 
 SEATRIAL = str(Path(sys.executable).parent / "seatrial")
 
@@ -142,16 +141,7 @@ def test_a_killed_run_is_completed_by_resume(tmp_path):
         stderr=subprocess.DEVNULL,
     )
     db = tmp_path / ".seatrial" / "seatrial.db"
-    deadline = time.monotonic() + 60
-    stored = 0
-    while time.monotonic() < deadline and stored < 5:
-        time.sleep(0.1)
-        if db.exists():
-            try:
-                with sqlite3.connect(db) as conn:
-                    stored = conn.execute("select count(*) from attempts").fetchone()[0]
-            except sqlite3.OperationalError:
-                stored = 0
+    stored = wait_for_stored_attempts(db, at_least=5)
     process.send_signal(signal.SIGKILL)
     process.wait(timeout=10)
     assert 5 <= stored < 30

@@ -8,7 +8,6 @@ import signal
 import sqlite3
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -17,7 +16,7 @@ from seatrial.agent import resolve_agent
 from seatrial.case import load_suite
 from seatrial.record import AttemptRecord
 from seatrial.run import RunOptions, can_fork, run_suite_async
-from tests.conftest import agent_spec
+from tests.conftest import agent_spec, wait_for_stored_attempts
 
 pytestmark = pytest.mark.skipif(not can_fork(), reason="worker processes need fork")
 
@@ -97,16 +96,7 @@ def test_ctrl_c_stops_every_worker_and_resume_finishes_the_run(tmp_path):
         start_new_session=True,
     )
     db = tmp_path / ".seatrial" / "seatrial.db"
-    deadline = time.monotonic() + 60
-    stored = 0
-    while time.monotonic() < deadline and stored < 6:
-        time.sleep(0.1)
-        if db.exists():
-            try:
-                with sqlite3.connect(db) as conn:
-                    stored = conn.execute("select count(*) from attempts").fetchone()[0]
-            except sqlite3.OperationalError:
-                stored = 0
+    assert wait_for_stored_attempts(db, at_least=6) >= 6
     os.killpg(process.pid, signal.SIGINT)
     output, _ = process.communicate(timeout=60)
     assert process.returncode == 130, output

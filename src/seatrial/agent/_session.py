@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -170,9 +171,7 @@ class Session:
     ) -> ToolError:
         """Record a call that cannot be made as a failed span; return the error to raise."""
         error = ToolError(message, error_type)
-        try:
-            with tool_span(self.recorder, name, arguments):
-                raise error
-        except ToolError:
-            pass
+        # The span records the failure when the error leaves it; the caller raises it again.
+        with contextlib.suppress(ToolError), tool_span(self.recorder, name, arguments):
+            raise error
         return error

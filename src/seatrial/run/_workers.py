@@ -69,7 +69,7 @@ def _child(
 
         asyncio.run(drain(share, adapter, run_id, timeout_s, concurrency, on_record))
     except KeyboardInterrupt:
-        pass
+        return  # Ctrl-C: the finally block stores what finished
     except BaseException as exc:
         messages.put((_FAILED, f"{type(exc).__name__}: {exc}"))
     finally:

@@ -60,8 +60,7 @@ class Store:
             ) from exc
         try:
             try:
-                with engine.connect():
-                    pass
+                engine.connect().close()
             except SQLAlchemyError as exc:
                 raise StoreError(
                     f"cannot connect to {mask_url(resolved)}: {reason(exc, resolved)}; "

@@ -19,6 +19,7 @@ the request without answering, for timeout tests).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import socket
 import threading
@@ -205,10 +206,8 @@ class AgentServer:
             connections = list(self._state.connections)
         for connection in connections:
             # Idle keep-alive connections block their handler thread in a read.
-            try:
+            with contextlib.suppress(OSError):
                 connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
         server.server_close()
         thread.join()
         self._server = None
