@@ -10,7 +10,13 @@
     │   └── RunNotFound           no stored run has the id (or prefix) given
     ├── AgentError                the agent under test failed (recorded as ERROR, not raised
     │                             out of a run)
-    └── StoreError                the store could not be opened, migrated or written
+    ├── StoreError                the store could not be opened, migrated or written
+    └── GatewayError              a model call through the gateway failed
+        ├── ProviderError         one provider call failed (kind, status, retryable)
+        ├── FallbackExhausted     every model of a fallback chain failed (names each try)
+        ├── BudgetExceeded        a run or project budget is spent; no new calls
+        ├── RateLimitTimeout      the rate limit would make the call wait too long
+        └── CassetteMismatch      a replayed request differs from the recorded one
 
 A failing agent is data: the runner turns :class:`AgentError` into an ERROR verdict with its
 reason. Every message says what to do next.
@@ -81,3 +87,43 @@ class AgentError(SeatrialError):
 
 class StoreError(SeatrialError):
     """The store could not be opened, migrated or written."""
+
+
+class GatewayError(SeatrialError):
+    """A model call through the gateway failed. Messages never contain an API key."""
+
+
+class ProviderError(GatewayError):
+    """One call to one provider failed.
+
+    ``kind`` is ``timeout``, ``rate_limited``, ``server_error``, ``bad_request``,
+    ``connection`` or ``malformed``; 429, 5xx, timeouts and connection errors are retryable.
+    """
+
+    def __init__(
+        self, message: str, kind: str, status: int | None = None, retryable: bool = False
+    ) -> None:
+        self.kind = kind
+        self.status = status
+        self.retryable = retryable
+        super().__init__(message)
+
+
+class FallbackExhausted(GatewayError):
+    """Every model of a chain failed; ``attempts`` lists each try (model, outcome, detail)."""
+
+    def __init__(self, message: str, attempts: list[object]) -> None:
+        self.attempts = attempts
+        super().__init__(message)
+
+
+class BudgetExceeded(GatewayError):
+    """A run or project budget is spent: new model calls are refused."""
+
+
+class RateLimitTimeout(GatewayError):
+    """Waiting for the rate limit would take longer than the gateway may wait."""
+
+
+class CassetteMismatch(GatewayError):
+    """In strict replay, a request differs from the recorded one (the first difference named)."""

@@ -1,0 +1,68 @@
+"""Shared gateway fixtures: running fake model servers, models pointing at them, cleanup."""
+
+from __future__ import annotations
+
+import socket
+from collections.abc import AsyncIterator, Iterator
+from typing import Any
+
+import pytest
+
+from seatrial.gateway._config import ModelConfig
+from seatrial.gateway._providers import close_providers
+from seatrial.testing import FakeAnthropic, FakeOpenAI
+
+
+@pytest.fixture(autouse=True)
+async def _close_providers_after_each_test() -> AsyncIterator[None]:
+    """SDK clients belong to the test's event loop: close them before it ends."""
+    yield
+    await close_providers()
+
+
+@pytest.fixture
+def fake_openai() -> Iterator[FakeOpenAI]:
+    """A running FakeOpenAI that echoes; set ``fake_openai.script`` to script it."""
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_anthropic() -> Iterator[FakeAnthropic]:
+    """A running FakeAnthropic that echoes; set ``fake_anthropic.script`` to script it."""
+    with FakeAnthropic() as server:
+        yield server
+
+
+def model_for(server: FakeOpenAI | FakeAnthropic, **fields: Any) -> ModelConfig:
+    """A ModelConfig calling ``server`` (OpenAI or Anthropic, by the server's kind)."""
+    provider = "anthropic" if isinstance(server, FakeAnthropic) else "openai"
+    values: dict[str, Any] = {
+        "name": "main",
+        "model": "fake-model-2024-01-01",
+        "provider": provider,
+        "base_url": server.base_url,
+    }
+    values.update(fields)
+    return ModelConfig(**values)
+
+
+@pytest.fixture
+def openai_model(fake_openai: FakeOpenAI) -> ModelConfig:
+    """Model ``main`` on the running FakeOpenAI."""
+    return model_for(fake_openai)
+
+
+@pytest.fixture
+def anthropic_model(fake_anthropic: FakeAnthropic) -> ModelConfig:
+    """Model ``main`` on the running FakeAnthropic."""
+    return model_for(fake_anthropic, model="claude-fake-20250101")
+
+
+@pytest.fixture
+def refused_url() -> str:
+    """A 127.0.0.1 base URL where nothing listens (connection refused)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/v1"
