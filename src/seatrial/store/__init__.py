@@ -5,6 +5,7 @@
 """
 
 from seatrial.store._codec import EncodedAttempts, encode_attempts
+from seatrial.store._ledger import LEDGER_FORMAT_VERSION, ModelCallRow
 from seatrial.store._schema import SCHEMA_REVISION
 from seatrial.store._store import RUN_STATUSES, Store
 from seatrial.store._url import DB_URL_ENV, DEFAULT_DB_PATH, mask_url, resolve_url
@@ -13,6 +14,8 @@ __all__ = [
     "DB_URL_ENV",
     "DEFAULT_DB_PATH",
     "EncodedAttempts",
+    "LEDGER_FORMAT_VERSION",
+    "ModelCallRow",
     "RUN_STATUSES",
     "SCHEMA_REVISION",
     "Store",

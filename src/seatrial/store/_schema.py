@@ -12,6 +12,7 @@ from typing import Any
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     Column,
     Float,
     ForeignKey,
@@ -27,7 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0001"
+SCHEMA_REVISION = "0002"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -141,4 +142,28 @@ spans = Table(
     Column("status_message", Text, nullable=False),
     # Imported traces may repeat span ids; the position in start order is always unique.
     PrimaryKeyConstraint("attempt_id", "position"),
+)
+
+model_calls = Table(
+    "model_calls",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    # No foreign key: the gateway also prices calls made outside a stored run.
+    Column("run_id", Text),
+    Column("case_id", Text),
+    Column("attempt", Integer),
+    Column("purpose", String(16), nullable=False),
+    Column("model", Text, nullable=False),
+    Column("provider_model", Text, nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
+    Column("cached_input_tokens", BigInteger, nullable=False),
+    Column("cost_usd", Float, nullable=False),
+    Column("latency_ms", Float, nullable=False),
+    Column("cached", Boolean, nullable=False),
+    Column("fallback_used", Boolean, nullable=False),
+    Column("fault", Text),
+    Column("created_at", Float, nullable=False),
+    # Budgets and reports sum a run's spend, split by purpose.
+    Index(None, "run_id", "purpose"),
 )
