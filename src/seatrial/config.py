@@ -15,11 +15,28 @@ import os
 from pathlib import Path
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from seatrial.case._explain import explain
 from seatrial.case._yaml import parse_yaml, read_text
 from seatrial.errors import ConfigError, Problem
+from seatrial.gateway._config import (
+    BudgetConfig,
+    CacheConfig,
+    CassetteConfig,
+    FaultSpec,
+    GatewayConfig,
+    ModelConfig,
+    RoutingConfig,
+    TracingConfig,
+)
 
 CONFIG_FILE = "seatrial.yaml"
 """The configuration file's name."""
@@ -64,6 +81,31 @@ class RunDefaults(BaseModel):
     ``RUN_ID/`` subfolder. Unset means ``.seatrial/reports/``."""
 
 
+class GatewaySettings(BaseModel):
+    """The ``gateway:`` section: everything about model calls but the models themselves."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    routing: RoutingConfig = Field(default_factory=RoutingConfig)
+    """Model choice for requests that name none (default, rules, complexity)."""
+    budgets: BudgetConfig = Field(default_factory=BudgetConfig)
+    """Spending limits per run and per project."""
+    cache: CacheConfig = Field(default_factory=CacheConfig)
+    """Response cache defaults per purpose."""
+    cassette: CassetteConfig = Field(default_factory=CassetteConfig)
+    """Recording and replaying model answers."""
+    faults: list[FaultSpec] = Field(default_factory=list)
+    """Faults to inject into model calls."""
+    fault_seed: int = 0
+    """Seed for probabilistic faults (and trace sampling)."""
+    redis_url: str | None = Field(default=None, repr=False)
+    """Share rate limits across processes through this Redis."""
+    max_limit_wait_s: float = Field(default=10.0, ge=0)
+    """Longest a call waits for its rate limit before failing."""
+    tracing: TracingConfig = Field(default_factory=TracingConfig)
+    """OTLP export of gateway spans."""
+
+
 class ConfigFile(BaseModel):
     """The keys a ``seatrial.yaml`` may hold."""
 
@@ -81,6 +123,10 @@ class ConfigFile(BaseModel):
     """Defaults for ``seatrial run``."""
     suites: list[str] = Field(default_factory=list)
     """Suite files or folders run when no suite is named, relative to the project folder."""
+    models: dict[str, ModelConfig] = Field(default_factory=dict)
+    """Models the gateway may call, by name (the key is the model's ``name``)."""
+    gateway: GatewaySettings = Field(default_factory=GatewaySettings)
+    """The model gateway: routing, budgets, cache, cassettes, faults, limits, tracing."""
 
     @field_validator("agents", mode="before")
     @classmethod
@@ -88,6 +134,26 @@ class ConfigFile(BaseModel):
         if isinstance(value, dict):
             return {k: {"spec": v} if isinstance(v, str) else v for k, v in value.items()}
         return value
+
+    @field_validator("models", mode="before")
+    @classmethod
+    def _model_names(cls, value: Any) -> Any:
+        # The mapping key is the name; writing it twice would only invite a mismatch.
+        if isinstance(value, dict):
+            return {
+                k: {"name": k, **v} if isinstance(v, dict) and "name" not in v else v
+                for k, v in value.items()
+            }
+        return value
+
+    @model_validator(mode="after")
+    def _gateway_names_exist(self) -> ConfigFile:
+        self.gateway_config()  # unknown model names in fallbacks or routing fail here
+        return self
+
+    def gateway_config(self) -> GatewayConfig:
+        """``models:`` and ``gateway:`` as the gateway takes them."""
+        return GatewayConfig(models=self.models, **dict(self.gateway))
 
 
 class Config(ConfigFile):

@@ -3,7 +3,8 @@
 Request::
 
     {"session_id", "user_id", "message",
-     "context": {"channel": "eval", "env": ..., **case.context},
+     "context": {"channel": "eval", "env": ..., **case.context,
+                 "gateway_base_url": ...},   # only under `seatrial run --gateway`
      "metadata": {"case_id", "replay_id": run_id}}
 
 Response::
@@ -120,6 +121,9 @@ class HttpAgent:
         responses: list[str] = []
         final_state: dict[str, Any] | None = None
         context = {"channel": "eval", "env": ctx.case.env, **ctx.case.context}
+        if ctx.gateway_url is not None:
+            # The agent's model calls should go through the gateway to land in this trace.
+            context["gateway_base_url"] = ctx.gateway_url
         for index, message in enumerate(ctx.case.user_turns):
             ctx.recorder.turn_index = index
             ctx.recorder.event(A.TURN, {A.TURN_INDEX: index, A.TURN_MESSAGE: message})

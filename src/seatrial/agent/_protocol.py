@@ -29,6 +29,8 @@ class AttemptContext:
     recorder: TraceRecorder
     workspace: Path | None = None
     sandbox: Sandbox | None = None
+    gateway_url: str | None = None
+    """The attempt's OpenAI base URL on the gateway proxy (``seatrial run --gateway``)."""
 
 
 @dataclass

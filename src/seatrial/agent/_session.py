@@ -102,6 +102,18 @@ class Session:
         return self._ctx.sandbox
 
     @property
+    def gateway_url(self) -> str | None:
+        """This attempt's OpenAI base URL on Seatrial's gateway, when the run has one.
+
+        ``seatrial run --gateway`` sets it; model calls made through it are recorded as
+        ``chat`` spans of this attempt, priced, and subject to the gateway's cache, cassettes
+        and faults::
+
+            client = openai.OpenAI(base_url=session.gateway_url or None)
+        """
+        return self._ctx.gateway_url
+
+    @property
     def recorder(self) -> TraceRecorder:
         """The attempt's trace recorder, for spans the helpers here do not cover."""
         return self._ctx.recorder

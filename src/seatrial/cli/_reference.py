@@ -40,14 +40,25 @@ def _param_line(param: Any) -> str:
     return f"| {name} | {kind} | {help_text} |"
 
 
-def render_reference() -> str:
-    """Markdown for every command, its arguments and options."""
-    group: Any = typer.main.get_command(app)
-    parts = [HEADER]
+def _commands(group: Any, prefix: str) -> list[tuple[str, Any]]:
+    """Every visible command, sub-commands of a group (``gateway serve``) included."""
+    found = []
     for name in sorted(group.commands):
         command = group.commands[name]
         if command.hidden:
             continue
+        if hasattr(command, "commands"):
+            found += _commands(command, f"{prefix}{name} ")
+        else:
+            found.append((f"{prefix}{name}", command))
+    return found
+
+
+def render_reference() -> str:
+    """Markdown for every command, its arguments and options."""
+    group: Any = typer.main.get_command(app)
+    parts = [HEADER]
+    for name, command in _commands(group, ""):
         usage = " ".join(command.collect_usage_pieces(typer.Context(command)))
         parts.append(f"## `seatrial {name}`\n")
         parts.append(f"```\nseatrial {name} {usage}\n```\n")

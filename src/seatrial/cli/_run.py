@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from pathlib import Path
 from typing import Annotated
 
@@ -12,9 +13,16 @@ from seatrial.agent import AgentAdapter, resolve_agent
 from seatrial.case import Suite, load_suite
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.config import Config, load_config, resolve_db_url
-from seatrial.errors import AgentSpecError
+from seatrial.errors import AgentSpecError, ConfigError, InputError
 from seatrial.report import build_report, print_summary, write_reports
-from seatrial.run import RunOptions, RunOutcome, progress_for, resume_async, run_suite_async
+from seatrial.run import (
+    RunOptions,
+    RunOutcome,
+    gateway_for_run,
+    progress_for,
+    resume_async,
+    run_suite_async,
+)
 from seatrial.store import Store
 
 
@@ -42,15 +50,31 @@ async def _drive(
     suite: Suite | None,
     resume: str | None,
     options: RunOptions,
+    gateway: Config | None = None,
 ) -> RunOutcome:
     progress = progress_for(console)
     try:
-        if resume:
-            return await resume_async(resume, adapter, store, progress)
-        assert suite is not None
-        return await run_suite_async(suite, adapter, store, options, progress)
+        async with contextlib.AsyncExitStack() as stack:
+            if gateway is not None:
+                server = await stack.enter_async_context(
+                    gateway_for_run(
+                        gateway.gateway_config(), store=store, project_dir=gateway.project_dir
+                    )
+                )
+                console.print(f"gateway: {server.base_url} (each attempt gets its own path)")
+            if resume:
+                return await resume_async(resume, adapter, store, progress)
+            assert suite is not None
+            return await run_suite_async(suite, adapter, store, options, progress)
     finally:
         await adapter.aclose()
+
+
+def _print_spend(store: Store, run_id: str) -> None:
+    spend = store.spend_by_purpose(run_id)
+    if spend:
+        parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in spend.items())
+        console.print(f"model calls: ${sum(spend.values()):.4f} ({parts})")
 
 
 async def _check(adapter: AgentAdapter) -> None:
@@ -93,6 +117,13 @@ def run(
     resume: Annotated[
         str | None, typer.Option(metavar="RUN_ID", help="Finish an interrupted run.")
     ] = None,
+    gateway: Annotated[
+        bool,
+        typer.Option(
+            "--gateway",
+            help="Start the model gateway for the run; each attempt gets its own base URL.",
+        ),
+    ] = False,
 ) -> None:
     """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
     config = load_config(Path.cwd())
@@ -101,6 +132,14 @@ def run(
     repeats = repeats or defaults.repeats
     workers = workers or defaults.workers
     timeout_s = timeout if timeout is not None else defaults.timeout_s
+    if gateway and workers > 1:
+        raise InputError(
+            "--gateway runs the proxy in this process: use it with --workers 1 (the default)"
+        )
+    if gateway and not config.models:
+        raise ConfigError(
+            "--gateway needs models: add a `models:` section to seatrial.yaml (see docs/gateway.md)"
+        )
     suite: Suite | None = None
     if resume is None:
         if suite_path is None:
@@ -127,7 +166,9 @@ def run(
             workers=workers,
         )
         try:
-            outcome = asyncio.run(_drive(adapter, store, suite, run_id, options))
+            outcome = asyncio.run(
+                _drive(adapter, store, suite, run_id, options, config if gateway else None)
+            )
         except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM
             interrupted = run_id or store.resolve_run_id("latest")
             err_console.print(
@@ -137,6 +178,7 @@ def run(
             )
             raise typer.Exit(130) from None
         report = build_report(store, outcome.run_id)
+        _print_spend(store, outcome.run_id)
     finally:
         store.close()
     print_summary(report, console)

@@ -1,6 +1,12 @@
 """Executing a suite: scheduling, repeats, timeouts, fixtures, fresh users, resume."""
 
 from seatrial.run._attempt import run_attempt
+from seatrial.run._gateway_hook import (
+    active_gateway,
+    attempt_gateway,
+    gateway_for_run,
+    use_gateway,
+)
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
 from seatrial.run._runner import (
     Progress,
@@ -19,11 +25,15 @@ __all__ = [
     "RichProgress",
     "RunOptions",
     "RunOutcome",
+    "active_gateway",
+    "attempt_gateway",
     "can_fork",
+    "gateway_for_run",
     "new_run_id",
     "progress_for",
     "resume_async",
     "run_attempt",
     "run_suite_async",
     "suite_hash",
+    "use_gateway",
 ]

@@ -22,6 +22,7 @@ from seatrial.assertion import AssertionContext, evaluate
 from seatrial.case import Case
 from seatrial.errors import AgentError
 from seatrial.record import AttemptRecord, Metrics
+from seatrial.run._gateway_hook import attempt_gateway
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
 
@@ -65,7 +66,10 @@ async def run_attempt(
     started = time.time()
     output: AgentOutput | None = None
     error: AgentError | None = None
-    with _maybe_workspace(case) as workspace:
+    with (
+        _maybe_workspace(case) as workspace,
+        attempt_gateway(recorder, run_id, case.id, attempt) as gateway_url,
+    ):
         sandbox = Sandbox(workspace, case, recorder) if workspace is not None else None
         ctx = AttemptContext(
             run_id=run_id,
@@ -76,6 +80,7 @@ async def run_attempt(
             recorder=recorder,
             workspace=workspace,
             sandbox=sandbox,
+            gateway_url=gateway_url,
         )
         root_attributes = {
             A.OPERATION: A.OP_INVOKE_AGENT,

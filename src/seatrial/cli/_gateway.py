@@ -1,0 +1,71 @@
+"""``seatrial gateway serve``: the OpenAI-compatible proxy in front of the configured models."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.config import load_config, resolve_db_url
+from seatrial.errors import ConfigError
+from seatrial.store import Store
+
+gateway_app = typer.Typer(
+    help="The model gateway: an OpenAI-compatible proxy that records, limits, prices, "
+    "caches, replays and injects faults into model calls.",
+    no_args_is_help=True,
+)
+app.add_typer(gateway_app, name="gateway")
+
+
+async def _serve(config_dir: Path, host: str, port: int, store: Store | None) -> None:
+    from seatrial.gateway import Gateway, GatewayServer
+
+    config = load_config(config_dir)
+    gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
+    try:
+        server = GatewayServer(gateway, host=host, port=port, handle_signals=True)
+        await server.start()
+        models = ", ".join(gateway.config.models)
+        console.print(f"gateway on [bold]{server.base_url}[/] (models: {models})")
+        console.print(f"point an agent at it: OPENAI_BASE_URL={server.base_url}")
+        await server.wait()
+        await server.stop()
+    finally:
+        await gateway.aclose()
+
+
+@gateway_app.command()
+@guarded
+def serve(
+    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one).")] = 8787,
+    db: Annotated[
+        str | None,
+        typer.Option(help="Store URL for the spend ledger (default as `seatrial run`)."),
+    ] = None,
+    no_ledger: Annotated[
+        bool, typer.Option("--no-ledger", help="Do not write model calls to the store.")
+    ] = False,
+) -> None:
+    """Serve the OpenAI chat-completions and embeddings API in front of seatrial.yaml's models.
+
+    Agents point OPENAI_BASE_URL at http://HOST:PORT/v1. Routing, rate limits, fallback,
+    budgets, the cache, cassettes and faults of the `gateway:` section all apply; each call's
+    cost goes to the store's ledger. Ctrl-C stops it.
+    """
+    config = load_config(Path.cwd())
+    if not config.models:
+        raise ConfigError(
+            "no models configured: add a `models:` section to seatrial.yaml "
+            "(see docs/gateway.md) before starting the gateway"
+        )
+    store = None if no_ledger else Store.open(resolve_db_url(db, config), config.project_dir)
+    try:
+        asyncio.run(_serve(Path.cwd(), host, port, store))
+    finally:
+        if store is not None:
+            store.close()

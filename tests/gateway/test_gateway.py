@@ -1,0 +1,257 @@
+"""The Gateway itself: the order of a call, cassettes, the ledger, streaming, OTLP export."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from seatrial.errors import BudgetExceeded, CassetteMismatch, FallbackExhausted
+from seatrial.gateway import (
+    ChatRequest,
+    Gateway,
+    GatewayConfig,
+    Message,
+    ModelConfig,
+    Price,
+)
+from seatrial.store import Store
+from seatrial.testing import FakeOpenAI, FakeReply, Hang
+from seatrial.trace import Span, TraceRecorder, spans_from_otlp
+from seatrial.trace import attrs as A
+
+KEY_ENV = "SEATRIAL_TEST_GATEWAY_KEY"
+PRICE = Price(input_per_mtok=1.0, output_per_mtok=4.0)
+
+
+@pytest.fixture(autouse=True)
+def _key(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(KEY_ENV, "sk-test-gateway")
+
+
+def model(name: str, upstream: FakeOpenAI, **fields: Any) -> ModelConfig:
+    return ModelConfig(
+        name=name,
+        model=f"{name}-v1",
+        base_url=upstream.base_url,
+        api_key_env=KEY_ENV,
+        price=PRICE,
+        **fields,
+    )
+
+
+def ask(text: str, **fields: Any) -> ChatRequest:
+    return ChatRequest(messages=[Message(role="user", content=text)], **fields)
+
+
+@asynccontextmanager
+async def gateway(config: GatewayConfig, **options: Any) -> AsyncIterator[Gateway]:
+    opened = Gateway(config, **options)
+    try:
+        yield opened
+    finally:
+        await opened.aclose()
+
+
+def chat_spans(recorder: TraceRecorder) -> list[Span]:
+    return [s for s in recorder.spans if s.operation == A.OP_CHAT]
+
+
+def model_call_view(span: Span) -> dict[str, Any]:
+    """What a span says about a model call: its name, status and attributes, not its timing."""
+    attributes = {k: v for k, v in span.attributes.items() if k != "seatrial.gateway.cassette"}
+    return {"name": span.name, "status": span.status, "attributes": attributes}
+
+
+async def test_each_call_writes_a_ledger_row_with_its_purpose_and_cost(tmp_path: Path) -> None:
+    reply = FakeReply("ok", input_tokens=1000, output_tokens=100)
+    async with FakeOpenAI(reply) as upstream:
+        config = GatewayConfig(models={"m": model("m", upstream)})
+        with Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}") as store:
+            async with gateway(config, store=store) as gw:
+                agent = await gw.chat(ask("a", model="m", run_id="r1", case_id="c", attempt=1))
+                judge = await gw.chat(ask("b", model="m", run_id="r1", purpose="judge"))
+            by_purpose = store.spend_by_purpose("r1")
+            rows = store.model_calls("r1", case_id="c", attempt=1)
+    assert agent.cost_usd == pytest.approx((1000 * 1.0 + 100 * 4.0) / 1e6)
+    assert by_purpose == {
+        "agent": pytest.approx(agent.cost_usd),
+        "judge": pytest.approx(judge.cost_usd),
+    }
+    [row] = rows
+    assert (row.model, row.provider_model, row.input_tokens) == ("m", "m-v1", 1000)
+
+
+async def test_a_run_budget_stops_new_calls_once_spent() -> None:
+    reply = FakeReply("ok", input_tokens=600_000, output_tokens=0)
+    async with FakeOpenAI(reply) as upstream:
+        config = GatewayConfig(models={"m": model("m", upstream)}, budgets={"run_usd": 1.0})
+        async with gateway(config) as gw:
+            await gw.chat(ask("one", model="m", run_id="r"))
+            await gw.chat(ask("two", model="m", run_id="r"))  # 1.2 USD spent now
+            with pytest.raises(BudgetExceeded):
+                await gw.chat(ask("three", model="m", run_id="r"))
+            await gw.chat(ask("other run", model="m", run_id="other"))
+            assert any("80%" in w or "run" in w for w in gw.warnings)
+    assert len(upstream.requests) == 3
+
+
+async def test_a_model_at_its_rate_limit_is_not_called_and_its_fallback_answers() -> None:
+    async with FakeOpenAI("primary") as upstream, FakeOpenAI("spare") as spare:
+        config = GatewayConfig(
+            models={"m": model("m", upstream, rpm=1, fallbacks=["s"]), "s": model("s", spare)},
+            max_limit_wait_s=0,
+        )
+        async with gateway(config) as gw:
+            await gw.chat(ask("first", model="m"))
+            second = await gw.chat(ask("second", model="m"))
+    assert second.message.content == "spare" and second.fallback_used
+    assert second.attempts[0].outcome == "rate_limit_wait"
+    assert len(upstream.requests) == 1
+
+
+async def test_a_chain_that_runs_out_names_every_try() -> None:
+    async with FakeOpenAI(FakeReply(status=500)) as upstream:
+        config = GatewayConfig(models={"m": model("m", upstream, max_retries=1)})
+        recorder = TraceRecorder()
+        async with gateway(config) as gw:
+            with recorder.activate(), pytest.raises(FallbackExhausted) as raised:
+                await gw.chat(ask("hi", model="m"))
+    assert [a.outcome for a in raised.value.attempts] == ["server_error", "server_error"]
+    [span] = chat_spans(recorder)
+    assert span.attributes[A.ERROR_TYPE] == "FallbackExhausted"
+    assert len(json.loads(span.attributes["seatrial.gateway.attempts"])) == 2
+
+
+async def test_a_recorded_attempt_replays_with_identical_spans_and_no_upstream(
+    tmp_path: Path,
+) -> None:
+    script = [FakeReply("first answer", input_tokens=10, output_tokens=2), "second answer"]
+    who = {"model": "m", "run_id": "run-a", "case_id": "case-1", "attempt": 1}
+    async with FakeOpenAI(script) as upstream:
+        config = GatewayConfig(models={"m": model("m", upstream)}, cassette={"mode": "record"})
+        recorded = TraceRecorder()
+        async with gateway(config, project_dir=tmp_path) as gw:
+            with recorded.activate():
+                await gw.chat(ask("hello", **who))
+                await gw.chat(ask("and then?", **who))
+    replay_config = config.model_copy(
+        update={"cassette": config.cassette.model_copy(update={"mode": "replay"})}
+    )
+    replayed = TraceRecorder()
+    # Re-run the stored attempt under a new run id, the upstream gone.
+    async with gateway(replay_config, project_dir=tmp_path, replay_run_id="run-a") as gw:
+        with replayed.activate():
+            first = await gw.chat(ask("hello", **{**who, "run_id": "run-b"}))
+            second = await gw.chat(ask("and then?", **{**who, "run_id": "run-b"}))
+            with pytest.raises(CassetteMismatch, match="was not recorded"):
+                await gw.chat(ask("a third call", **{**who, "run_id": "run-b"}))
+            assert gw.cassette is not None
+            gw.cassette.for_attempt("run-b", "case-1", 1, source_run_id="run-a")
+            with pytest.raises(CassetteMismatch, match="messages"):
+                await gw.chat(ask("a changed question", **{**who, "run_id": "run-b"}))
+    assert (first.message.content, second.message.content) == ("first answer", "second answer")
+    assert [model_call_view(s) for s in chat_spans(replayed)[:2]] == [
+        model_call_view(s) for s in chat_spans(recorded)
+    ]
+    assert chat_spans(replayed)[0].attributes["seatrial.gateway.cassette"] == "replay"
+
+
+async def test_a_stream_falls_back_when_the_primary_misses_its_first_byte() -> None:
+    async with FakeOpenAI(Hang(5)) as slow, FakeOpenAI("backup speaking") as backup:
+        config = GatewayConfig(
+            models={
+                "p": model("p", slow, fallbacks=["b"], first_byte_timeout_s=0.2, max_retries=0),
+                "b": model("b", backup),
+            }
+        )
+        recorder = TraceRecorder()
+        async with gateway(config) as gw:
+            with recorder.activate():
+                chunks = [c async for c in gw.stream(ask("hi", model="p", stream=True))]
+    assert "".join(c.content or "" for c in chunks) == "backup speaking"
+    assert chunks[-1].usage is not None
+    [span] = chat_spans(recorder)
+    assert span.attributes["seatrial.gateway.fallback_used"] is True
+    assert span.attributes[A.RESPONSE_MODEL] == "b-v1"
+
+
+async def test_a_cached_answer_is_streamed_whole_without_asking_the_model() -> None:
+    async with FakeOpenAI("cached words") as upstream:
+        config = GatewayConfig(models={"m": model("m", upstream)})
+        async with gateway(config) as gw:
+            request = ask("judge this", model="m", purpose="judge", stream=True)
+            first = [c async for c in gw.stream(request)]
+            second = [c async for c in gw.stream(request)]
+    text = ["".join(c.content or "" for c in chunks) for chunks in (first, second)]
+    assert text == ["cached words", "cached words"]
+    assert len(upstream.requests) == 1
+
+
+class _Collector(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    received: list[Any]
+
+    def do_POST(self) -> None:  # the name http.server dispatches to
+        body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.received.append(json.loads(body))  # type: ignore[attr-defined]
+        self.send_response(200)
+        self.send_header("Content-Length", "2")
+        self.end_headers()
+        self.wfile.write(b"{}")
+
+    def log_message(self, format: str, *args: Any) -> None:
+        """Quiet."""
+
+
+@contextmanager
+def otlp_collector() -> Iterator[tuple[str, list[Any]]]:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _Collector)
+    server.received = []  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05})
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/v1/traces", server.received  # type: ignore[attr-defined]
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+async def test_otlp_export_sends_every_failed_call_and_no_unsampled_success() -> None:
+    script = ["fine", "fine", FakeReply(status=400), "fine"]
+    with otlp_collector() as (endpoint, received):
+        async with FakeOpenAI(script) as upstream:
+            config = GatewayConfig(
+                models={"m": model("m", upstream, max_retries=0)},
+                tracing={"otlp_endpoint": endpoint, "sample_rate": 0.0},
+            )
+            async with gateway(config) as gw:
+                for text in ("a", "b", "c", "d"):
+                    try:
+                        await gw.chat(ask(text, model="m"))
+                    except Exception as exc:  # the scripted 400
+                        assert "400" in str(exc) or "bad" in str(exc).lower()
+    spans = [span for payload in received for span in spans_from_otlp(payload)]
+    assert [(s.name, s.status) for s in spans] == [("chat m", "error")]
+
+
+async def test_otlp_export_at_full_sampling_sends_every_call() -> None:
+    with otlp_collector() as (endpoint, received):
+        async with FakeOpenAI("fine") as upstream:
+            config = GatewayConfig(
+                models={"m": model("m", upstream)},
+                tracing={"otlp_endpoint": endpoint, "sample_rate": 1.0},
+            )
+            async with gateway(config) as gw:
+                for text in ("a", "b", "c"):
+                    await gw.chat(ask(text, model="m"))
+    spans = [span for payload in received for span in spans_from_otlp(payload)]
+    assert len(spans) == 3
+    assert all(s.attributes[A.INPUT_TOKENS] > 0 for s in spans)
