@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -146,6 +147,16 @@ def test_seatrial_run_with_gateway_reads_models_from_seatrial_yaml(tmp_path: Pat
     assert calls == 2
     assert "model calls: $0.0020 (agent $0.0020)" in done.stdout
     assert "sk-test-runner" not in done.stdout + done.stderr
+    report = subprocess.run(
+        [SEATRIAL, "report", "latest", "--format", "json"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    spend = json.loads(report.stdout)["spend_usd"]
+    per_call = (1000 * 1.0 + 10 * 2.0) / 1_000_000  # the price written in seatrial.yaml
+    assert spend == {"total": pytest.approx(2 * per_call), "agent": pytest.approx(2 * per_call)}
 
 
 def test_gateway_with_several_workers_is_refused_before_anything_runs(tmp_path: Path) -> None:

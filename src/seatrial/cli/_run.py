@@ -70,13 +70,6 @@ async def _drive(
         await adapter.aclose()
 
 
-def _print_spend(store: Store, run_id: str) -> None:
-    spend = store.spend_by_purpose(run_id)
-    if spend:
-        parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in spend.items())
-        console.print(f"model calls: ${sum(spend.values()):.4f} ({parts})")
-
-
 async def _check(adapter: AgentAdapter) -> None:
     try:
         await adapter.check()
@@ -178,7 +171,6 @@ def run(
             )
             raise typer.Exit(130) from None
         report = build_report(store, outcome.run_id)
-        _print_spend(store, outcome.run_id)
     finally:
         store.close()
     print_summary(report, console)

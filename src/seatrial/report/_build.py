@@ -50,6 +50,9 @@ class RunReport(BaseModel):
     """Per-case verdicts with their attempts, in suite order."""
     gate: GateResult
     """The release decision."""
+    spend_usd: dict[str, float] = Field(default_factory=dict)
+    """What the run's model calls through the gateway cost, by purpose (agent, judge,
+    generation); empty when none went through it."""
 
 
 def case_verdict(attempts: list[AttemptRecord]) -> Verdict:
@@ -159,4 +162,5 @@ def build_report(store: Store, run_id: str, with_traces: bool = False) -> RunRep
         categories=_categories(cases),
         cases=cases,
         gate=check_gate(info, summary, cases),
+        spend_usd=store.spend_by_purpose(run_id),
     )

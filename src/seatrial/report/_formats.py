@@ -44,6 +44,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "finished_at": info.finished_at,
         "seatrial_version": info.seatrial_version,
         "summary": report.summary.model_dump(),
+        "spend_usd": {"total": sum(report.spend_usd.values()), **report.spend_usd},
         "gate": report.gate.model_dump(),
         "categories": [c.model_dump() for c in report.categories],
         "cases": [
@@ -120,6 +121,9 @@ def to_markdown(report: RunReport) -> str:
         f"({s.pass_rate:.1%} pass rate). Gate **{gate}**.",
         "",
     ]
+    if report.spend_usd:
+        parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
+        lines += [f"Model calls cost ${sum(report.spend_usd.values()):.4f} ({parts}).", ""]
     if report.gate.reasons:
         lines += [f"- {_md_cell(r)}" for r in report.gate.reasons] + [""]
     lines += [

@@ -42,6 +42,9 @@ def print_summary(report: RunReport, console: Console) -> None:
         f"[yellow]{s.warnings} warnings[/], [magenta]{s.errors} errors[/] "
         f"({s.pass_rate:.1%} pass rate)"
     )
+    if report.spend_usd:
+        parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
+        console.print(f"model calls: ${sum(report.spend_usd.values()):.4f} ({parts})")
     if report.gate.passed:
         console.print("[bold green]gate met[/]")
     else:
