@@ -3,46 +3,103 @@ replayable, with faults on request.
 
 :class:`Gateway` is the library entry point; :class:`GatewayServer` serves it as an
 OpenAI-compatible proxy (``seatrial gateway serve``, ``seatrial run --gateway``).
+
+Names are imported on first use: reading ``seatrial.yaml`` needs only the configuration
+models, not the SDKs and the web server the rest brings in.
 """
 
-from seatrial.gateway._attempts import ATTEMPT_HEADER, AttemptBinding, AttemptRegistry
-from seatrial.gateway._budget import Budget
-from seatrial.gateway._cache import ResponseCache
-from seatrial.gateway._cassette import Cassette
-from seatrial.gateway._config import (
-    BudgetConfig,
-    CacheConfig,
-    CassetteConfig,
-    ComplexityRouting,
-    FaultSpec,
-    GatewayConfig,
-    ModelConfig,
-    Price,
-    RoutingConfig,
-    RoutingRule,
-    TracingConfig,
-)
-from seatrial.gateway._cost import cost_usd, price_for
-from seatrial.gateway._export import SpanExporter
-from seatrial.gateway._fallback import fallback_chain, with_fallback
-from seatrial.gateway._faults import FaultInjector
-from seatrial.gateway._gateway import Gateway
-from seatrial.gateway._limits import RateLimits, estimate_tokens
-from seatrial.gateway._providers import Provider, close_providers, provider_for
-from seatrial.gateway._proxy import PURPOSE_HEADER, ProxyApp, resolve_model
-from seatrial.gateway._routing import RouteDecision, Router, complexity_score
-from seatrial.gateway._server import GatewayServer
-from seatrial.gateway._types import (
-    CallAttempt,
-    ChatChunk,
-    ChatRequest,
-    ChatResponse,
-    EmbeddingRequest,
-    EmbeddingResponse,
-    Message,
-    ToolCall,
-    Usage,
-)
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from seatrial.gateway._attempts import ATTEMPT_HEADER, AttemptBinding, AttemptRegistry
+    from seatrial.gateway._budget import Budget
+    from seatrial.gateway._cache import ResponseCache
+    from seatrial.gateway._cassette import Cassette
+    from seatrial.gateway._config import (
+        BudgetConfig,
+        CacheConfig,
+        CassetteConfig,
+        ComplexityRouting,
+        FaultSpec,
+        GatewayConfig,
+        ModelConfig,
+        Price,
+        RoutingConfig,
+        RoutingRule,
+        TracingConfig,
+    )
+    from seatrial.gateway._cost import cost_usd, price_for
+    from seatrial.gateway._export import SpanExporter
+    from seatrial.gateway._fallback import fallback_chain, with_fallback
+    from seatrial.gateway._faults import FaultInjector
+    from seatrial.gateway._gateway import Gateway
+    from seatrial.gateway._limits import RateLimits, estimate_tokens
+    from seatrial.gateway._providers import Provider, close_providers, provider_for
+    from seatrial.gateway._proxy import PURPOSE_HEADER, ProxyApp, resolve_model
+    from seatrial.gateway._routing import RouteDecision, Router, complexity_score
+    from seatrial.gateway._server import GatewayServer
+    from seatrial.gateway._types import (
+        CallAttempt,
+        ChatChunk,
+        ChatRequest,
+        ChatResponse,
+        EmbeddingRequest,
+        EmbeddingResponse,
+        Message,
+        ToolCall,
+        Usage,
+    )
+
+_EXPORTS = {
+    "ATTEMPT_HEADER": "seatrial.gateway._attempts",
+    "AttemptBinding": "seatrial.gateway._attempts",
+    "AttemptRegistry": "seatrial.gateway._attempts",
+    "Budget": "seatrial.gateway._budget",
+    "BudgetConfig": "seatrial.gateway._config",
+    "CacheConfig": "seatrial.gateway._config",
+    "CallAttempt": "seatrial.gateway._types",
+    "Cassette": "seatrial.gateway._cassette",
+    "CassetteConfig": "seatrial.gateway._config",
+    "ChatChunk": "seatrial.gateway._types",
+    "ChatRequest": "seatrial.gateway._types",
+    "ChatResponse": "seatrial.gateway._types",
+    "ComplexityRouting": "seatrial.gateway._config",
+    "EmbeddingRequest": "seatrial.gateway._types",
+    "EmbeddingResponse": "seatrial.gateway._types",
+    "FaultInjector": "seatrial.gateway._faults",
+    "FaultSpec": "seatrial.gateway._config",
+    "Gateway": "seatrial.gateway._gateway",
+    "GatewayConfig": "seatrial.gateway._config",
+    "GatewayServer": "seatrial.gateway._server",
+    "Message": "seatrial.gateway._types",
+    "ModelConfig": "seatrial.gateway._config",
+    "PURPOSE_HEADER": "seatrial.gateway._proxy",
+    "Price": "seatrial.gateway._config",
+    "Provider": "seatrial.gateway._providers",
+    "ProxyApp": "seatrial.gateway._proxy",
+    "RateLimits": "seatrial.gateway._limits",
+    "ResponseCache": "seatrial.gateway._cache",
+    "RouteDecision": "seatrial.gateway._routing",
+    "Router": "seatrial.gateway._routing",
+    "RoutingConfig": "seatrial.gateway._config",
+    "RoutingRule": "seatrial.gateway._config",
+    "SpanExporter": "seatrial.gateway._export",
+    "ToolCall": "seatrial.gateway._types",
+    "TracingConfig": "seatrial.gateway._config",
+    "Usage": "seatrial.gateway._types",
+    "close_providers": "seatrial.gateway._providers",
+    "complexity_score": "seatrial.gateway._routing",
+    "cost_usd": "seatrial.gateway._cost",
+    "estimate_tokens": "seatrial.gateway._limits",
+    "fallback_chain": "seatrial.gateway._fallback",
+    "price_for": "seatrial.gateway._cost",
+    "provider_for": "seatrial.gateway._providers",
+    "resolve_model": "seatrial.gateway._proxy",
+    "with_fallback": "seatrial.gateway._fallback",
+}
 
 __all__ = [
     "ATTEMPT_HEADER",
@@ -91,3 +148,9 @@ __all__ = [
     "resolve_model",
     "with_fallback",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'seatrial.gateway' has no attribute {name!r}")
