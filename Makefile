@@ -15,6 +15,8 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/python
 	touch $@
 
 $(STAMP): pyproject.toml | $(BIN)/python
+	# torch first, pinned, so pip takes the CPU build for the `semantic` extra (not a CUDA one)
+	$(BIN)/pip install --quiet torch==2.13.0
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@ $(VENV)/.installed
 

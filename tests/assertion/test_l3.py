@@ -1,4 +1,7 @@
-"""L3 assertions without a judge: recorded as not evaluated, parameters checked all the same."""
+"""L3 assertions without a judge: recorded as not evaluated, parameters checked all the same.
+
+`similar` needs no judge (the bundled embedding model): tests/judge/test_embedding.py.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +21,6 @@ NO_JUDGE = (
 @pytest.mark.parametrize(
     ("type_name", "params"),
     [
-        ("similar", {"value": "已经预约成功", "threshold": 0.8}),
         ("llm_judge", {"criteria": "明确告知用户预约成功", "target": "final_response"}),
         ("semantic", {"criteria": "明确告知用户预约成功"}),
         ("llm-rubric", {"value": "Is polite"}),

@@ -1,15 +1,17 @@
 """L3 semantic assertions: embedding similarity, the LLM judge, factuality.
 
-They need a judge (``seatrial.judge``). Until one is configured they are recorded as not
-evaluated, which never counts as passed (DESIGN.md "Verdicts").
+``similar`` embeds with the bundled model unless the case names another. The LLM judge and
+factuality need a judge (``seatrial.judge``); until one is configured they are recorded as
+not evaluated, which never counts as passed (DESIGN.md "Verdicts").
 """
 
 from __future__ import annotations
 
 from pydantic import Field, model_validator
 
-from seatrial.assertion._common import Target
+from seatrial.assertion._common import Target, replies
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+from seatrial.errors import SeatrialError
 
 NO_JUDGE = (
     "no LLM judge is configured; L3 assertions are evaluated once a judge is set up "
@@ -25,13 +27,31 @@ class SimilarParams(AssertionParams):
     threshold: float = Field(default=0.75, ge=0, le=1)
     """Lowest cosine similarity that passes (promptfoo's default, 0.75)."""
     target: Target = "final_response"
-    """``final_response`` or ``all_responses``."""
+    """``final_response``, or ``all_responses`` (the reply most similar to ``value`` counts)."""
+    model: str | None = Field(default=None, min_length=1)
+    """Embeddings model: unset for the bundled static model, ``all-MiniLM-L6-v2`` with the
+    ``seatrial[semantic]`` extra, or a gateway model configured with ``embedding: true``."""
 
 
 @assertion("similar", level="L3", params=SimilarParams, failure_type="semantic_mismatch")
 def similar(params: SimilarParams, ctx: AssertionContext) -> Check:
-    """The reply's embedding is at least ``threshold`` similar to ``value``'s."""
-    return Check.not_evaluated(NO_JUDGE)
+    """The reply's embedding is at least ``threshold`` similar to ``value``'s (cosine)."""
+    # Imported on first use: loading the assertion registry should not load numpy and models.
+    from seatrial.judge._embedding import STATIC_MODEL, similarities
+
+    texts = replies(ctx, params.target)
+    model = params.model or STATIC_MODEL
+    try:
+        scores = similarities(params.value, texts, params.model)
+    except SeatrialError as exc:
+        return Check.not_evaluated(f"similarity could not be computed: {exc}")
+    best = max(range(len(scores)), key=scores.__getitem__)
+    score = scores[best]
+    where = "the final reply" if params.target == "final_response" else f"reply {best + 1}"
+    figure = f"{where} is {score:.3f} similar to the expected text ({model})"
+    if score >= params.threshold:
+        return Check.passed(f"{figure}, at least {params.threshold:g}", score=score)
+    return Check.failed(f"{figure}, below {params.threshold:g}", score=score)
 
 
 class LlmJudgeParams(AssertionParams):

@@ -1,0 +1,118 @@
+"""Judging replies by meaning: embeddings for ``similar``, and agreement with human labels
+(the LLM judge comes next).
+
+Names are imported on first use: the bundled model loads only when a check needs it.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from seatrial.judge._embedding import (
+        CACHE,
+        SEMANTIC_MODEL,
+        STATIC_MODEL,
+        Embedder,
+        EmbeddingCache,
+        UnembeddableText,
+        UnknownEmbeddingModel,
+        embedder_for,
+        similarities,
+        similarity,
+        use_embedders,
+    )
+    from seatrial.judge._gateway_embedder import GatewayEmbedder, use_gateway_embeddings
+    from seatrial.judge._labels import (
+        HumanLabel,
+        Judgement,
+        LabelSet,
+        PredictionSet,
+        load_labels,
+        load_predictions,
+        match_judgements,
+    )
+    from seatrial.judge._semantic import MissingExtra, SentenceTransformerEmbedder
+    from seatrial.judge._static import StaticEmbedder
+    from seatrial.judge._stats import (
+        AgreementReport,
+        CategoryAgreement,
+        ConfusionMatrix,
+        KappaInterval,
+        agreement_report,
+        bootstrap_kappa_interval,
+        cohen_kappa,
+    )
+
+_EXPORTS = {
+    "AgreementReport": "seatrial.judge._stats",
+    "CACHE": "seatrial.judge._embedding",
+    "CategoryAgreement": "seatrial.judge._stats",
+    "ConfusionMatrix": "seatrial.judge._stats",
+    "Embedder": "seatrial.judge._embedding",
+    "EmbeddingCache": "seatrial.judge._embedding",
+    "GatewayEmbedder": "seatrial.judge._gateway_embedder",
+    "HumanLabel": "seatrial.judge._labels",
+    "Judgement": "seatrial.judge._labels",
+    "KappaInterval": "seatrial.judge._stats",
+    "LabelSet": "seatrial.judge._labels",
+    "MissingExtra": "seatrial.judge._semantic",
+    "PredictionSet": "seatrial.judge._labels",
+    "SEMANTIC_MODEL": "seatrial.judge._embedding",
+    "STATIC_MODEL": "seatrial.judge._embedding",
+    "SentenceTransformerEmbedder": "seatrial.judge._semantic",
+    "StaticEmbedder": "seatrial.judge._static",
+    "UnembeddableText": "seatrial.judge._embedding",
+    "UnknownEmbeddingModel": "seatrial.judge._embedding",
+    "agreement_report": "seatrial.judge._stats",
+    "bootstrap_kappa_interval": "seatrial.judge._stats",
+    "cohen_kappa": "seatrial.judge._stats",
+    "embedder_for": "seatrial.judge._embedding",
+    "load_labels": "seatrial.judge._labels",
+    "load_predictions": "seatrial.judge._labels",
+    "match_judgements": "seatrial.judge._labels",
+    "similarities": "seatrial.judge._embedding",
+    "similarity": "seatrial.judge._embedding",
+    "use_embedders": "seatrial.judge._embedding",
+    "use_gateway_embeddings": "seatrial.judge._gateway_embedder",
+}
+
+__all__ = [
+    "CACHE",
+    "SEMANTIC_MODEL",
+    "STATIC_MODEL",
+    "AgreementReport",
+    "CategoryAgreement",
+    "ConfusionMatrix",
+    "Embedder",
+    "EmbeddingCache",
+    "GatewayEmbedder",
+    "HumanLabel",
+    "Judgement",
+    "KappaInterval",
+    "LabelSet",
+    "MissingExtra",
+    "PredictionSet",
+    "SentenceTransformerEmbedder",
+    "StaticEmbedder",
+    "UnembeddableText",
+    "UnknownEmbeddingModel",
+    "agreement_report",
+    "bootstrap_kappa_interval",
+    "cohen_kappa",
+    "embedder_for",
+    "load_labels",
+    "load_predictions",
+    "match_judgements",
+    "similarities",
+    "similarity",
+    "use_embedders",
+    "use_gateway_embeddings",
+]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'seatrial.judge' has no attribute {name!r}")

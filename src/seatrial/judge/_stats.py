@@ -1,0 +1,274 @@
+"""Agreement between a judge and people: accuracy, Cohen's kappa with a bootstrap interval,
+the confusion matrix, per-category figures and the base rate.
+
+Pure functions over two equally long sequences of labels (the human one first). No numpy:
+the figures are sums over a few hundred items, and the CLI should not need a numeric stack.
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from seatrial.errors import InputError
+
+_UNDEFINED_KAPPA = (
+    "kappa is undefined: the human labels and the judgements all use the same single label, "
+    "so chance agreement is 1; label items of both kinds to measure the judge"
+)
+
+
+class KappaInterval(BaseModel):
+    """A percentile bootstrap interval for Cohen's kappa."""
+
+    model_config = ConfigDict(frozen=True)
+
+    low: float
+    """Lower bound of the interval."""
+    high: float
+    """Upper bound of the interval."""
+    confidence: float
+    """Coverage of the interval, e.g. 0.95."""
+    resamples: int
+    """Number of bootstrap resamples drawn (items drawn with replacement)."""
+    undefined_resamples: int
+    """Resamples where kappa was undefined (one label only); they are left out of the bounds."""
+    seed: int
+    """Seed of the random generator, so the interval can be reproduced exactly."""
+
+
+class ConfusionMatrix(BaseModel):
+    """Counts of (human label, judge label) pairs."""
+
+    model_config = ConfigDict(frozen=True)
+
+    labels: list[str]
+    """Label order of both the rows and the columns."""
+    counts: list[list[int]]
+    """``counts[i][j]``: items people labelled ``labels[i]`` and the judge ``labels[j]``."""
+
+
+class CategoryAgreement(BaseModel):
+    """Agreement within one category of items (e.g. one intent such as 退款)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    category: str
+    """The category name as written in the labels file."""
+    items: int
+    """Number of items in the category."""
+    agreement: float
+    """Share of the category's items where the judge agrees with people."""
+    kappa: float | None
+    """Cohen's kappa within the category; ``None`` where it is undefined (one label only)."""
+    base_rate: float
+    """Share of the category's human labels equal to the positive label."""
+
+
+class AgreementReport(BaseModel):
+    """How far a judge's labels agree with human labels on the same items."""
+
+    model_config = ConfigDict(frozen=True)
+
+    format_version: Literal[1] = 1
+    """Version of this record's format."""
+    items: int
+    """Number of items compared."""
+    agreement: float
+    """Accuracy: share of items where the judge's label equals the human label."""
+    kappa: float | None
+    """Cohen's kappa (agreement corrected for chance); ``None`` where it is undefined."""
+    kappa_interval: KappaInterval | None
+    """Bootstrap interval for kappa; ``None`` where kappa is undefined on every resample."""
+    confusion: ConfusionMatrix
+    """Rows are human labels, columns the judge's."""
+    positive_label: str
+    """The label whose share is the base rate (``pass`` pointwise, ``1`` pairwise)."""
+    base_rate: float
+    """Share of human labels equal to ``positive_label``: the accuracy a judge that always
+    says it would reach."""
+    categories: list[CategoryAgreement] = Field(default_factory=list)
+    """Per-category figures, sorted by category; empty when no item has a category."""
+    notes: list[str] = Field(default_factory=list)
+    """Warnings a reader needs to interpret the figures (e.g. why kappa is undefined)."""
+
+
+def _check_lengths(human: Sequence[str], predicted: Sequence[str]) -> None:
+    if len(human) != len(predicted):
+        raise InputError(
+            f"{len(human)} human labels but {len(predicted)} judgements: "
+            "give one judgement per labelled item"
+        )
+    if not human:
+        raise InputError("no items to compare: the labels file holds no labelled item")
+
+
+def _kappa_from_counts(pairs: Counter[tuple[str, str]], n: int) -> float | None:
+    agreed = sum(count for (h, p), count in pairs.items() if h == p)
+    human_totals: Counter[str] = Counter()
+    judge_totals: Counter[str] = Counter()
+    for (h, p), count in pairs.items():
+        human_totals[h] += count
+        judge_totals[p] += count
+    observed = agreed / n
+    expected = sum(human_totals[label] * judge_totals[label] for label in human_totals) / (n * n)
+    if expected >= 1.0:
+        return None
+    return (observed - expected) / (1.0 - expected)
+
+
+def cohen_kappa(human: Sequence[str], predicted: Sequence[str]) -> float | None:
+    """Cohen's kappa between two raters' labels of the same items.
+
+    Returns ``None`` when it is undefined: both raters gave every item the same single label,
+    so chance agreement is already perfect.
+    """
+    _check_lengths(human, predicted)
+    return _kappa_from_counts(Counter(zip(human, predicted, strict=True)), len(human))
+
+
+def _quantile(sorted_values: list[float], q: float) -> float:
+    # Linear interpolation between order statistics (numpy's default), so figures match it.
+    position = q * (len(sorted_values) - 1)
+    lower = int(position)
+    upper = min(lower + 1, len(sorted_values) - 1)
+    fraction = position - lower
+    return sorted_values[lower] + (sorted_values[upper] - sorted_values[lower]) * fraction
+
+
+def bootstrap_kappa_interval(
+    human: Sequence[str],
+    predicted: Sequence[str],
+    *,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> KappaInterval | None:
+    """A percentile bootstrap interval for Cohen's kappa, resampling items with replacement.
+
+    Seeded, so the same inputs give the same interval. Resamples where kappa is undefined
+    are counted and left out; ``None`` when every resample is undefined.
+    """
+    _check_lengths(human, predicted)
+    if resamples < 1:
+        raise InputError(f"resamples must be at least 1, not {resamples}")
+    if not 0.0 < confidence < 1.0:
+        raise InputError(f"confidence must be between 0 and 1, not {confidence}")
+    pairs = list(zip(human, predicted, strict=True))
+    n = len(pairs)
+    rng = random.Random(seed)
+    values: list[float] = []
+    for _ in range(resamples):
+        value = _kappa_from_counts(Counter(rng.choices(pairs, k=n)), n)
+        if value is not None:
+            values.append(value)
+    if not values:
+        return None
+    values.sort()
+    tail = (1.0 - confidence) / 2.0
+    return KappaInterval(
+        low=_quantile(values, tail),
+        high=_quantile(values, 1.0 - tail),
+        confidence=confidence,
+        resamples=resamples,
+        undefined_resamples=resamples - len(values),
+        seed=seed,
+    )
+
+
+def _label_order(human: Sequence[str], predicted: Sequence[str], positive: str) -> list[str]:
+    # The positive label first, then human labels, then labels only the judge used.
+    order = [positive]
+    for label in sorted(set(human)) + sorted(set(predicted) - set(human)):
+        if label not in order:
+            order.append(label)
+    return order
+
+
+def _confusion(
+    human: Sequence[str], predicted: Sequence[str], labels: list[str]
+) -> ConfusionMatrix:
+    index = {label: i for i, label in enumerate(labels)}
+    counts = [[0] * len(labels) for _ in labels]
+    for h, p in zip(human, predicted, strict=True):
+        counts[index[h]][index[p]] += 1
+    return ConfusionMatrix(labels=labels, counts=counts)
+
+
+def _agreement(human: Sequence[str], predicted: Sequence[str]) -> float:
+    return sum(h == p for h, p in zip(human, predicted, strict=True)) / len(human)
+
+
+def _per_category(
+    human: Sequence[str],
+    predicted: Sequence[str],
+    categories: Sequence[str | None],
+    positive: str,
+) -> list[CategoryAgreement]:
+    grouped: dict[str, tuple[list[str], list[str]]] = {}
+    for h, p, category in zip(human, predicted, categories, strict=True):
+        if category is None:
+            continue
+        hs, ps = grouped.setdefault(category, ([], []))
+        hs.append(h)
+        ps.append(p)
+    return [
+        CategoryAgreement(
+            category=category,
+            items=len(hs),
+            agreement=_agreement(hs, ps),
+            kappa=cohen_kappa(hs, ps),
+            base_rate=hs.count(positive) / len(hs),
+        )
+        for category, (hs, ps) in sorted(grouped.items())
+    ]
+
+
+def agreement_report(
+    human: Sequence[str],
+    predicted: Sequence[str],
+    *,
+    positive_label: str,
+    categories: Sequence[str | None] | None = None,
+    resamples: int = 2000,
+    confidence: float = 0.95,
+    seed: int = 0,
+) -> AgreementReport:
+    """Every agreement figure for a judge's labels against human labels of the same items.
+
+    ``human[i]`` and ``predicted[i]`` label the same item; ``categories[i]``, when given,
+    groups it for the per-category figures. ``positive_label`` is the label whose share of
+    the human labels is the base rate.
+    """
+    _check_lengths(human, predicted)
+    if categories is not None and len(categories) != len(human):
+        raise InputError(f"{len(categories)} categories for {len(human)} items: give one per item")
+    kappa = cohen_kappa(human, predicted)
+    notes: list[str] = []
+    if kappa is None:
+        notes.append(_UNDEFINED_KAPPA)
+    base_rate = list(human).count(positive_label) / len(human)
+    if base_rate in (0.0, 1.0):
+        notes.append(
+            f"every human label is {'not ' if base_rate == 0.0 else ''}{positive_label!r}: "
+            "kappa and agreement say little about a judge measured on one kind of item"
+        )
+    return AgreementReport(
+        items=len(human),
+        agreement=_agreement(human, predicted),
+        kappa=kappa,
+        kappa_interval=bootstrap_kappa_interval(
+            human, predicted, resamples=resamples, confidence=confidence, seed=seed
+        ),
+        confusion=_confusion(human, predicted, _label_order(human, predicted, positive_label)),
+        positive_label=positive_label,
+        base_rate=base_rate,
+        categories=_per_category(
+            human, predicted, categories or [None] * len(human), positive_label
+        ),
+        notes=notes,
+    )
