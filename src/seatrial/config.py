@@ -106,6 +106,31 @@ class GatewaySettings(BaseModel):
     """OTLP export of gateway spans."""
 
 
+class JudgeSettings(BaseModel):
+    """The ``judge:`` section: which model judges L3 assertions, and when its FAIL counts."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str | None = None
+    """Name of the judge model among ``models:``; unset means no LLM judge (``--judge`` sets
+    it for one run)."""
+    prompt_version: str = Field(default="v1", pattern=r"^v[0-9]+$")
+    """Version of the shipped prompt templates (``v1``); a new version needs a new
+    calibration."""
+    samples: int = Field(default=1, ge=1)
+    """Calls per judgement; with 3, the verdict is the majority (a tie gives WARNING)."""
+    min_agreement: float = Field(default=0.85, ge=0.0, le=1.0)
+    """Agreement with human labels a calibration needs before a judge FAIL fails a run."""
+    min_labels: int = Field(default=100, ge=1)
+    """Labelled items a calibration needs before a judge FAIL fails a run."""
+    confidence_floor: float = Field(default=0.6, ge=0.0, le=1.0)
+    """Verdicts less confident than this become WARNING and go to the review queue."""
+    allow_same_model: bool = False
+    """Let the judge be the agent's own model or family (self-preference bias: off)."""
+    max_retries: int = Field(default=2, ge=0)
+    """New calls after an answer that is not valid JSON, before the judge gives up."""
+
+
 class ConfigFile(BaseModel):
     """The keys a ``seatrial.yaml`` may hold."""
 
@@ -127,6 +152,8 @@ class ConfigFile(BaseModel):
     """Models the gateway may call, by name (the key is the model's ``name``)."""
     gateway: GatewaySettings = Field(default_factory=GatewaySettings)
     """The model gateway: routing, budgets, cache, cassettes, faults, limits, tracing."""
+    judge: JudgeSettings = Field(default_factory=JudgeSettings)
+    """The LLM judge of L3 assertions and the calibration gate on its verdicts."""
 
     @field_validator("agents", mode="before")
     @classmethod
@@ -149,6 +176,12 @@ class ConfigFile(BaseModel):
     @model_validator(mode="after")
     def _gateway_names_exist(self) -> ConfigFile:
         self.gateway_config()  # unknown model names in fallbacks or routing fail here
+        if self.judge.model is not None and self.judge.model not in self.models:
+            known = ", ".join(sorted(self.models)) or "none"
+            raise ValueError(
+                f"judge.model {self.judge.model!r} is not among models: (known: {known}); "
+                "add it under models: or name a configured model"
+            )
         return self
 
     def gateway_config(self) -> GatewayConfig:
