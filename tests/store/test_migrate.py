@@ -16,7 +16,18 @@ from seatrial.store import SCHEMA_REVISION, Store
 from seatrial.store._migrate import current_revision, head_revision
 from seatrial.store._schema import VERSION_TABLE, metadata
 
-TABLES = {"runs", "run_tags", "run_cases", "attempts", "spans", "model_calls", VERSION_TABLE}
+TABLES = {
+    "runs",
+    "run_tags",
+    "run_cases",
+    "attempts",
+    "spans",
+    "model_calls",
+    "calibrations",
+    "review_items",
+    "labels",
+    VERSION_TABLE,
+}
 
 
 def test_opening_a_fresh_database_creates_every_table_at_the_newest_revision(

@@ -28,7 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0002"
+SCHEMA_REVISION = "0003"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -166,4 +166,65 @@ model_calls = Table(
     Column("created_at", Float, nullable=False),
     # Budgets and reports sum a run's spend, split by purpose.
     Index(None, "run_id", "purpose"),
+)
+
+calibrations = Table(
+    "calibrations",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("judge_model", Text, nullable=False),
+    Column("prompt_hash", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("items", Integer, nullable=False),
+    Column("agreement", Float, nullable=False),
+    # The whole Calibration record: its report and any field added later.
+    Column("record", json_type(), nullable=False),
+    # The gate asks for the newest calibration of one (judge model, prompt hash).
+    Index(None, "judge_model", "prompt_hash", "created_at"),
+)
+
+review_items = Table(
+    "review_items",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    # No foreign key: human labels are calibration data and outlive the run that raised them.
+    Column("run_id", Text, nullable=False),
+    Column("case_id", Text, nullable=False),
+    Column("attempt", Integer, nullable=False),
+    Column("assertion_id", Text, nullable=False),
+    Column("why", String(16), nullable=False),
+    Column("judge_model", Text, nullable=False),
+    Column("judge_verdict", String(16), nullable=False),
+    Column("judge_reason", Text, nullable=False),
+    Column("confidence", Float),
+    Column("input", Text, nullable=False),
+    Column("output", Text, nullable=False),
+    Column("category", Text, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("label", String(8)),
+    Column("failure_type", Text),
+    Column("note", Text, nullable=False),
+    Column("who", Text),
+    Column("labelled_at", Float),
+    Index(None, "status", "created_at"),
+    Index(None, "run_id", "status"),
+)
+
+labels = Table(
+    "labels",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("source", Text, nullable=False),
+    # The review item labelled, when the label came from the queue; one label per item.
+    Column("item_id", String(32), unique=True),
+    Column("input", Text, nullable=False),
+    Column("output", Text, nullable=False),
+    Column("label", String(8), nullable=False),
+    Column("category", Text, nullable=False),
+    Column("failure_type", Text),
+    Column("note", Text, nullable=False),
+    Column("who", Text, nullable=False),
+    Column("labelled_at", Float, nullable=False),
+    Index(None, "source", "labelled_at"),
 )
