@@ -115,3 +115,29 @@ def test_markdown_escapes_table_breaking_characters(store):
     report = build_report(store, _store_run(store))
     report.cases[0].attempts[0].reason = "a | b\nc"
     assert "a \\| b c" in render(report, "md")
+
+
+def test_every_report_says_whether_the_judges_fail_verdicts_count(store, tmp_path):
+    gate = {
+        "model": "grader",
+        "prompt_version": "v1",
+        "prompt_hash": "ab12cd34ef56" + "0" * 52,
+        "calibrated": False,
+        "agreement": None,
+        "items": 0,
+        "reason": "no calibration yet; run seatrial judge calibrate",
+    }
+    store.create_run(
+        RunInfo(
+            run_id="rj", suite="s", agent="a", started_at=time.time(), settings={"judge": gate}
+        ),
+        [Case(id="c", input="x")],
+    )
+    store.save_attempts([_attempt("c", 1, "WARNING").model_copy(update={"run_id": "rj"})])
+    report = build_report(store, "rj")
+    write_reports(report, tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert data["judge"]["calibrated"] is False
+    summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
+    assert "Judge: grader (prompt v1, ab12cd34ef56): advisory" in summary
+    assert "no calibration yet" in summary

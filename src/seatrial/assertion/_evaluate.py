@@ -6,6 +6,7 @@ L3 is not spent; an assertion that could not be evaluated never counts as passed
 
 from __future__ import annotations
 
+import inspect
 import threading
 from collections import Counter
 from dataclasses import dataclass
@@ -18,6 +19,7 @@ from seatrial.assertion._registry import (
     AssertionParams,
     AssertionType,
     Check,
+    ReviewRequest,
     known_types,
     lookup,
 )
@@ -26,6 +28,10 @@ from seatrial.errors import Problem, SuiteError
 from seatrial.record import AssertionResult, Level
 
 SKIPPED = "skipped: a hard constraint failed"
+NEEDS_ASYNC = (
+    "not evaluated: this check is asynchronous (an LLM judge); it runs when the runner has a "
+    "judge configured (see docs/judge.md)"
+)
 _PLAN_CACHE_SIZE = 4096
 
 
@@ -45,6 +51,8 @@ class Evaluation(BaseModel):
     when nothing was evaluated."""
     results: list[AssertionResult] = Field(default_factory=list)
     """Every assertion's result, in evaluation order."""
+    review_items: list[ReviewRequest] = Field(default_factory=list)
+    """Review-queue entries the assertions asked for (an unsure or advisory judge)."""
 
 
 @dataclass(frozen=True)
@@ -187,14 +195,45 @@ def _result(planned: Planned, check: Check) -> AssertionResult:
     )
 
 
-def _run(planned: Planned, ctx: AssertionContext) -> AssertionResult:
+def broken(exc: Exception) -> Check:
+    """The check raised: not evaluated, with the error (one broken assertion must not crash)."""
+    return Check.not_evaluated(f"could not be evaluated: {type(exc).__name__}: {exc}")
+
+
+def not_a_check(value: object) -> TypeError:
+    """The error for a check function that returned something else."""
+    return TypeError(f"the check returned {type(value).__name__}, not a Check")
+
+
+def call(planned: Planned, ctx: AssertionContext) -> Check:
+    """Run one check synchronously; an async check is closed unawaited and not evaluated."""
     try:
         check = planned.type.check(planned.params, ctx)
         if not isinstance(check, Check):
-            raise TypeError(f"the check returned {type(check).__name__}, not a Check")
+            if inspect.isawaitable(check):
+                if inspect.iscoroutine(check):
+                    check.close()  # never awaited: close it, or Python warns
+                return Check.not_evaluated(NEEDS_ASYNC)
+            raise not_a_check(check)
     except Exception as exc:  # one broken assertion must not crash the run
-        check = Check.not_evaluated(f"could not be evaluated: {type(exc).__name__}: {exc}")
-    return _result(planned, check)
+        check = broken(exc)
+    return check
+
+
+def _run(planned: Planned, ctx: AssertionContext) -> AssertionResult:
+    return _result(planned, call(planned, ctx))
+
+
+def outcome(
+    planned: Planned, check: Check, advisory: list[AssertionResult], reviews: list[ReviewRequest]
+) -> AssertionResult:
+    """The check's result; an advisory one and its review request are noted on the side."""
+    result = _result(planned, check)
+    if check.advisory:
+        advisory.append(result)
+    if check.review is not None:
+        reviews.append(check.review.model_copy(update={"assertion_id": planned.id}))
+    return result
 
 
 def weighted_score(results: list[AssertionResult]) -> float | None:
@@ -227,12 +266,42 @@ def evaluate(case: Case, ctx: AssertionContext) -> Evaluation:
     """
     planned = _cached_plan(case)
     results = [_run(p, ctx) for p in planned if p.level != "L3"]
-    hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
-    if hard_failures:
-        results += [_result(p, Check.not_evaluated(SKIPPED)) for p in planned if p.level == "L3"]
-        return _fail(hard_failures[0], results)
+    skipped = skip_l3(planned, results)
+    if skipped is not None:
+        return skipped
+    advisory: list[AssertionResult] = []
+    reviews: list[ReviewRequest] = []
+    for p in planned:
+        if p.level == "L3":
+            results.append(outcome(p, call(p, ctx), advisory, reviews))
+    return decide(case, results, advisory, reviews)
 
-    results += [_run(p, ctx) for p in planned if p.level == "L3"]
+
+def skip_l3(planned: list[Planned], results: list[AssertionResult]) -> Evaluation | None:
+    """FAIL without spending L3 when an L1/L2 hard constraint failed, else None."""
+    hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
+    if not hard_failures:
+        return None
+    results += [_result(p, Check.not_evaluated(SKIPPED)) for p in planned if p.level == "L3"]
+    return _fail(hard_failures[0], results)
+
+
+def decide(
+    case: Case,
+    results: list[AssertionResult],
+    advisory: list[AssertionResult],
+    reviews: list[ReviewRequest],
+) -> Evaluation:
+    """The verdict once every layer ran: hard FAIL, soft FAIL, WARNING, else PASS."""
+    evaluation = _decide(case, results, advisory)
+    if reviews:
+        return evaluation.model_copy(update={"review_items": reviews})
+    return evaluation
+
+
+def _decide(
+    case: Case, results: list[AssertionResult], advisory: list[AssertionResult]
+) -> Evaluation:
     hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
     if hard_failures:
         return _fail(hard_failures[0], results)
@@ -259,13 +328,18 @@ def evaluate(case: Case, ctx: AssertionContext) -> Evaluation:
     elif failing_soft:
         return _fail(failing_soft[0], results)
 
-    unevaluated = [r for r in results if r.must_pass and r.verdict == "not_evaluated"]
+    unevaluated = [
+        r
+        for r in results
+        if r.verdict == "not_evaluated" and (r.must_pass or any(r is a for a in advisory))
+    ]
     if unevaluated:
         first = unevaluated[0]
         more = f" (and {len(unevaluated) - 1} more)" if len(unevaluated) > 1 else ""
+        said = ": " if any(first is a for a in advisory) else " was not evaluated: "
         return Evaluation(
             verdict="WARNING",
-            reason=f"{first.id} was not evaluated: {first.reason}{more}",
+            reason=f"{first.id}{said}{first.reason}{more}",
             score=weighted_score(results),
             results=results,
         )

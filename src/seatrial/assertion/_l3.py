@@ -1,22 +1,154 @@
 """L3 semantic assertions: embedding similarity, the LLM judge, factuality.
 
 ``similar`` embeds with the bundled model unless the case names another. The LLM judge and
-factuality need a judge (``seatrial.judge``); until one is configured they are recorded as
-not evaluated, which never counts as passed (DESIGN.md "Verdicts").
+factuality need a judge (``seatrial.judge``, handed over as ``AssertionContext.judge``); without
+one they are recorded as not evaluated, which never counts as passed (DESIGN.md "Verdicts").
+
+A judge's FAIL fails the attempt only when its calibration says it may (the gate); otherwise,
+and whenever the judge is unsure, the attempt gets WARNING and a review-queue entry.
 """
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
+from typing import TYPE_CHECKING, Any, Protocol
+
 from pydantic import Field, model_validator
 
-from seatrial.assertion._common import Target, replies
-from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.errors import SeatrialError
+from seatrial.assertion._common import Target, replies, short
+from seatrial.assertion._registry import (
+    AssertionContext,
+    AssertionParams,
+    Check,
+    ReviewRequest,
+    ReviewWhy,
+    assertion,
+)
+from seatrial.case import Case
+from seatrial.errors import GatewayError, SeatrialError
+
+if TYPE_CHECKING:
+    from seatrial.judge._types import JudgeInput, JudgeVerdict
 
 NO_JUDGE = (
     "no LLM judge is configured; L3 assertions are evaluated once a judge is set up "
     "(see docs/judge.md)"
 )
+
+
+NO_CRITERIA = "The reply does what the user asked, correctly and without inventing facts."
+"""What the judge checks when an ``llm_judge`` names neither criteria nor a rubric."""
+
+
+class JudgeHandle(Protocol):
+    """The attempt's judge, as the L3 checks use it (the runner builds one per attempt)."""
+
+    @property
+    def model(self) -> str:
+        """The judge's gateway model name."""
+
+    @property
+    def confidence_floor(self) -> float:
+        """Verdicts less confident than this go to a person (WARNING and a review item)."""
+
+    def refusal(self) -> str | None:
+        """Why the judge may not judge this attempt (it is the agent's model), or None."""
+
+    def gate(self) -> str | None:
+        """None when a judge FAIL may fail the attempt; else why it is only advisory."""
+
+    def rubric(self, category: str) -> str | None:
+        """The suite's rubric for ``category``, if it has one."""
+
+    async def judge(self, item: JudgeInput) -> JudgeVerdict:
+        """Judge one attempt; raises GatewayError (``judge_error``) when no answer is usable."""
+
+    async def factuality(self, reply: str, reference: str) -> tuple[float, list[dict[str, Any]]]:
+        """The share of the reply's claims the reference supports, and each claim's finding."""
+
+
+def user_turns(case: Case) -> list[str]:
+    """What the user said, turn by turn."""
+    if case.turns:
+        return [turn.content for turn in case.turns]
+    return [case.input] if case.input else []
+
+
+def trace_summary(ctx: AssertionContext) -> str:
+    """The tools the agent called, with arguments and results, one line each."""
+    lines = []
+    for call in ctx.tool_calls():
+        line = f"{call.name}({short(call.arguments, 300)}) -> {short(call.result, 300)}"
+        if not call.success:
+            line += f" [failed: {call.error_type or 'error'}]"
+        lines.append(line)
+    return "\n".join(lines)
+
+
+def judged_text(ctx: AssertionContext, target: Target) -> str:
+    """The reply the judge reads: the final one, or every reply numbered."""
+    texts = replies(ctx, target)
+    if len(texts) == 1:
+        return texts[0]
+    return "\n".join(f"[reply {n}] {text}" for n, text in enumerate(texts, start=1))
+
+
+def _review(why: ReviewWhy, verdict: JudgeVerdict, item: JudgeInput) -> ReviewRequest:
+    return ReviewRequest(
+        why=why,
+        judge_verdict=verdict.verdict,
+        judge_reason=verdict.reason,
+        confidence=verdict.confidence,
+        input="\n".join(item.turns),
+        output=item.reply,
+        category=item.category,
+    )
+
+
+def judge_score(verdict: JudgeVerdict) -> float:
+    """0..1: the mean rubric dimension score, else the confidence that the reply passes."""
+    if verdict.dimension_scores:
+        return sum(verdict.dimension_scores.values()) / len(verdict.dimension_scores)
+    return verdict.confidence if verdict.verdict == "PASS" else 1.0 - verdict.confidence
+
+
+def conclude(
+    verdict: JudgeVerdict, item: JudgeInput, handle: JudgeHandle, threshold: float | None
+) -> Check:
+    """Turn the judge's answer into a Check: pass, gated fail, or WARNING for a person."""
+    score = judge_score(verdict) if threshold is not None else None
+    said = (
+        f"judge {verdict.model} (prompt {verdict.prompt_version}) said {verdict.verdict} "
+        f"with confidence {verdict.confidence:.2f}: {verdict.reason}"
+    )
+    if verdict.verdict == "WARNING":
+        return Check.warning(
+            f"{said}; a person decides (review queue)",
+            score=score,
+            review=_review("warning", verdict, item),
+        )
+    floor = handle.confidence_floor
+    if verdict.confidence < floor:
+        return Check.warning(
+            f"{said}; under the confidence floor {floor:g}, a person decides (review queue)",
+            score=score,
+            review=_review("low_confidence", verdict, item),
+        )
+    if threshold is not None and score is not None:
+        passed = score >= threshold
+        said += f" (score {score:.2f}, threshold {threshold:g})"
+    else:
+        passed = verdict.verdict == "PASS"
+    if passed:
+        return Check.passed(said, score=score)
+    advisory = handle.gate()
+    if advisory is None:
+        return Check.failed(said, verdict.failure_type, score=score)
+    return Check.warning(
+        f"advisory FAIL: {said}; {advisory}",
+        score=score,
+        review=_review("warning", verdict, item),
+    )
 
 
 class SimilarParams(AssertionParams):
@@ -87,9 +219,35 @@ class LlmJudgeParams(AssertionParams):
     failure_type="semantic_mismatch",
     aliases=("semantic", "llm_rubric", "llm-rubric"),
 )
-def llm_judge(params: LlmJudgeParams, ctx: AssertionContext) -> Check:
+def llm_judge(params: LlmJudgeParams, ctx: AssertionContext) -> Check | Awaitable[Check]:
     """An LLM judge reads the conversation, the trace summary and the criteria and decides."""
-    return Check.not_evaluated(NO_JUDGE)
+    handle: JudgeHandle | None = ctx.judge
+    if handle is None:
+        return Check.not_evaluated(NO_JUDGE)
+    return _llm_judge(params, ctx, handle)
+
+
+async def _llm_judge(params: LlmJudgeParams, ctx: AssertionContext, handle: JudgeHandle) -> Check:
+    from seatrial.judge._types import JudgeInput
+
+    refused = handle.refusal()
+    if refused is not None:
+        return Check.not_evaluated(refused)
+    case = ctx.case
+    rubric = params.rubric or handle.rubric(case.category)
+    item = JudgeInput(
+        turns=user_turns(case),
+        reply=judged_text(ctx, params.target),
+        trace_summary=trace_summary(ctx),
+        rubric=rubric,
+        criteria=params.text or rubric or NO_CRITERIA,
+        category=case.category,
+    )
+    try:
+        verdict = await handle.judge(item)
+    except GatewayError as exc:
+        return Check.not_evaluated(f"judge_error: {exc}")
+    return conclude(verdict, item, handle, params.threshold)
 
 
 class FactualityParams(AssertionParams):
@@ -100,7 +258,7 @@ class FactualityParams(AssertionParams):
     reference: str | None = None
     """Same as ``value``."""
     threshold: float | None = Field(default=None, ge=0, le=1)
-    """Lowest judge score that passes."""
+    """Lowest share of the reply's claims the reference must support; unset means all."""
     target: Target = "final_response"
     """``final_response`` or ``all_responses``."""
 
@@ -112,6 +270,52 @@ class FactualityParams(AssertionParams):
 
 
 @assertion("factuality", level="L3", params=FactualityParams, failure_type="hallucination")
-def factuality(params: FactualityParams, ctx: AssertionContext) -> Check:
+def factuality(params: FactualityParams, ctx: AssertionContext) -> Check | Awaitable[Check]:
     """The reply agrees with the reference facts and adds none that contradict them."""
-    return Check.not_evaluated(NO_JUDGE)
+    handle: JudgeHandle | None = ctx.judge
+    if handle is None:
+        return Check.not_evaluated(NO_JUDGE)
+    return _factuality(params, ctx, handle)
+
+
+async def _factuality(
+    params: FactualityParams, ctx: AssertionContext, handle: JudgeHandle
+) -> Check:
+    refused = handle.refusal()
+    if refused is not None:
+        return Check.not_evaluated(refused)
+    reference = params.value if params.value is not None else params.reference
+    assert reference is not None  # the validator demands one of the two
+    reply = judged_text(ctx, params.target)
+    try:
+        share, claims = await handle.factuality(reply, reference)
+    except GatewayError as exc:
+        return Check.not_evaluated(f"judge_error: {exc}")
+    threshold = params.threshold if params.threshold is not None else 1.0
+    said = (
+        f"judge {handle.model}: {share:.0%} of the reply's {len(claims)} claims are supported "
+        f"by the reference (threshold {threshold:.0%})"
+    )
+    if share >= threshold:
+        return Check.passed(said, score=share)
+    unsupported = [c for c in claims if c.get("status") != "supported"]
+    if unsupported:
+        said += "; not supported: " + "; ".join(
+            f"{c.get('claim', '')} ({c.get('status', 'unsupported')})" for c in unsupported[:3]
+        )
+    advisory = handle.gate()
+    if advisory is None:
+        return Check.failed(said, score=share)
+    return Check.warning(
+        f"advisory FAIL: {said}; {advisory}",
+        score=share,
+        review=ReviewRequest(
+            why="warning",
+            judge_verdict="FAIL",
+            judge_reason=said,
+            confidence=None,
+            input="\n".join(user_turns(ctx.case)),
+            output=reply,
+            category=ctx.case.category,
+        ),
+    )

@@ -5,6 +5,9 @@
     @assertion("tool_called", level="L1", params=ToolCalledParams, failure_type="tool_not_called")
     def tool_called(params: ToolCalledParams, ctx: AssertionContext) -> Check: ...
 
+A check may be ``async def`` (an LLM judge waits on the network): ``evaluate_async`` awaits
+it, while the synchronous ``evaluate`` records it as not evaluated.
+
 Third-party packages register from the entry-point group ``seatrial`` (loaded lazily, a broken
 plugin is a logged warning).
 """
@@ -12,11 +15,11 @@ plugin is a logged warning).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
@@ -36,6 +39,34 @@ class AssertionParams(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
 
 
+ReviewWhy = Literal["warning", "low_confidence", "disagreement"]
+"""Why a person should label an attempt (the review queue's ``why``)."""
+
+
+class ReviewRequest(BaseModel):
+    """An attempt a person should label: the judge was unsure, unconfident or only advisory."""
+
+    model_config = ConfigDict(frozen=True)
+
+    assertion_id: str = ""
+    """The assertion that asked; filled in by the evaluator (a check does not know its id)."""
+    why: ReviewWhy
+    """``warning`` (the judge said WARNING, or its FAIL was only advisory), ``low_confidence``
+    (under the configured floor) or ``disagreement`` (judge and rules disagree)."""
+    judge_verdict: str
+    """What the judge answered: PASS, FAIL or WARNING."""
+    judge_reason: str = ""
+    """The judge's reason, as it gave it."""
+    confidence: float | None = None
+    """The judge's confidence in [0, 1]."""
+    input: str = ""
+    """The user's turns, as the judge saw them."""
+    output: str = ""
+    """The reply that was judged."""
+    category: str = ""
+    """The case's category (per-category agreement in calibration)."""
+
+
 @dataclass(frozen=True)
 class Check:
     """What an assertion concluded."""
@@ -44,6 +75,10 @@ class Check:
     reason: str = ""
     failure_type: str | None = None
     score: float | None = None
+    advisory: bool = False
+    """The attempt gets WARNING for a person to look at (recorded as not evaluated)."""
+    review: ReviewRequest | None = None
+    """A review-queue entry to create for this attempt."""
 
     @classmethod
     def passed(cls, reason: str = "", score: float | None = None) -> Check:
@@ -62,6 +97,16 @@ class Check:
         """The assertion could not be evaluated (never counted as passed)."""
         return cls("not_evaluated", reason)
 
+    @classmethod
+    def warning(
+        cls, reason: str, *, score: float | None = None, review: ReviewRequest | None = None
+    ) -> Check:
+        """Neither pass nor fail: the attempt gets WARNING and, with ``review``, a review item.
+
+        Recorded as not evaluated, so it never counts as passed nor enters the soft score.
+        """
+        return cls("not_evaluated", reason, None, score, True, review)
+
 
 @dataclass
 class AssertionContext:
@@ -73,6 +118,8 @@ class AssertionContext:
     responses: list[str] = field(default_factory=list)
     final_state: dict[str, Any] | None = None
     workspace: Path | None = None
+    judge: Any | None = None
+    """The attempt's LLM judge (``seatrial.assertion.JudgeHandle``); None when none is set up."""
     _tool_calls: tuple[Trace, list[ToolCall]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
@@ -87,7 +134,10 @@ class AssertionContext:
 
 
 P = TypeVar("P", bound=AssertionParams)
-CheckFunction = Callable[[Any, AssertionContext], Check]
+CheckOutcome = Check | Awaitable[Check]
+"""What a check function returns: a Check, or an awaitable of one (an async check)."""
+CheckFunction = Callable[[Any, AssertionContext], CheckOutcome]
+R = TypeVar("R", bound=CheckOutcome)
 
 
 @dataclass(frozen=True)
@@ -115,12 +165,12 @@ def assertion(
     params: type[AssertionParams],
     failure_type: str,
     aliases: tuple[str, ...] = (),
-) -> Callable[[Callable[[P, AssertionContext], Check]], Callable[[P, AssertionContext], Check]]:
-    """Register an assertion type under ``name`` (and ``aliases``)."""
+) -> Callable[[Callable[[P, AssertionContext], R]], Callable[[P, AssertionContext], R]]:
+    """Register an assertion type under ``name`` (and ``aliases``); ``async def`` checks too."""
 
     def register(
-        check: Callable[[P, AssertionContext], Check],
-    ) -> Callable[[P, AssertionContext], Check]:
+        check: Callable[[P, AssertionContext], R],
+    ) -> Callable[[P, AssertionContext], R]:
         _TYPES[name] = AssertionType(
             name=name,
             level=level,

@@ -1,18 +1,24 @@
-"""``seatrial judge``: measure a judge against human labels."""
+"""``seatrial judge``: measure a judge against human labels, and calibrate it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from seatrial.cli._app import app, console, guarded
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._commands import _open_store
+from seatrial.config import load_config
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
+    from seatrial.config import JudgeSettings
     from seatrial.judge import AgreementReport
+    from seatrial.judge._types import Calibration
+    from seatrial.store import Store
 
 judge_app = typer.Typer(
     help="The LLM judge: how far its verdicts agree with people's.",
@@ -114,3 +120,123 @@ def agreement(
         typer.echo(report.model_dump_json(indent=2))
     else:
         _print_text(report)
+
+
+async def _calibrate(
+    labels: str, judge_model: str | None, prompt: str | None, store: Store, concurrency: int,
+    resamples: int, seed: int,
+) -> tuple[Calibration, AgreementReport, JudgeSettings]:  # fmt: skip
+    from seatrial.gateway import Gateway
+    from seatrial.judge._calibrate import calibrate as run_calibration
+    from seatrial.judge._calibrate import queue_items, read_labelled_items
+    from seatrial.judge._llm import Judge
+    from seatrial.store import QUEUE_SOURCE
+
+    config = load_config(Path.cwd())
+    updates: dict[str, object] = {}
+    if judge_model is not None:
+        updates["model"] = judge_model
+    if prompt is not None:
+        updates["prompt_version"] = prompt
+    settings = config.judge.model_copy(update=updates)
+    labelled = (
+        queue_items(store.labels(source=QUEUE_SOURCE))
+        if labels == "queue"
+        else read_labelled_items(Path(labels))
+    )
+    gateway_config = config.gateway_config()
+    # A calibration measures the model as it answers today: a cached verdict would hide drift.
+    fresh = gateway_config.cache.model_copy(update={"judge": False})
+    gateway = Gateway(
+        gateway_config.model_copy(update={"cache": fresh}),
+        store=store,
+        project_dir=config.project_dir,
+    )
+    try:
+        judge = Judge(gateway, settings)
+        calibration, report = await run_calibration(
+            judge, labelled, concurrency=concurrency, resamples=resamples, seed=seed
+        )
+    finally:
+        await gateway.aclose()
+    return calibration, report, settings
+
+
+@judge_app.command()
+@guarded
+def calibrate(
+    labels: Annotated[
+        str,
+        typer.Option(
+            help="Human labels: a JSONL/JSON file (pointwise {input, output, label: pass|fail} "
+            "or pairwise {input, output_1, output_2, label: 1|2}), or `queue` for the labels "
+            "given with `seatrial review`."
+        ),
+    ],
+    judge: Annotated[
+        str | None,
+        typer.Option(help="The judge model (a name under models:); default judge.model."),
+    ] = None,
+    prompt: Annotated[
+        str | None, typer.Option(help="Prompt version, e.g. v1; default judge.prompt_version.")
+    ] = None,
+    concurrency: Annotated[int, typer.Option(min=1, help="Judge calls at once.")] = 8,
+    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    resamples: Annotated[
+        int, typer.Option(min=1, help="Bootstrap resamples for kappa's interval.")
+    ] = 2000,
+    seed: Annotated[
+        int, typer.Option(help="Seed of the bootstrap, for a reproducible interval.")
+    ] = 0,
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """Run the judge over human-labelled items, store how far it agrees, and say if it gates.
+
+    Pointwise items are judged PASS/FAIL (a WARNING counts as a disagreement), pairwise ones
+    by which output is better. The result is stored keyed on (judge model, prompt hash); a
+    judge's FAIL fails runs only once its latest calibration reaches judge.min_agreement on
+    at least judge.min_labels items. Prints an ALARM when it met that bar last time and no
+    longer does.
+    """
+    import asyncio
+
+    from seatrial.judge._calibrate import calibration_alarm, meets_bar
+
+    if format not in FORMATS:
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    with _open_store(db) as store:
+        calibration, report, settings = asyncio.run(
+            _calibrate(labels, judge, prompt, store, concurrency, resamples, seed)
+        )
+        previous = store.latest_calibration(calibration.judge_model, calibration.prompt_hash)
+        store.save_calibration(calibration)
+    alarm = calibration_alarm(previous, calibration, settings.min_agreement, settings.min_labels)
+    gates = meets_bar(calibration, settings.min_agreement, settings.min_labels)
+    if format == "json":
+        typer.echo(
+            json.dumps(
+                {**calibration.model_dump(mode="json"), "gates": gates, "alarm": alarm},
+                indent=2,
+                ensure_ascii=False,
+            )
+        )
+    else:
+        console.print(
+            f"judge       {calibration.judge_model}  prompt {calibration.prompt_version} "
+            f"(hash {calibration.prompt_hash[:12]})",
+            markup=False,
+        )
+        _print_text(report)
+        bar = (
+            f"judge.min_agreement {settings.min_agreement:.0%} on at least "
+            f"{settings.min_labels} items"
+        )
+        if gates:
+            console.print(f"gate        calibrated: its FAIL verdicts fail runs ({bar})")
+        else:
+            console.print(
+                f"gate        not calibrated: its FAIL verdicts stay advisory WARNINGs "
+                f"(needs {bar})"
+            )
+    if alarm is not None:
+        err_console.print(f"[bold red]{alarm}[/]", highlight=False)

@@ -8,14 +8,16 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+from rich.markup import escape
 
 from seatrial.agent import AgentAdapter, resolve_agent
 from seatrial.case import Suite, load_suite
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.config import Config, load_config, resolve_db_url
+from seatrial.config import Config, JudgeSettings, load_config, resolve_db_url
 from seatrial.errors import AgentSpecError, ConfigError, InputError
 from seatrial.report import build_report, print_summary, write_reports
 from seatrial.run import (
+    JudgeRuntime,
     RunOptions,
     RunOutcome,
     gateway_for_run,
@@ -44,6 +46,37 @@ def _adapter(
     )
 
 
+def _judge_settings(config: Config, model: str | None) -> JudgeSettings | None:
+    """``judge:`` of seatrial.yaml, its model replaced by ``--judge``; None without a model."""
+    settings = config.judge
+    if model is not None:
+        if model not in config.models:
+            known = ", ".join(sorted(config.models)) or "none"
+            raise ConfigError(
+                f"--judge {model}: no such model under models: in seatrial.yaml (known: "
+                f"{known}); add it there (see docs/judge.md)"
+            )
+        settings = settings.model_copy(update={"model": model})
+    return settings if settings.model is not None else None
+
+
+async def _open_judge(
+    stack: contextlib.AsyncExitStack, config: Config, settings: JudgeSettings, store: Store
+) -> JudgeRuntime:
+    """The run's judge on a gateway of its own (no ``--gateway`` needed), gate read from the
+    store; says on the console whether its FAIL counts, and raises any alarm."""
+    from seatrial.gateway import Gateway
+    from seatrial.judge._llm import Judge
+
+    gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
+    stack.push_async_callback(gateway.aclose)
+    runtime = JudgeRuntime.open(Judge(gateway, settings), store)
+    console.print(f"judge: {escape(runtime.gate.reason)}", highlight=False)
+    if runtime.gate.alarm is not None:
+        err_console.print(f"[bold red]{escape(runtime.gate.alarm)}[/]", highlight=False)
+    return runtime
+
+
 async def _drive(
     adapter: AgentAdapter,
     store: Store,
@@ -51,10 +84,13 @@ async def _drive(
     resume: str | None,
     options: RunOptions,
     gateway: Config | None = None,
+    judge: tuple[Config, JudgeSettings] | None = None,
 ) -> RunOutcome:
     progress = progress_for(console)
     try:
         async with contextlib.AsyncExitStack() as stack:
+            if judge is not None:
+                options.judge = await _open_judge(stack, *judge, store)
             if gateway is not None:
                 server = await stack.enter_async_context(
                     gateway_for_run(
@@ -63,7 +99,7 @@ async def _drive(
                 )
                 console.print(f"gateway: {server.base_url} (each attempt gets its own path)")
             if resume:
-                return await resume_async(resume, adapter, store, progress)
+                return await resume_async(resume, adapter, store, progress, options.judge)
             assert suite is not None
             return await run_suite_async(suite, adapter, store, options, progress)
     finally:
@@ -117,6 +153,15 @@ def run(
             help="Start the model gateway for the run; each attempt gets its own base URL.",
         ),
     ] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option(
+            "--judge",
+            metavar="MODEL",
+            help="Judge L3 assertions with this model from seatrial.yaml `models:` "
+            "(overrides judge.model).",
+        ),
+    ] = None,
 ) -> None:
     """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
     config = load_config(Path.cwd())
@@ -133,6 +178,16 @@ def run(
         raise ConfigError(
             "--gateway needs models: add a `models:` section to seatrial.yaml (see docs/gateway.md)"
         )
+    judge_settings = _judge_settings(config, judge)
+    if judge_settings is not None and workers > 1:
+        # The judge's connections belong to this process's event loop: the runner keeps a
+        # judged run in one process. Say so rather than leave --workers silently unused.
+        err_console.print(
+            f"[yellow]note:[/] the LLM judge runs in this process: --workers {workers} is "
+            "ignored for this run (unset judge.model to use several processes)",
+            highlight=False,
+        )
+        workers = 1
     suite: Suite | None = None
     if resume is None:
         if suite_path is None:
@@ -160,7 +215,15 @@ def run(
         )
         try:
             outcome = asyncio.run(
-                _drive(adapter, store, suite, run_id, options, config if gateway else None)
+                _drive(
+                    adapter,
+                    store,
+                    suite,
+                    run_id,
+                    options,
+                    config if gateway else None,
+                    (config, judge_settings) if judge_settings is not None else None,
+                )
             )
         except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM
             interrupted = run_id or store.resolve_run_id("latest")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import Any
 
 from pydantic import BaseModel, Field
 
@@ -50,6 +51,9 @@ class RunReport(BaseModel):
     """Per-case verdicts with their attempts, in suite order."""
     gate: GateResult
     """The release decision."""
+    judge: dict[str, Any] | None = None
+    """The LLM judge the run used and its gate (model, prompt version and hash, calibrated,
+    agreement, the reason its FAILs count or stay advisory); None without a judge."""
     spend_usd: dict[str, float] = Field(default_factory=dict)
     """What the run's model calls through the gateway cost, by purpose (agent, judge,
     generation); empty when none went through it."""
@@ -163,4 +167,5 @@ def build_report(store: Store, run_id: str, with_traces: bool = False) -> RunRep
         cases=cases,
         gate=check_gate(info, summary, cases),
         spend_usd=store.spend_by_purpose(run_id),
+        judge=info.settings.get("judge") or None,
     )

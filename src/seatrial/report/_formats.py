@@ -45,6 +45,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "seatrial_version": info.seatrial_version,
         "summary": report.summary.model_dump(),
         "spend_usd": {"total": sum(report.spend_usd.values()), **report.spend_usd},
+        "judge": report.judge,
         "gate": report.gate.model_dump(),
         "categories": [c.model_dump() for c in report.categories],
         "cases": [
@@ -121,6 +122,8 @@ def to_markdown(report: RunReport) -> str:
         f"({s.pass_rate:.1%} pass rate). Gate **{gate}**.",
         "",
     ]
+    if report.judge:
+        lines += [f"Judge: {_md_cell(judge_line(report.judge))}", ""]
     if report.spend_usd:
         parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
         lines += [f"Model calls cost ${sum(report.spend_usd.values()):.4f} ({parts}).", ""]
@@ -149,6 +152,15 @@ def to_markdown(report: RunReport) -> str:
                 f"| {_md_cell(first.reason)} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def judge_line(judge: dict[str, Any]) -> str:
+    """One line on the run's judge: which, and whether its FAIL verdicts count."""
+    digest = str(judge.get("prompt_hash", ""))[:12]
+    who = f"{judge.get('model')} (prompt {judge.get('prompt_version')}, {digest})"
+    if judge.get("calibrated"):
+        return f"{who}: calibrated, its FAIL verdicts count"
+    return f"{who}: advisory, its FAIL verdicts are WARNINGs ({judge.get('reason', '')})"
 
 
 def render(report: RunReport, fmt: str) -> str:

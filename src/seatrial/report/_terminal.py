@@ -6,6 +6,7 @@ from rich.console import Console
 from rich.table import Table
 
 from seatrial.report._build import RunReport
+from seatrial.report._formats import judge_line
 
 _STYLE = {"PASS": "green", "FAIL": "red", "WARNING": "yellow", "ERROR": "magenta"}
 
@@ -42,6 +43,8 @@ def print_summary(report: RunReport, console: Console) -> None:
         f"[yellow]{s.warnings} warnings[/], [magenta]{s.errors} errors[/] "
         f"({s.pass_rate:.1%} pass rate)"
     )
+    if report.judge:
+        console.print(f"judge: {judge_line(report.judge)}", markup=False, highlight=False)
     if report.spend_usd:
         parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
         console.print(f"model calls: ${sum(report.spend_usd.values()):.4f} ({parts})")

@@ -7,6 +7,14 @@ from seatrial.run._gateway_hook import (
     gateway_for_run,
     use_gateway,
 )
+from seatrial.run._judge_hook import (
+    AttemptJudge,
+    JudgeGate,
+    JudgeRuntime,
+    active_judge,
+    judge_gate,
+    use_judge,
+)
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
 from seatrial.run._runner import (
     Progress,
@@ -20,15 +28,20 @@ from seatrial.run._runner import (
 from seatrial.run._workers import can_fork
 
 __all__ = [
+    "AttemptJudge",
+    "JudgeGate",
+    "JudgeRuntime",
     "PlainProgress",
     "Progress",
     "RichProgress",
     "RunOptions",
     "RunOutcome",
     "active_gateway",
+    "active_judge",
     "attempt_gateway",
     "can_fork",
     "gateway_for_run",
+    "judge_gate",
     "new_run_id",
     "progress_for",
     "resume_async",
@@ -36,4 +49,5 @@ __all__ = [
     "run_suite_async",
     "suite_hash",
     "use_gateway",
+    "use_judge",
 ]

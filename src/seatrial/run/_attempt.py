@@ -19,10 +19,12 @@ from seatrial.agent import (
     prepare_workspace,
 )
 from seatrial.assertion import AssertionContext, evaluate
+from seatrial.assertion._evaluate_async import evaluate_async
 from seatrial.case import Case
 from seatrial.errors import AgentError
 from seatrial.record import AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
+from seatrial.run._judge_hook import active_judge
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
 
@@ -130,17 +132,21 @@ async def run_attempt(
                 reason=f"{error.failure_type}: {error}",
                 finished_at=time.time(),
             )
-        evaluation = evaluate(
-            case,
-            AssertionContext(
-                case=case,
-                trace=trace,
-                response=response,
-                responses=responses,
-                final_state=final_state,
-                workspace=workspace,
-            ),
+        judge = active_judge()
+        assertion_context = AssertionContext(
+            case=case,
+            trace=trace,
+            response=response,
+            responses=responses,
+            final_state=final_state,
+            workspace=workspace,
         )
+        if judge is None:
+            evaluation = evaluate(case, assertion_context)
+        else:
+            assertion_context.judge = judge.for_attempt(run_id, case.id, attempt, trace)
+            evaluation = await evaluate_async(case, assertion_context)
+            judge.queue(evaluation, run_id, case.id, attempt)
     return AttemptRecord(
         **common,
         verdict=evaluation.verdict,

@@ -11,16 +11,20 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from seatrial._version import __version__
 from seatrial.agent import AgentAdapter
 from seatrial.case import Case, Suite
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.run._drain import drain
+from seatrial.run._judge_hook import use_judge
 from seatrial.run._workers import can_fork, run_in_workers
 from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.run._judge_hook import JudgeRuntime
 
 RUN_GC_THRESHOLD = 50_000
 """Gen-0 threshold of Python's garbage collector while a run executes."""
@@ -53,6 +57,8 @@ class RunOptions:
     """Labels stored with the run."""
     workers: int = 1
     """Processes sharing the attempts (one event loop each); more than 1 uses every core."""
+    judge: JudgeRuntime | None = None
+    """The LLM judge of L3 assertions; a run with one stays in this process."""
 
 
 @dataclass
@@ -113,6 +119,9 @@ async def run_suite_async(
             "suite_hash": suite_hash(suite.cases),
         },
     )
+    if options.judge is not None:
+        options.judge.rubrics = dict(suite.rubrics)
+        info.settings["judge"] = options.judge.record()
     store.create_run(info, suite.cases)
     plan = _plan(suite.cases, options.repeats, set())
     return await _execute(info.run_id, plan, 0, adapter, store, options, progress)
@@ -123,6 +132,7 @@ async def resume_async(
     adapter: AgentAdapter,
     store: Store,
     progress: Progress | None = None,
+    judge: JudgeRuntime | None = None,
 ) -> RunOutcome:
     """Finish a run that was interrupted, without redoing the attempts already stored."""
     info = store.get_run(run_id)
@@ -133,7 +143,10 @@ async def resume_async(
         timeout_s=settings.get("timeout_s"),
         tags=list(info.tags),
         workers=int(settings.get("workers") or 1),
+        judge=judge,
     )
+    if judge is not None:
+        judge.rubrics = dict(settings.get("rubrics") or {})
     done = store.finished_attempts(run_id)
     plan = _plan(store.run_cases(run_id), options.repeats, done)
     return await _execute(run_id, plan, len(done), adapter, store, options, progress)
@@ -166,7 +179,8 @@ async def _execute(
     # CPU (benchmarks/runner_overhead.py: 3.5 s -> 2.7 s). Collections still happen, rarer.
     gc.set_threshold(RUN_GC_THRESHOLD, 20, 100)
     try:
-        if options.workers > 1 and len(plan) > 1 and can_fork():
+        # The judge's connections belong to this process's event loop: no forked workers.
+        if options.workers > 1 and len(plan) > 1 and can_fork() and options.judge is None:
             await run_in_workers(run_id, plan, adapter, store, options, on_record)
         else:
             writer = AttemptWriter(store)
@@ -176,9 +190,15 @@ async def _execute(
                     writer.submit(record)
                     on_record(record)
 
-                await drain(
-                    plan, adapter, run_id, options.timeout_s, options.concurrency, store_and_count
-                )
+                with use_judge(options.judge):
+                    await drain(
+                        plan,
+                        adapter,
+                        run_id,
+                        options.timeout_s,
+                        options.concurrency,
+                        store_and_count,
+                    )
             finally:
                 writer.close()
         interrupted = False
@@ -187,6 +207,9 @@ async def _execute(
         restore()
         if progress is not None:
             progress.stop()
+        if options.judge is not None:
+            # After the writer closed: the items point at attempts that are stored by now.
+            store.add_review_items(options.judge.take_review_items())
         store.finish_run(run_id, "interrupted" if interrupted else "finished", time.time())
     return RunOutcome(run_id=run_id, attempts_run=finished, interrupted=interrupted)
 
