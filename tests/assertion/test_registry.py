@@ -84,9 +84,12 @@ def test_public_names_are_sorted_and_resolve():
         "AssertionType",
         "Check",
         "Evaluation",
+        "JudgeHandle",
+        "ReviewRequest",
         "aliases",
         "assertion",
         "evaluate",
+        "evaluate_async",
         "known_types",
         "lookup",
     ]

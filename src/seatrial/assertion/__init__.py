@@ -6,11 +6,14 @@ Importing this package registers every built-in assertion type.
 
 from seatrial.assertion import _l1_params, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules
 from seatrial.assertion._evaluate import Evaluation, evaluate
+from seatrial.assertion._evaluate_async import evaluate_async
+from seatrial.assertion._l3 import JudgeHandle
 from seatrial.assertion._registry import (
     AssertionContext,
     AssertionParams,
     AssertionType,
     Check,
+    ReviewRequest,
     aliases,
     assertion,
     known_types,
@@ -26,9 +29,12 @@ __all__ = [
     "AssertionType",
     "Check",
     "Evaluation",
+    "JudgeHandle",
+    "ReviewRequest",
     "aliases",
     "assertion",
     "evaluate",
+    "evaluate_async",
     "known_types",
     "lookup",
 ]

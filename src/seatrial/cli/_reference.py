@@ -36,7 +36,8 @@ def _param_line(param: Any) -> str:
             kind += ", repeatable"
         if param.default not in (None, False, ()) and not callable(param.default):
             kind += f", default `{param.default}`"
-    help_text = " ".join((getattr(param, "help", None) or "").split())
+    # A `|` in help text ("pass|fail") would split the Markdown table cell.
+    help_text = " ".join((getattr(param, "help", None) or "").split()).replace("|", "\\|")
     return f"| {name} | {kind} | {help_text} |"
 
 

@@ -18,8 +18,7 @@ from seatrial.agent import (
     Sandbox,
     prepare_workspace,
 )
-from seatrial.assertion import AssertionContext, evaluate
-from seatrial.assertion._evaluate_async import evaluate_async
+from seatrial.assertion import AssertionContext, evaluate, evaluate_async
 from seatrial.case import Case
 from seatrial.errors import AgentError
 from seatrial.record import AttemptRecord, Metrics
