@@ -9,6 +9,7 @@ the response cache keeps distinct samples apart and a re-run gets the same answe
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 from collections import Counter
@@ -67,10 +68,8 @@ def parse_json_object(text: str) -> dict[str, Any] | None:
 def _repair(text: str) -> Any:
     fenced = _FENCE.search(text)
     if fenced:
-        try:
+        with contextlib.suppress(ValueError):
             return json.loads(fenced.group(1))
-        except ValueError:
-            pass
     start = text.find("{")
     if start < 0:
         return None

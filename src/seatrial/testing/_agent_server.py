@@ -18,8 +18,6 @@ the request without answering, for timeout tests).
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import json
 import socket
 import threading
@@ -28,6 +26,7 @@ from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+from seatrial.testing._threaded import ServedInThread
 from seatrial.trace import new_id
 
 
@@ -153,15 +152,22 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
 
 
-class AgentServer:
+class AgentServer(ServedInThread):
     """An agent-protocol server on 127.0.0.1 at a free port, run in a background thread."""
 
+    _thread_name = "seatrial-agent-server"
+    _state: _State
+
     def __init__(self, script: Script, *, path: str = "/chat") -> None:
+        super().__init__()
         self._state = _State(script)
         self._path = path if path.startswith("/") else f"/{path}"
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._url: str | None = None
+
+    def _new_server(self) -> _Server:
+        return _Server(self._state)
+
+    def _url_for(self, host: str, port: int) -> str:
+        return f"http://{host}:{port}{self._path}"
 
     @property
     def url(self) -> str:
@@ -178,49 +184,3 @@ class AgentServer:
         """Every request received so far, in arrival order."""
         with self._state.lock:
             return list(self._state.requests)
-
-    def start(self) -> AgentServer:
-        """Bind a free port and serve in a background thread."""
-        if self._server is None:
-            self._state.stopping.clear()
-            self._server = _Server(self._state)
-            host, port = self._server.server_address[:2]
-            self._url = f"http://{host!s}:{port}{self._path}"
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name="seatrial-agent-server",
-                daemon=True,
-            )
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Release hung requests, close open connections and stop serving."""
-        server, thread = self._server, self._thread
-        if server is None or thread is None:
-            return
-        self._state.stopping.set()
-        server.shutdown()
-        with self._state.lock:
-            connections = list(self._state.connections)
-        for connection in connections:
-            # Idle keep-alive connections block their handler thread in a read.
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        server.server_close()
-        thread.join()
-        self._server = None
-        self._thread = None
-
-    def __enter__(self) -> AgentServer:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    async def __aenter__(self) -> AgentServer:
-        return self.start()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await asyncio.to_thread(self.stop)

@@ -18,7 +18,6 @@ vectors derived from each text (:func:`fake_embedding`), so equal texts embed eq
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import socket
@@ -26,7 +25,7 @@ import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Self
+from typing import Any
 
 from seatrial.testing._agent_server import Hang, HttpReply
 from seatrial.testing._fake_wire import (
@@ -35,6 +34,7 @@ from seatrial.testing._fake_wire import (
     _OpenAIWire,
     _Wire,
 )
+from seatrial.testing._threaded import ServedInThread
 
 
 @dataclass(frozen=True)
@@ -200,17 +200,20 @@ class _Server(ThreadingHTTPServer):
         super().__init__(("127.0.0.1", 0), _Handler)
 
 
-class _FakeModelServer:
+class _FakeModelServer(ServedInThread):
     """A model API server on 127.0.0.1 at a free port, run in a background thread."""
 
-    _wire: type[_Wire] = _Wire
+    _wire: type[_Wire]
     _base_path = ""
+    _state: _State
 
     def __init__(self, script: Script = None, *, embedding_dims: int = 8) -> None:
+        super().__init__()
         self._state = _State(self._wire(), script, embedding_dims)
-        self._server: _Server | None = None
-        self._thread: threading.Thread | None = None
-        self._url: str | None = None
+        self._thread_name = f"seatrial-{self._state.wire.name}"
+
+    def _new_server(self) -> _Server:
+        return _Server(self._state)
 
     @property
     def url(self) -> str:
@@ -245,52 +248,6 @@ class _FakeModelServer:
         """Forget the requests received (the script position is kept)."""
         with self._state.lock:
             self._state.requests.clear()
-
-    def start(self) -> Self:
-        """Bind a free port and serve in a background thread."""
-        if self._server is None:
-            self._state.stopping.clear()
-            self._server = _Server(self._state)
-            host, port = self._server.server_address[:2]
-            self._url = f"http://{host!s}:{port}"
-            self._thread = threading.Thread(
-                target=self._server.serve_forever,
-                kwargs={"poll_interval": 0.05},
-                name=f"seatrial-{self._state.wire.name}",
-                daemon=True,
-            )
-            self._thread.start()
-        return self
-
-    def stop(self) -> None:
-        """Release delayed and hung requests, close open connections and stop serving."""
-        server, thread = self._server, self._thread
-        if server is None or thread is None:
-            return
-        self._state.stopping.set()
-        server.shutdown()
-        with self._state.lock:
-            connections = list(self._state.connections)
-        for connection in connections:
-            # Idle keep-alive connections block their handler thread in a read.
-            with contextlib.suppress(OSError):
-                connection.shutdown(socket.SHUT_RDWR)
-        server.server_close()
-        thread.join()
-        self._server = None
-        self._thread = None
-
-    def __enter__(self) -> Self:
-        return self.start()
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.stop()
-
-    async def __aenter__(self) -> Self:
-        return self.start()
-
-    async def __aexit__(self, *exc_info: object) -> None:
-        await asyncio.to_thread(self.stop)
 
 
 class FakeOpenAI(_FakeModelServer):

@@ -12,6 +12,7 @@ import json
 import math
 import struct
 import time
+from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -90,13 +91,14 @@ def fake_embedding(text: str, dims: int = 8) -> list[float]:
     return [v / norm for v in values]
 
 
-class _Wire:
+class _Wire(ABC):
     """How one API shapes answers; the server below does the HTTP."""
 
     name = ""
 
+    @abstractmethod
     def routes(self) -> dict[str, str]:
-        raise NotImplementedError
+        """Path -> what it serves (chat, embeddings ...)."""
 
     def default_text(self, body: Mapping[str, Any]) -> str:
         users = [m for m in body.get("messages") or [] if m.get("role") == "user"]
@@ -114,14 +116,17 @@ class _Wire:
         args = sum(_words(t.arguments_text()) for t in reply.tool_calls)
         return _words(reply.text) + args
 
+    @abstractmethod
     def error_body(self, status: int, message: str) -> dict[str, Any]:
-        raise NotImplementedError
+        """The API's error JSON for an HTTP status."""
 
+    @abstractmethod
     def chat(self, body: Mapping[str, Any], reply: FakeReply, n: int) -> dict[str, Any]:
-        raise NotImplementedError
+        """A whole (non-streamed) answer in the API's JSON."""
 
+    @abstractmethod
     def events(self, body: Mapping[str, Any], reply: FakeReply, n: int) -> list[Event]:
-        raise NotImplementedError
+        """A streamed answer as the API's server-sent events."""
 
 
 class _OpenAIWire(_Wire):
