@@ -23,10 +23,10 @@ import socket
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
-from seatrial.testing._threaded import ServedInThread
+from seatrial.testing._threaded import ServedInThread, TrackedHandler
 from seatrial.trace import new_id
 
 
@@ -81,19 +81,8 @@ def _protocol_reply(request: Mapping[str, Any], reply: Mapping[str, Any]) -> dic
     return body
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(TrackedHandler):
     server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        with self.server.state.lock:
-            self.server.state.connections.add(self.connection)
-
-    def finish(self) -> None:
-        with self.server.state.lock:
-            self.server.state.connections.discard(self.connection)
-        super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: tests read ``requests``, not a log."""

@@ -18,13 +18,12 @@ vectors derived from each text (:func:`fake_embedding`), so equal texts embed eq
 
 from __future__ import annotations
 
-import contextlib
 import json
 import socket
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from typing import Any
 
 from seatrial.testing._agent_server import Hang, HttpReply
@@ -34,7 +33,7 @@ from seatrial.testing._fake_wire import (
     _OpenAIWire,
     _Wire,
 )
-from seatrial.testing._threaded import ServedInThread
+from seatrial.testing._threaded import ServedInThread, TrackedHandler
 
 
 @dataclass(frozen=True)
@@ -67,20 +66,8 @@ class _State:
     lock: threading.Lock = field(default_factory=threading.Lock)
 
 
-class _Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
+class _Handler(TrackedHandler):
     server: _Server
-
-    def setup(self) -> None:
-        super().setup()
-        with self.server.state.lock:
-            self.server.state.connections.add(self.connection)
-
-    def finish(self) -> None:
-        with self.server.state.lock:
-            self.server.state.connections.discard(self.connection)
-        with contextlib.suppress(OSError):  # the client may have gone (a timeout test)
-            super().finish()
 
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: tests read ``requests``, not a log."""

@@ -6,8 +6,29 @@ import asyncio
 import contextlib
 import socket
 import threading
-from http.server import ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, Self
+
+
+class TrackedHandler(BaseHTTPRequestHandler):
+    """A handler whose open connections the server can close when it stops.
+
+    Its server has a ``state`` with ``lock`` and ``connections`` (see :class:`ServedInThread`).
+    """
+
+    protocol_version = "HTTP/1.1"
+    server: Any
+
+    def setup(self) -> None:
+        super().setup()
+        with self.server.state.lock:
+            self.server.state.connections.add(self.connection)
+
+    def finish(self) -> None:
+        with self.server.state.lock:
+            self.server.state.connections.discard(self.connection)
+        with contextlib.suppress(OSError):  # the client may have gone (a timeout test)
+            super().finish()
 
 
 class ServedInThread:

@@ -32,6 +32,7 @@ from seatrial.gateway._types import (
     ChatResponse,
     EmbeddingRequest,
     EmbeddingResponse,
+    Usage,
 )
 
 T = TypeVar("T")
@@ -180,6 +181,27 @@ def malformed_error(model: ModelConfig, provider: str, detail: str) -> ProviderE
         f"{_where(model, provider)} answered something that is not a valid {provider} "
         f"response ({detail}); check that `base_url` points at a {provider}-compatible API",
         kind="malformed",
+    )
+
+
+def embedding_response(
+    model: ModelConfig,
+    provider: str,
+    request: EmbeddingRequest,
+    vectors: list[list[float]],
+    input_tokens: int,
+    latency_ms: float,
+) -> EmbeddingResponse:
+    """The response of an embeddings call: one vector per input text, else ``malformed``."""
+    if len(vectors) != len(request.input):
+        raise malformed_error(
+            model, provider, f"{len(vectors)} vectors for {len(request.input)} texts"
+        )
+    return EmbeddingResponse(
+        vectors=vectors,
+        model=model.name,
+        usage=Usage(input_tokens=input_tokens),
+        latency_ms=latency_ms,
     )
 
 

@@ -15,7 +15,12 @@ import openai
 
 from seatrial.errors import GatewayError, ProviderError
 from seatrial.gateway._config import ModelConfig
-from seatrial.gateway._providers._base import NO_KEY, Deadline, malformed_error, raise_from
+from seatrial.gateway._providers._base import (
+    NO_KEY,
+    Deadline,
+    embedding_response,
+    raise_from,
+)
 from seatrial.gateway._providers._openai import (
     SHAPE_ERRORS,
     openai_chunks,
@@ -134,16 +139,7 @@ class LiteLLMProvider:
             tokens = int(getattr(result.usage, "prompt_tokens", 0) or 0) if result.usage else 0
         except (openai.OpenAIError, *SHAPE_ERRORS) as exc:
             raise_from(self._error(exc, model), exc, self._key)
-        if len(vectors) != len(request.input):
-            raise malformed_error(
-                model, self.name, f"{len(vectors)} vectors for {len(request.input)} texts"
-            )
-        return EmbeddingResponse(
-            vectors=vectors,
-            model=model.name,
-            usage=Usage(input_tokens=tokens),
-            latency_ms=deadline.elapsed_ms(),
-        )
+        return embedding_response(model, self.name, request, vectors, tokens, deadline.elapsed_ms())
 
     async def aclose(self) -> None:
         # litellm keeps module-wide HTTP clients bound to the loop that opened them: close

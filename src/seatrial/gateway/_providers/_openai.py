@@ -16,6 +16,7 @@ from seatrial.gateway._config import ModelConfig
 from seatrial.gateway._providers._base import (
     Deadline,
     connection_error,
+    embedding_response,
     malformed_error,
     raise_from,
     redact,
@@ -240,16 +241,7 @@ class OpenAIProvider:
             tokens = int(result.usage.prompt_tokens or 0) if result.usage else 0
         except (openai.OpenAIError, *SHAPE_ERRORS) as exc:
             raise_from(self._error(exc, model), exc, self._key)
-        if len(vectors) != len(request.input):
-            raise malformed_error(
-                model, self.name, f"{len(vectors)} vectors for {len(request.input)} texts"
-            )
-        return EmbeddingResponse(
-            vectors=vectors,
-            model=model.name,
-            usage=Usage(input_tokens=tokens),
-            latency_ms=deadline.elapsed_ms(),
-        )
+        return embedding_response(model, self.name, request, vectors, tokens, deadline.elapsed_ms())
 
     async def aclose(self) -> None:
         await self._client.close()
