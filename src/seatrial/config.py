@@ -25,6 +25,7 @@ from pydantic import (
 )
 
 from seatrial.case._explain import explain
+from seatrial.case._gates import GateSpec
 from seatrial.case._yaml import parse_yaml, read_text
 from seatrial.errors import ConfigError, Problem
 from seatrial.gateway._config import (
@@ -154,6 +155,8 @@ class ConfigFile(BaseModel):
     """The model gateway: routing, budgets, cache, cassettes, faults, limits, tracing."""
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     """The LLM judge of L3 assertions and the calibration gate on its verdicts."""
+    gates: list[GateSpec] = Field(default_factory=list)
+    """Release gates for suites that state none (see docs/regression.md)."""
 
     @field_validator("agents", mode="before")
     @classmethod

@@ -98,6 +98,81 @@ class Metrics(BaseModel):
         )
 
 
+class CassetteKey(BaseModel):
+    """Where the gateway recorded an attempt's model answers (its cassette entry)."""
+
+    run_id: str
+    """The run whose cassette file holds the answers (``<cassette folder>/<run_id>.jsonl``)."""
+    case_id: str
+    """The case of the recorded attempt."""
+    attempt: int
+    """The recorded attempt's number."""
+    calls: int = 0
+    """Model calls of this attempt recorded."""
+
+
+class AttemptSnapshot(BaseModel):
+    """What one attempt ran with, so that it can be re-run and a difference explained.
+
+    Small on purpose (a few hundred bytes): the hashes are computed once per case per run,
+    the models are read off the attempt's ``chat`` spans.
+    """
+
+    case_hash: str = ""
+    """sha256 (first 16 hex digits) of the case definition as run."""
+    fixture_hash: str | None = None
+    """sha256 (first 16 hex digits) of the fixture folder (paths and bytes); None without one."""
+    models_requested: list[str] = Field(default_factory=list)
+    """Model names the agent asked for (``gen_ai.request.model``), sorted, once each."""
+    models_answered: list[str] = Field(default_factory=list)
+    """Model versions that answered (``gen_ai.response.model``), sorted, once each."""
+    agent: dict[str, Any] | None = None
+    """The agent's own description: ``session.describe(...)`` for Python agents, the
+    protocol response's ``metadata`` for HTTP agents (``agent_version``, ``prompt_hash``,
+    ``tool_schema_hash``, ``model`` ...); None when it gave none."""
+    cassette: CassetteKey | None = None
+    """The cassette entry of its model answers, when the gateway recorded them."""
+
+
+class RunSnapshotAgent(BaseModel):
+    """The agent a run used, as far as Seatrial can see it."""
+
+    spec: str
+    """The spec the run was given (``python:...``, ``http://...``, a name)."""
+    kind: str = ""
+    """``python``, ``http`` or ``replay``."""
+    file: str | None = None
+    """A Python agent's module file."""
+    code_hash: str | None = None
+    """sha256 (first 16 hex digits) of that file when the run started."""
+
+
+class RunSnapshotGateway(BaseModel):
+    """The gateway a run's model calls went through."""
+
+    config_hash: str
+    """sha256 (first 16 hex digits) of the gateway configuration, cassette section left out."""
+    models: dict[str, str] = Field(default_factory=dict)
+    """Configured model names and the pinned model id each sends upstream."""
+    cassette_mode: Literal["off", "record", "replay"] = "off"
+    """The cassette mode of the run."""
+    cassette_path: str | None = None
+    """The cassette folder (absolute) when the mode is not ``off``."""
+
+
+class RunSnapshot(BaseModel):
+    """What a whole run ran with; stored as ``RunInfo.settings["snapshot"]`` when it starts."""
+
+    seatrial_version: str
+    """Seatrial's version."""
+    python_version: str
+    """The Python version, e.g. ``3.11.7``."""
+    agent: RunSnapshotAgent
+    """The agent under test."""
+    gateway: RunSnapshotGateway | None = None
+    """The run's gateway; None when the run had none."""
+
+
 class AttemptRecord(BaseModel):
     """One repeat of one case: what the agent did and the verdict on it."""
 
@@ -139,6 +214,9 @@ class AttemptRecord(BaseModel):
     """Unix time the attempt finished."""
     trace: Trace | None = None
     """The full trajectory."""
+    snapshot: AttemptSnapshot | None = None
+    """What the attempt ran with (``seatrial replay`` re-runs it from this); None for
+    attempts stored before Seatrial recorded snapshots."""
 
 
 class CaseResult(BaseModel):

@@ -68,7 +68,10 @@ def _store_run(store, gate: dict[str, float] | None = None) -> str:
 def test_a_failing_p0_case_fails_the_gate_and_says_which(store):
     report = build_report(store, _store_run(store))
     assert not report.gate.passed
-    assert report.gate.reasons == ["P0 case p0-write FAIL (permission_violation)"]
+    assert report.gate.reasons == [
+        "P0 p0_cases: 0 of 1 P0 cases pass, needs every P0 case passes: UNMET "
+        "(p0-write FAIL (permission_violation))"
+    ]
     by_category = {c.category: c for c in report.categories}
     assert by_category["write"].failures_by_type == {"permission_violation": 1}
     assert by_category["read"].pass_rate == 1.0
@@ -76,7 +79,10 @@ def test_a_failing_p0_case_fails_the_gate_and_says_which(store):
 
 def test_min_pass_rate_gate_reports_the_figure(store):
     report = build_report(store, _store_run(store, gate={"min_pass_rate": 0.9}))
-    assert "pass rate 66.7% is below gate.min_pass_rate 90.0%" in report.gate.reasons
+    [outcome] = [o for o in report.gate.outcomes if o.check == "min_pass_rate"]
+    assert (outcome.gate, outcome.verdict) == ("suite", "unmet")
+    assert outcome.figure == "66.7% [20.8%, 93.9%] (2/3 attempts)"
+    assert outcome.threshold == "at least 90.0%"
 
 
 def test_report_files_carry_the_documented_fields(store, tmp_path):

@@ -12,7 +12,8 @@ Response::
     {"session_id", "response", "trace_id", "finished",
      "tools_called": [{"name", "input", "output", "latency_ms", "success"}],
      "usage": {"prompt_tokens", "completion_tokens", "total_tokens"},
-     "final_state": {...}}          # Seatrial's extension, optional
+     "final_state": {...},          # Seatrial's extension, optional
+     "metadata": {"agent_version", "prompt_hash", "tool_schema_hash", "model"}}  # optional
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from seatrial.agent._protocol import AgentOutput, AttemptContext
+from seatrial.agent._protocol import AgentOutput, AttemptContext, clean_metadata
 from seatrial.errors import AgentError, AgentSpecError
 from seatrial.trace import add_usage, record_tools_called
 from seatrial.trace import attrs as A
@@ -155,6 +156,14 @@ class HttpAgent:
                         f"agent at {self.url} answered a `final_state` that is not an object"
                     )
                 final_state = body["final_state"]
+            metadata = body.get("metadata")
+            if metadata is not None:
+                if not isinstance(metadata, dict):
+                    raise AgentError(
+                        f"agent at {self.url} answered a `metadata` that is not an object on "
+                        f"turn {index + 1}; send an object (see docs/agents.md) or leave it out"
+                    )
+                ctx.agent_metadata = {**(ctx.agent_metadata or {}), **clean_metadata(metadata)}
             responses.append(body["response"])
         return AgentOutput(responses=responses, final_state=final_state)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
@@ -11,6 +14,41 @@ from seatrial.trace import Trace, TraceRecorder
 
 if TYPE_CHECKING:
     from seatrial.agent._sandbox import Sandbox
+
+
+METADATA_KEYS = ("agent_version", "prompt_hash", "tool_schema_hash", "model")
+"""The keys of an agent's metadata that Seatrial reads (others are kept as given)."""
+
+_METADATA_MAX_KEYS = 20
+_METADATA_MAX_TEXT = 200
+
+
+def content_hash(value: Any) -> str:
+    """sha256 (first 16 hex digits) of a text, or of anything else as canonical JSON.
+
+    Canonical JSON: keys sorted, no spaces, UTF-8 (``json.dumps(value, sort_keys=True,
+    separators=(",", ":"), ensure_ascii=False)``), so an HTTP agent can compute the same.
+    """
+    if not isinstance(value, str):
+        value = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(value.encode("utf-8")).hexdigest()[:16]
+
+
+def clean_metadata(raw: Mapping[str, Any]) -> dict[str, Any]:
+    """An agent's metadata as stored: scalar values only, texts cut at 200 characters.
+
+    Lists, objects and nulls are left out, as are keys past the twentieth: the metadata is
+    stored with every attempt and must stay small.
+    """
+    clean: dict[str, Any] = {}
+    for key, value in raw.items():
+        if len(clean) >= _METADATA_MAX_KEYS:
+            break
+        if isinstance(value, str):
+            clean[str(key)] = value[:_METADATA_MAX_TEXT]
+        elif isinstance(value, bool | int | float):
+            clean[str(key)] = value
+    return clean
 
 
 @dataclass
@@ -31,6 +69,10 @@ class AttemptContext:
     sandbox: Sandbox | None = None
     gateway_url: str | None = None
     """The attempt's OpenAI base URL on the gateway proxy (``seatrial run --gateway``)."""
+    agent_metadata: dict[str, Any] | None = None
+    """What the agent said about itself during the attempt (``Session.describe`` or the
+    protocol response's ``metadata``): version, prompt and tool-schema hashes, model. The
+    runner stores it in the attempt's snapshot, even when the attempt then failed."""
 
 
 @dataclass

@@ -139,6 +139,14 @@ class PythonAgent:
         """Import the module and find the function."""
         self._load()
 
+    def source_file(self) -> Path | None:
+        """The file of the agent's module (imported if need be); None when it has none.
+
+        Runs record its hash in their snapshot, so a replay can say the agent changed.
+        """
+        file = getattr(self._load_module(), "__file__", None)
+        return Path(file).resolve() if file else None
+
     async def run(self, ctx: AttemptContext) -> AgentOutput:
         """Call the function once per user turn with the same :class:`Session`."""
         function = self._load()

@@ -11,7 +11,7 @@ from typing import Any
 
 from seatrial.agent._errors import ToolError
 from seatrial.agent._policy import PermissionPolicy
-from seatrial.agent._protocol import AttemptContext
+from seatrial.agent._protocol import AttemptContext, clean_metadata, content_hash
 from seatrial.agent._sandbox import SANDBOX_TOOLS, Sandbox
 from seatrial.agent._tool import registered_tool, tool_span
 from seatrial.trace import Span, TraceRecorder
@@ -165,6 +165,37 @@ class Session:
         span_attributes.update(attributes)
         with self.recorder.span(f"chat {model}", span_attributes) as span:
             yield ModelCallSpan(span)
+
+    def describe(
+        self,
+        *,
+        version: str | int | None = None,
+        prompt: Any = None,
+        tools: Any = None,
+        model: str | None = None,
+        **other: str | int | float | bool,
+    ) -> None:
+        """Say what this agent is; stored in the attempt's snapshot (``seatrial replay``).
+
+        The prompt and the tool schemas are stored as hashes, never as text: a changed
+        prompt shows as a changed ``prompt_hash`` when an attempt is replayed::
+
+            session.describe(version="2", prompt=SYSTEM_PROMPT, tools=TOOLS, model="gpt-4o")
+
+        ``prompt`` is a text (or messages, hashed as JSON), ``tools`` the tool schemas as
+        sent to the model; ``other`` adds scalar facts of your own. Calling it again adds to
+        (and overrides) what was said before.
+        """
+        said: dict[str, Any] = dict(other)
+        if version is not None:
+            said["agent_version"] = str(version)
+        if prompt is not None:
+            said["prompt_hash"] = content_hash(prompt)
+        if tools is not None:
+            said["tool_schema_hash"] = content_hash(tools)
+        if model is not None:
+            said["model"] = model
+        self._ctx.agent_metadata = {**(self._ctx.agent_metadata or {}), **clean_metadata(said)}
 
     def skill(self, name: str) -> None:
         """Record routing evidence: the agent routed this turn to skill ``name``."""

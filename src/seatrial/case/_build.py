@@ -16,6 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from seatrial.case._assertions import check_assertions
 from seatrial.case._explain import explain, suggest
+from seatrial.case._gates import GateSpec
 from seatrial.case._locate import Locator, Path_
 from seatrial.case._model import Case, Gate, Suite
 from seatrial.errors import Problem
@@ -43,6 +44,10 @@ class SuiteHead(BaseModel):
     """Release gate."""
     agent: str | None = None
     """Default agent spec or name for this suite."""
+    gates: list[GateSpec] = Field(default_factory=list)
+    """Release gates written before the run."""
+    probe: bool = False
+    """A probe suite (see :attr:`Suite.probe`)."""
 
 
 @dataclass
@@ -114,6 +119,8 @@ def build_suite(raw: RawSuite) -> tuple[Suite | None, list[Problem]]:
             rubrics=head.rubrics,
             gate=head.gate,
             agent=head.agent,
+            gates=head.gates,
+            probe=head.probe,
         ),
         [],
     )

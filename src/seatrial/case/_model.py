@@ -6,7 +6,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-Priority = Literal["P0", "P1", "P2"]
+from seatrial.case._gates import GateSpec, Priority
+
 CaseType = Literal["single_turn", "multi_turn", "tool_chain"]
 Env = Literal["dev", "staging", "production"]
 Source = Literal["manual", "replay", "ai_generated", "excel_import"]
@@ -193,6 +194,11 @@ class Suite(BaseModel):
     """Release gate."""
     agent: str | None = None
     """Default agent spec or name for this suite."""
+    gates: list[GateSpec] = Field(default_factory=list)
+    """Release gates written before the run (see docs/regression.md)."""
+    probe: bool = False
+    """A probe suite: run first in nightly use, its behaviour compared with the baseline's
+    to catch a provider's silent model change (``seatrial drift``)."""
 
     def case(self, case_id: str) -> Case:
         """The case with this id."""

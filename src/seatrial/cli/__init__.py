@@ -1,9 +1,16 @@
 """The ``seatrial`` command: thin, it parses, calls the library and prints."""
 
 from seatrial.cli import (  # noqa: F401  (each registers its commands)
+    _cases,
     _commands,
+    _compare,
+    _diff,
+    _drift,
     _gateway,
+    _import,
     _judge,
+    _nightly,
+    _replay,
     _review,
     _run,
 )

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from seatrial.case import validate_paths
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.compare import resolve_run_ref
 from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import InputError
 from seatrial.report import FORMATS, build_report, render
@@ -76,7 +77,8 @@ def runs(
 @guarded
 def report(
     run_id: Annotated[
-        str, typer.Argument(metavar="RUN_ID", help="A run id, a unique prefix, or `latest`.")
+        str,
+        typer.Argument(metavar="RUN", help="A run id, a unique prefix, `latest`, or a tag."),
     ],
     format: Annotated[str, typer.Option("--format", "-f", help="json, junit or md.")] = "md",
     output: Annotated[
@@ -87,8 +89,10 @@ def report(
     """Render a stored run as JSON, JUnit XML or Markdown."""
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
-    with _open_store(db) as store:
-        text = render(build_report(store, store.resolve_run_id(run_id)), format)
+    config = load_config(Path.cwd())
+    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+        found = resolve_run_ref(store, run_id)
+        text = render(build_report(store, found, project_dir=config.project_dir), format)
     if output is None:
         sys.stdout.write(text)
     else:

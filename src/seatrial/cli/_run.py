@@ -5,16 +5,17 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from seatrial.agent import AgentAdapter, resolve_agent
-from seatrial.case import Suite, load_suite
+from seatrial.case import Suite, load_gates, load_suite
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_ref
 from seatrial.config import Config, JudgeSettings, load_config, resolve_db_url
-from seatrial.errors import AgentSpecError, ConfigError, InputError
+from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
 from seatrial.report import build_report, print_summary, write_reports
 from seatrial.run import (
     JudgeRuntime,
@@ -106,6 +107,30 @@ async def _drive(
         await adapter.aclose()
 
 
+def _gates_for(path: Path | None, suite: Suite, config: Config) -> dict[str, Any]:
+    """The gates a new run stores: ``--gates FILE``, else the suite's, else seatrial.yaml's."""
+    if path is not None:
+        return gate_settings(load_gates(path), f"file:{path.resolve()}")
+    if suite.gates:
+        return gate_settings(list(suite.gates), f"suite:{Path(suite.path).resolve()}")
+    if config.gates and config.file is not None:
+        return gate_settings(list(config.gates), f"config:{config.file}")
+    return {}
+
+
+def _baseline_for(store: Store, ref: str, suite: Suite) -> dict[str, Any]:
+    """The baseline run, resolved before the run starts; none yet is said, not an error."""
+    try:
+        run_id = resolve_run_ref(store, ref, suite=suite.name)
+    except RunNotFound as exc:
+        if ref not in (LATEST, LATEST_PASSING):
+            raise
+        err_console.print(f"[yellow]no baseline:[/] {escape(str(exc))}", highlight=False)
+        return {"ref": ref, "run_id": None}
+    console.print(f"baseline: {run_id} ({ref})", highlight=False)
+    return {"ref": ref, "run_id": run_id}
+
+
 async def _check(adapter: AgentAdapter) -> None:
     try:
         await adapter.check()
@@ -153,6 +178,24 @@ def run(
             help="Start the model gateway for the run; each attempt gets its own base URL.",
         ),
     ] = False,
+    gates: Annotated[
+        Path | None,
+        typer.Option(
+            "--gates",
+            metavar="FILE",
+            help="Release gates for this run (else the suite's `gates:`, else seatrial.yaml's); "
+            "stored with the run when it starts.",
+        ),
+    ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="REF",
+            help="Compare with this run for max_regression gates: latest-passing, latest, a "
+            "run id or a tag.",
+        ),
+    ] = None,
     judge: Annotated[
         str | None,
         typer.Option(
@@ -193,6 +236,11 @@ def run(
         if suite_path is None:
             raise typer.BadParameter("give a SUITE file, or --resume RUN_ID")
         suite = load_suite(suite_path)
+    elif gates is not None or baseline is not None:
+        raise InputError(
+            "--gates and --baseline are fixed when a run starts; a resumed run keeps its own"
+        )
+    gate_record = _gates_for(gates, suite, config) if suite is not None else {}
     db_url = resolve_db_url(db, config)
     if suite is not None:
         # Bad input stops here, before the store is touched: nothing half-written.
@@ -206,12 +254,16 @@ def run(
                 agent or store.get_run(run_id).agent, None, config, concurrency, timeout_s
             )
             asyncio.run(_check(adapter))
+        settings = dict(gate_record)
+        if baseline is not None and suite is not None:
+            settings["baseline"] = _baseline_for(store, baseline, suite)
         options = RunOptions(
             repeats=repeats,
             concurrency=concurrency,
             timeout_s=timeout_s,
             tags=tag or [],
             workers=workers,
+            settings=settings,
         )
         try:
             outcome = asyncio.run(
@@ -233,7 +285,7 @@ def run(
                 highlight=False,
             )
             raise typer.Exit(130) from None
-        report = build_report(store, outcome.run_id)
+        report = build_report(store, outcome.run_id, project_dir=config.project_dir)
     finally:
         store.close()
     print_summary(report, console)

@@ -6,10 +6,13 @@ Attribute names follow the OTel GenAI conventions where they have one
 
 from __future__ import annotations
 
+import hashlib
+import json
 from typing import Any
 
 from seatrial.errors import FallbackExhausted, ProviderError
-from seatrial.gateway._types import CallAttempt, ChatRequest, ChatResponse
+from seatrial.gateway._cache import normalised_request
+from seatrial.gateway._types import CallAttempt, ChatRequest, ChatResponse, Message
 from seatrial.trace import Span, TraceRecorder
 from seatrial.trace import attrs as A
 
@@ -32,6 +35,14 @@ LIMIT_WAIT_MS = "seatrial.gateway.limit_wait_ms"
 """Milliseconds the call waited for its model's RPM/TPM limits."""
 CASSETTE = "seatrial.gateway.cassette"
 """``record`` or ``replay`` when a cassette was involved."""
+REQUEST_HASH = "seatrial.gateway.request_hash"
+"""sha256 (first 16 hex digits) of the normalised request, the form cassettes compare: two
+calls with equal hashes asked the model the same thing (tool call ids aside)."""
+OUTPUT_MESSAGES = "gen_ai.output.messages"
+"""The answer as OTel's output-messages JSON: ``[{"role", "parts", "finish_reason"}]``."""
+
+_FINISH_REASONS = {"tool_calls": "tool_call", "function_call": "tool_call"}
+"""OpenAI's finish reasons whose OTel spelling differs; the others are the same word."""
 
 
 def open_span(
@@ -74,7 +85,53 @@ def open_chat_span(
         attributes[REQUEST_MAX_TOKENS] = request.max_tokens
     if request.stream:
         attributes[STREAMED] = True
+    attributes[REQUEST_HASH] = request_hash(request)
     return open_span(recorder, A.OP_CHAT, model, attributes)
+
+
+def request_hash(request: ChatRequest) -> str:
+    """sha256 (first 16 hex digits) of the request in the cassette's normalised form."""
+    normal = normalised_request(request)
+    text = json.dumps(normal, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
+
+
+def output_messages(response: ChatResponse) -> str:
+    """The answer as ``gen_ai.output.messages`` JSON (OTel's output-messages schema).
+
+    Text becomes ``text`` parts (OpenAI content parts that are not text stay as they are),
+    tool calls ``tool_call`` parts with their arguments parsed when they are JSON; the
+    finish reason is OTel's word for it (``tool_call``, not ``tool_calls``).
+    """
+    message = response.message
+    parts = _text_parts(message)
+    for call in message.tool_calls:
+        try:
+            arguments: Any = json.loads(call.arguments)
+        except ValueError:
+            arguments = call.arguments  # malformed by the model: kept as written
+        parts.append(
+            {"type": "tool_call", "id": call.id, "name": call.name, "arguments": arguments}
+        )
+    reason = response.finish_reason or ("tool_call" if message.tool_calls else "stop")
+    out = {
+        "role": "assistant",
+        "parts": parts,
+        "finish_reason": _FINISH_REASONS.get(reason, reason),
+    }
+    return json.dumps([out], ensure_ascii=False, separators=(",", ":"))
+
+
+def _text_parts(message: Message) -> list[dict[str, Any]]:
+    content = message.content
+    if content is None:
+        return []
+    if isinstance(content, str):
+        return [{"type": "text", "content": content}] if content else []
+    return [
+        {"type": "text", "content": part.get("text", "")} if part.get("type") == "text" else part
+        for part in content
+    ]
 
 
 def _attempts(attempts: list[CallAttempt]) -> list[dict[str, Any]]:
@@ -95,6 +152,7 @@ def close_chat_span(
         CACHED: response.cached,
         FALLBACK_USED: response.fallback_used,
         ATTEMPTS: _attempts(response.attempts),
+        OUTPUT_MESSAGES: output_messages(response),
     }
     if response.finish_reason is not None:
         attributes[FINISH_REASONS] = [response.finish_reason]

@@ -3,11 +3,29 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
 from seatrial.case import Case
+from seatrial.compare import (
+    GateOutcome,
+    RunData,
+    RunStatistics,
+    builtin_outcomes,
+    compare,
+    evaluate_gates,
+    flaky_cases,
+    gates_changed,
+    headline,
+    load_run,
+    outcome_of,
+    run_statistics,
+    stored_gates,
+)
+from seatrial.compare import case_verdict as verdict_over
+from seatrial.errors import RunNotFound
 from seatrial.record import AttemptRecord, CaseResult, RunInfo, Summary, Verdict
 from seatrial.store import Store
 
@@ -30,12 +48,18 @@ class CategorySummary(BaseModel):
 
 
 class GateResult(BaseModel):
-    """Whether the run may ship: no P0 case failed and the suite's gate is met."""
+    """Whether the run may ship: every P0 case passes and every gate is met."""
 
     passed: bool
-    """True when every gate holds."""
+    """True when no gate is unmet (a check that could not be evaluated does not block)."""
     reasons: list[str] = Field(default_factory=list)
     """Each gate that did not hold, with its figure."""
+    outcomes: list[GateOutcome] = Field(default_factory=list)
+    """Every check of every gate, with its figure and verdict."""
+    changed: str | None = None
+    """Set when the gates' source changed after the run started (shown in red)."""
+    baseline: str | None = None
+    """The baseline run the regression gates compared against."""
 
 
 class RunReport(BaseModel):
@@ -57,23 +81,17 @@ class RunReport(BaseModel):
     spend_usd: dict[str, float] = Field(default_factory=dict)
     """What the run's model calls through the gateway cost, by purpose (agent, judge,
     generation); empty when none went through it."""
+    statistics: RunStatistics | None = None
+    """Pass rate with its interval, pass@k and pass^k over repeats, latency percentiles."""
+    flaky: dict[str, str] = Field(default_factory=dict)
+    """Flaky cases (repeats disagree, or verdicts changed over recent runs) and why."""
+    baseline: dict[str, Any] | None = None
+    """With a baseline: its run id, the regressed and fixed cases, and a one-line headline."""
 
 
 def case_verdict(attempts: list[AttemptRecord]) -> Verdict:
-    """A case's verdict over its repeats (seed 002's stability mode: 2 of 3 PASS is PASS).
-
-    PASS when more than half the attempts passed; else WARNING when passes and warnings
-    together are more than half; else ERROR when more than half errored; else FAIL.
-    """
-    counts = Counter(a.verdict for a in attempts)
-    half = len(attempts) / 2
-    if counts["PASS"] > half:
-        return "PASS"
-    if counts["PASS"] + counts["WARNING"] > half:
-        return "WARNING"
-    if counts["ERROR"] > half:
-        return "ERROR"
-    return "FAIL"
+    """A case's verdict over its repeats (see :func:`seatrial.compare.case_verdict`)."""
+    return verdict_over([a.verdict for a in attempts])
 
 
 def summarize(attempts: list[AttemptRecord], cases: int) -> Summary:
@@ -91,24 +109,32 @@ def summarize(attempts: list[AttemptRecord], cases: int) -> Summary:
     )
 
 
-def check_gate(info: RunInfo, summary: Summary, cases: list[CaseResult]) -> GateResult:
-    """The run fails its gate when a P0 case FAILed or ERRORed, or the pass rate is too low."""
-    reasons = []
-    for case in cases:
-        if case.priority == "P0" and case.verdict in ("FAIL", "ERROR"):
-            kinds = sorted({a.failure_type for a in case.attempts if a.failure_type})
-            reasons.append(
-                f"P0 case {case.case_id} {case.verdict}"
-                + (f" ({', '.join(kinds)})" if kinds else "")
-            )
-    minimum = (info.settings.get("gate") or {}).get("min_pass_rate")
-    if minimum is not None and summary.pass_rate < minimum:
-        reasons.append(
-            f"pass rate {summary.pass_rate:.1%} is below gate.min_pass_rate {minimum:.1%}"
-        )
-    if summary.attempts == 0:
-        reasons.append("no attempt ran")
-    return GateResult(passed=not reasons, reasons=reasons)
+def check_gate(
+    store: Store | None, run: RunData, flaky: dict[str, str], project_dir: Path | None = None
+) -> GateResult:
+    """The built-in gates (P0 cases, ``gate.min_pass_rate``) and the gates the run stored
+    when it started, against its stored baseline when it has one."""
+    settings = run.info.settings
+    baseline = _baseline(store, settings)
+    outcomes = builtin_outcomes(run) + evaluate_gates(run, stored_gates(settings), baseline, flaky)
+    reasons = [o.line() for o in outcomes if o.verdict == "unmet"]
+    return GateResult(
+        passed=not reasons,
+        reasons=reasons,
+        outcomes=outcomes,
+        changed=gates_changed(settings, project_dir),
+        baseline=baseline.info.run_id if baseline else None,
+    )
+
+
+def _baseline(store: Store | None, settings: dict[str, Any]) -> RunData | None:
+    run_id = (settings.get("baseline") or {}).get("run_id")
+    if store is None or not run_id:
+        return None
+    try:
+        return load_run(store, run_id)
+    except RunNotFound:
+        return None
 
 
 def _categories(cases: list[CaseResult]) -> list[CategorySummary]:
@@ -135,10 +161,13 @@ def _categories(cases: list[CaseResult]) -> list[CategorySummary]:
     return result
 
 
-def build_report(store: Store, run_id: str, with_traces: bool = False) -> RunReport:
-    """Gather a stored run into a report."""
+def build_report(
+    store: Store, run_id: str, with_traces: bool = False, project_dir: Path | None = None
+) -> RunReport:
+    """Gather a stored run into a report; ``project_dir`` resolves a relative gates source."""
     info = store.get_run(run_id)
     run_cases: list[Case] = store.run_cases(run_id)
+    tags = {case.id: tuple(case.tags) for case in run_cases}
     by_case: dict[str, list[AttemptRecord]] = defaultdict(list)
     for record in store.attempts(run_id, with_traces=with_traces):
         by_case[record.case_id].append(record)
@@ -160,12 +189,40 @@ def build_report(store: Store, run_id: str, with_traces: bool = False) -> RunRep
         )
     all_attempts = [a for c in cases for a in c.attempts]
     summary = summarize(all_attempts, len(cases))
+    run = RunData(
+        info=info,
+        cases=tuple(
+            outcome_of(
+                c.case_id, c.attempts, c.name, c.category, c.priority, tags.get(c.case_id, ())
+            )
+            for c in cases
+        ),
+    )
+    flaky = flaky_cases(store, run)
+    gate = check_gate(store, run, flaky, project_dir)
     return RunReport(
         info=info,
         summary=summary,
         categories=_categories(cases),
         cases=cases,
-        gate=check_gate(info, summary, cases),
+        gate=gate,
         spend_usd=store.spend_by_purpose(run_id),
         judge=info.settings.get("judge") or None,
+        statistics=run_statistics(run),
+        flaky=flaky,
+        baseline=_against_baseline(store, gate.baseline, run, flaky),
     )
+
+
+def _against_baseline(
+    store: Store, baseline_id: str | None, run: RunData, flaky: dict[str, str]
+) -> dict[str, Any] | None:
+    if baseline_id is None:
+        return None
+    comparison = compare(load_run(store, baseline_id), run, flaky)
+    return {
+        "run_id": baseline_id,
+        "regressed": [c.case_id for c in comparison.of("regressed")],
+        "fixed": [c.case_id for c in comparison.of("fixed")],
+        "headline": headline(comparison),
+    }

@@ -46,7 +46,10 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "summary": report.summary.model_dump(),
         "spend_usd": {"total": sum(report.spend_usd.values()), **report.spend_usd},
         "judge": report.judge,
-        "gate": report.gate.model_dump(),
+        "gate": report.gate.model_dump(mode="json"),
+        "statistics": report.statistics.model_dump() if report.statistics else None,
+        "flaky": report.flaky,
+        "baseline": report.baseline,
         "categories": [c.model_dump() for c in report.categories],
         "cases": [
             {
@@ -114,12 +117,13 @@ def to_markdown(report: RunReport) -> str:
     """summary.md: ready to paste into a pull request."""
     info, s = report.info, report.summary
     gate = "met" if report.gate.passed else "NOT met"
+    rate = report.statistics.pass_rate_text() if report.statistics else f"{s.pass_rate:.1%}"
     lines = [
         f"## Seatrial run `{info.run_id}`: {info.suite}",
         "",
         f"Agent `{info.agent}` - {s.cases} cases, {s.attempts} attempts - "
         f"**{s.passed} passed**, {s.failed} failed, {s.warnings} warnings, {s.errors} errors "
-        f"({s.pass_rate:.1%} pass rate). Gate **{gate}**.",
+        f"(pass rate {rate}, 95% interval). Gate **{gate}**.",
         "",
     ]
     if report.judge:
@@ -127,8 +131,27 @@ def to_markdown(report: RunReport) -> str:
     if report.spend_usd:
         parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
         lines += [f"Model calls cost ${sum(report.spend_usd.values()):.4f} ({parts}).", ""]
-    if report.gate.reasons:
-        lines += [f"- {_md_cell(r)}" for r in report.gate.reasons] + [""]
+    if report.gate.changed:
+        lines += [f"**Warning: {_md_cell(report.gate.changed)}**", ""]
+    if report.gate.outcomes:
+        lines += ["| gate | check | figure | needs | verdict |", "|---|---|---|---|---|"]
+        for o in report.gate.outcomes:
+            verdict = {"met": "met", "unmet": "**UNMET**", "not_evaluated": "not evaluated"}
+            detail = f" ({_md_cell(o.detail)})" if o.detail else ""
+            lines.append(
+                f"| {_md_cell(o.gate)} | {o.check} | {_md_cell(o.figure)} | "
+                f"{_md_cell(o.threshold)} | {verdict[o.verdict]}{detail} |"
+            )
+        lines.append("")
+    lines += [f"{_md_cell(line)}  " for line in statistics_lines(report)]
+    if report.flaky:
+        lines += [
+            "Flaky (kept out of regression deltas): "
+            + "; ".join(f"`{case}` ({_md_cell(why)})" for case, why in report.flaky.items()),
+        ]
+    if report.baseline:
+        lines += [f"Against baseline `{report.baseline['run_id']}`: {report.baseline['headline']}"]
+    lines.append("")
     lines += [
         "| category | cases | attempts | pass rate | failures by type |",
         "|---|---|---|---|---|",
@@ -152,6 +175,34 @@ def to_markdown(report: RunReport) -> str:
                 f"| {_md_cell(first.reason)} |"
             )
     return "\n".join(lines) + "\n"
+
+
+def statistics_lines(report: RunReport) -> list[str]:
+    """Case pass rate, pass@k / pass^k over repeats, and latency percentiles, as lines."""
+    stats = report.statistics
+    if stats is None:
+        return []
+    case_rate = stats.case_pass_rate
+    lines = [
+        f"cases passing: {case_rate['estimate']:.1%} "
+        f"[{case_rate['low']:.1%}, {case_rate['high']:.1%}] (95% Wilson interval)"
+    ]
+    if stats.pass_k:
+        lines.append(
+            "pass^k (every one of k repeats passes): "
+            + ", ".join(f"k={p.k} {p.pass_hat_k:.3f}" for p in stats.pass_k)
+        )
+        lines.append(
+            "pass@k (at least one of k passes): "
+            + ", ".join(f"k={p.k} {p.pass_at_k:.3f}" for p in stats.pass_k)
+        )
+    latency = stats.latency_ms
+    if latency:
+        lines.append(
+            f"latency ms: p50 {latency['p50']:.0f}, p90 {latency['p90']:.0f}, "
+            f"p95 {latency['p95']:.0f}, p99 {latency['p99']:.0f}, max {latency['max']:.0f}"
+        )
+    return lines
 
 
 def judge_line(judge: dict[str, Any]) -> str:

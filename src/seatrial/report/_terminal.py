@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from seatrial.report._build import RunReport
-from seatrial.report._formats import judge_line
+from seatrial.report._formats import judge_line, statistics_lines
 
 _STYLE = {"PASS": "green", "FAIL": "red", "WARNING": "yellow", "ERROR": "magenta"}
+_FLAKY_SHOWN = 6
+_GATE_STYLE = {"met": "green", "unmet": "bold red", "not_evaluated": "yellow"}
 
 
 def print_summary(report: RunReport, console: Console) -> None:
@@ -38,19 +41,45 @@ def print_summary(report: RunReport, console: Console) -> None:
             f" [{style}]{first.failure_type or ''}[/]"
         )
         console.print(f"         {first.reason}", markup=False, highlight=False)
+    stats = report.statistics
+    rate = stats.pass_rate_text() if stats else f"{s.pass_rate:.1%}"
     console.print(
         f"{s.attempts} attempts: [green]{s.passed} passed[/], [red]{s.failed} failed[/], "
         f"[yellow]{s.warnings} warnings[/], [magenta]{s.errors} errors[/] "
-        f"({s.pass_rate:.1%} pass rate)"
+        f"(pass rate {rate}, 95% interval)"
     )
+    for line in statistics_lines(report):
+        console.print(line, markup=False, highlight=False)
+    if report.flaky:
+        shown = list(report.flaky.items())[:_FLAKY_SHOWN]
+        more = len(report.flaky) - len(shown)
+        console.print(
+            f"[magenta]flaky ({len(report.flaky)}):[/] "
+            + escape("; ".join(f"{case} ({why})" for case, why in shown))
+            + (f" and {more} more (report.json lists all)" if more else ""),
+            highlight=False,
+        )
+    if report.baseline:
+        console.print(
+            f"against baseline {report.baseline['run_id']}: {report.baseline['headline']}",
+            markup=False,
+            highlight=False,
+        )
     if report.judge:
         console.print(f"judge: {judge_line(report.judge)}", markup=False, highlight=False)
     if report.spend_usd:
         parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
         console.print(f"model calls: ${sum(report.spend_usd.values()):.4f} ({parts})")
-    if report.gate.passed:
+    gate = report.gate
+    if gate.outcomes:
+        console.print("gates:")
+    for outcome in gate.outcomes:
+        style = _GATE_STYLE[outcome.verdict]
+        console.print(f"  [{style}]{escape(outcome.line())}[/]", highlight=False)
+    if gate.changed:
+        console.print(f"[bold red]{escape(gate.changed)}[/]", highlight=False)
+    if gate.passed:
         console.print("[bold green]gate met[/]")
     else:
-        console.print(
-            "[bold red]gate not met:[/] " + "; ".join(report.gate.reasons), highlight=False
-        )
+        unmet = sum(o.verdict == "unmet" for o in gate.outcomes)
+        console.print(f"[bold red]gate not met[/] ({unmet} unmet)", highlight=False)

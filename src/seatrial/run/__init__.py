@@ -1,6 +1,7 @@
 """Executing a suite: scheduling, repeats, timeouts, fixtures, fresh users, resume."""
 
 from seatrial.run._attempt import run_attempt
+from seatrial.run._changes import SnapshotChange
 from seatrial.run._gateway_hook import (
     active_gateway,
     attempt_gateway,
@@ -16,6 +17,8 @@ from seatrial.run._judge_hook import (
     use_judge,
 )
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
+from seatrial.run._replay import ReplayResult, replay_attempt, replay_attempt_async
+from seatrial.run._replay_plan import ReplayMode
 from seatrial.run._runner import (
     Progress,
     RunOptions,
@@ -25,6 +28,7 @@ from seatrial.run._runner import (
     run_suite_async,
     suite_hash,
 )
+from seatrial.run._snapshot import case_hash, fixture_hash
 from seatrial.run._workers import can_fork
 
 __all__ = [
@@ -33,17 +37,24 @@ __all__ = [
     "JudgeRuntime",
     "PlainProgress",
     "Progress",
+    "ReplayMode",
+    "ReplayResult",
     "RichProgress",
     "RunOptions",
     "RunOutcome",
+    "SnapshotChange",
     "active_gateway",
     "active_judge",
     "attempt_gateway",
     "can_fork",
+    "case_hash",
+    "fixture_hash",
     "gateway_for_run",
     "judge_gate",
     "new_run_id",
     "progress_for",
+    "replay_attempt",
+    "replay_attempt_async",
     "resume_async",
     "run_attempt",
     "run_suite_async",

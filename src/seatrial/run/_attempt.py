@@ -24,6 +24,7 @@ from seatrial.errors import AgentError
 from seatrial.record import AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
 from seatrial.run._judge_hook import active_judge
+from seatrial.run._snapshot import attempt_snapshot, case_facts
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
 
@@ -65,6 +66,7 @@ async def run_attempt(
     session_id = f"sess_{random.getrandbits(64):016x}"
     user_id = user_id_for(case)
     started = time.time()
+    facts = case_facts(run_id, case)
     output: AgentOutput | None = None
     error: AgentError | None = None
     with (
@@ -121,6 +123,7 @@ async def run_attempt(
             "session_id": session_id,
             "started_at": started,
             "trace": trace,
+            "snapshot": attempt_snapshot(run_id, case, attempt, trace, ctx.agent_metadata, facts),
         }
         if error is not None:
             return AttemptRecord(

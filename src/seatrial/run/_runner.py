@@ -11,7 +11,7 @@ import signal
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from seatrial._version import __version__
 from seatrial.agent import AgentAdapter
@@ -19,6 +19,7 @@ from seatrial.case import Case, Suite
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.run._drain import drain
 from seatrial.run._judge_hook import use_judge
+from seatrial.run._snapshot import run_snapshot
 from seatrial.run._workers import can_fork, run_in_workers
 from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
@@ -59,6 +60,11 @@ class RunOptions:
     """Processes sharing the attempts (one event loop each); more than 1 uses every core."""
     judge: JudgeRuntime | None = None
     """The LLM judge of L3 assertions; a run with one stays in this process."""
+    settings: dict[str, Any] = field(default_factory=dict)
+    """More settings to store with the run when it starts (its gates, its baseline ...)."""
+    run_id: str | None = None
+    """The new run's id; None makes one (:func:`new_run_id`). ``seatrial replay`` picks it
+    beforehand to point the gateway's cassette at the attempt it replays."""
 
 
 @dataclass
@@ -102,7 +108,7 @@ async def run_suite_async(
     """Run every case and repeat of ``suite`` against ``adapter``, storing each attempt."""
     options = options or RunOptions()
     info = RunInfo(
-        run_id=new_run_id(),
+        run_id=options.run_id or new_run_id(),
         suite=suite.name,
         suite_path=suite.path,
         agent=adapter.spec,
@@ -117,6 +123,9 @@ async def run_suite_async(
             "gate": suite.gate.model_dump(),
             "rubrics": suite.rubrics,
             "suite_hash": suite_hash(suite.cases),
+            "probe": suite.probe,
+            "snapshot": run_snapshot(adapter).model_dump(mode="json"),
+            **options.settings,
         },
     )
     if options.judge is not None:

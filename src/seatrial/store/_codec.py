@@ -99,6 +99,7 @@ ATTEMPT_COLUMNS = (
     "trace_id",
     "assertions",
     "format_version",
+    "snapshot",
 )
 """The ``attempts`` columns, in the order of the tuples :func:`attempt_rows` makes."""
 
@@ -161,6 +162,7 @@ def attempt_rows(
                 None if trace is None else trace.trace_id,
                 raw_json(record.assertions),
                 record.format_version,
+                None if record.snapshot is None else raw_json(record.snapshot),
             )
         )
         if trace is None:
@@ -221,6 +223,7 @@ ATTEMPT_FIELDS = (
     "finished_at",
     "assertions",
     "format_version",
+    "snapshot",
 )
 METRIC_FIELDS = (
     "tool_calls",

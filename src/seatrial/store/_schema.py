@@ -28,7 +28,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0003"
+SCHEMA_REVISION = "0004"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -118,6 +118,8 @@ attempts = Table(
     Column("trace_id", Text),
     Column("assertions", json_type(), nullable=False),
     Column("format_version", Integer, nullable=False),
+    # What the attempt ran with (AttemptSnapshot); NULL for attempts stored before 0004.
+    Column("snapshot", json_type()),
     # Covers "attempts of a run" and "attempts of a case in a run" too.
     UniqueConstraint("run_id", "case_id", "attempt"),
     Index(None, "run_id", "verdict"),

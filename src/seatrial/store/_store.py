@@ -368,6 +368,22 @@ class Store(LedgerMixin, JudgingMixin):
             )
             return self._decode(lambda: codec.trace_of(row.trace_id, span_rows))
 
+    def case_verdict_counts(self, run_ids: Sequence[str]) -> dict[str, dict[str, dict[str, int]]]:
+        """Attempts per verdict of each case of each run (run -> case -> verdict -> count),
+        counted by the database; a run without attempts maps to an empty dict."""
+        counts: dict[str, dict[str, dict[str, int]]] = {run_id: {} for run_id in run_ids}
+        if not run_ids:
+            return counts
+        with self._read("count the attempts of each case") as connection:
+            rows = connection.execute(
+                select(attempts.c.run_id, attempts.c.case_id, attempts.c.verdict, func.count())
+                .where(attempts.c.run_id.in_(list(run_ids)))
+                .group_by(attempts.c.run_id, attempts.c.case_id, attempts.c.verdict)
+            ).all()
+        for run_id, case_id, verdict, count in rows:
+            counts[str(run_id)].setdefault(str(case_id), {})[str(verdict)] = int(count)
+        return counts
+
     # Helpers.
 
     @contextmanager

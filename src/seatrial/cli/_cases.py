@@ -1,0 +1,104 @@
+"""``seatrial cases stale``: cases that always pass (graduate) or never pass (review)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.cli._commands import _open_store
+from seatrial.compare._stale import StaleCase, StaleReport, stale_cases
+from seatrial.errors import InputError, RunNotFound
+
+cases_app = typer.Typer(
+    help="The golden set's cases: which ones stopped telling good agents from bad.",
+    no_args_is_help=True,
+)
+app.add_typer(cases_app, name="cases")
+
+FORMATS = ("text", "json")
+
+
+def _table(cases: tuple[StaleCase, ...], verdicts: bool) -> Table:
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("case", no_wrap=True)
+    table.add_column("runs", justify="right")
+    table.add_column("attempts", justify="right")
+    table.add_column("since run", no_wrap=True)
+    if verdicts:
+        table.add_column("verdicts", no_wrap=True)
+    table.add_column("category")
+    table.add_column("name")
+    for case in cases:
+        row = [escape(case.case_id), str(case.runs), str(case.attempts), case.oldest_run_id]
+        if verdicts:
+            row.append(", ".join(f"{v} {n}" for v, n in case.verdicts.items()))
+        table.add_row(*row, escape(case.category), escape(case.name))
+    return table
+
+
+def _runs(count: int) -> str:
+    return "the last run" if count == 1 else f"the last {count} runs"
+
+
+def _print(report: StaleReport) -> None:
+    who = f", agent {report.agent}" if report.agent else ", every agent"
+    console.print(
+        f"suite [bold]{escape(report.suite)}[/]{escape(who)}: {_runs(len(report.run_ids))} "
+        "read (finished runs, newest first, replays skipped)",
+        highlight=False,
+    )
+    console.print(
+        f"\n[bold]graduate[/] ({len(report.graduate)}): passed every attempt of every run "
+        "they appear in; candidates to leave the golden set",
+        highlight=False,
+    )
+    if report.graduate:
+        console.print(_table(report.graduate, verdicts=False))
+    console.print(
+        f"\n[bold]review[/] ({len(report.review)}): never passed in these runs; fix the agent, "
+        "or check the case asks for the right thing",
+        highlight=False,
+    )
+    if report.review:
+        console.print(_table(report.review, verdicts=True))
+    for note in report.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
+
+
+@cases_app.command()
+@guarded
+def stale(
+    suite: Annotated[
+        str | None, typer.Option(help="Suite name (default: the newest run's suite).")
+    ] = None,
+    last: Annotated[int, typer.Option(min=1, help="How many of the newest runs to read.")] = 20,
+    agent: Annotated[
+        str | None, typer.Option(metavar="SPEC", help="Only runs of this agent spec.")
+    ] = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """List cases that passed every repeat of the last runs (graduate) or never passed
+    (review)."""
+    if format not in FORMATS:
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    with _open_store(db) as store:
+        if suite is None:
+            newest = store.list_runs(limit=1, agent=agent)
+            if not newest:
+                raise RunNotFound(
+                    f"the store at {store.url} holds no runs yet; run a suite first "
+                    "(`seatrial run SUITE`)"
+                )
+            suite = newest[0].suite
+        report = stale_cases(store, suite=suite, last=last, agent=agent)
+    if format == "json":
+        sys.stdout.write(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        _print(report)

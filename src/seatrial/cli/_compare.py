@@ -1,0 +1,69 @@
+"""``seatrial compare``: what changed between a baseline run and a candidate run."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.compare import compare_runs, resolve_run_ref, to_markdown, to_text
+from seatrial.config import load_config, resolve_db_url
+from seatrial.errors import InputError
+from seatrial.store import Store
+
+COMPARE_FORMATS = ("text", "json", "md")
+
+
+@app.command(name="compare")
+@guarded
+def compare_command(
+    base: Annotated[
+        str, typer.Argument(metavar="BASE", help="Baseline run: id, prefix, tag, `latest`.")
+    ],
+    candidate: Annotated[
+        str, typer.Argument(metavar="CANDIDATE", help="Candidate run: id, prefix, tag, `latest`.")
+    ],
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="text, json, or md (a PR comment).")
+    ] = "text",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+    ] = None,
+    fail_on_regression: Annotated[
+        bool,
+        typer.Option(
+            "--fail-on-regression", help="Exit 1 when a case regressed (flaky cases aside)."
+        ),
+    ] = False,
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """Per-case transitions (regressed, fixed, still failing, new, removed, flaky), pass-rate
+    changes with intervals by category, metric and failure-type shifts."""
+    if format not in COMPARE_FORMATS:
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(COMPARE_FORMATS)}")
+    config = load_config(Path.cwd())
+    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+        comparison = compare_runs(
+            store, resolve_run_ref(store, base), resolve_run_ref(store, candidate)
+        )
+    if format == "text" and output is None:
+        for line in to_text(comparison):
+            console.print(line, highlight=False, soft_wrap=True)
+    else:
+        if format == "json":
+            text = json.dumps(comparison.to_dict(), indent=2, ensure_ascii=False) + "\n"
+        elif format == "md":
+            text = to_markdown(comparison)
+        else:
+            text = "\n".join(to_text(comparison)) + "\n"
+        if output is None:
+            sys.stdout.write(text)
+        else:
+            output.write_text(text, encoding="utf-8")
+            console.print(f"wrote {output}")
+    if fail_on_regression and comparison.of("regressed"):
+        raise typer.Exit(1)

@@ -1,0 +1,64 @@
+"""``seatrial diff``: two stored attempts step by step, with the first divergence marked."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.cli._commands import _open_store
+from seatrial.compare._diff import diff_attempts
+from seatrial.compare._refs import load_attempt, parse_attempt_ref
+from seatrial.compare._render_diff import diff_json, header_of, render_markdown, render_terminal
+from seatrial.errors import InputError
+
+_FORMATS = ("text", "json", "md")
+
+
+@app.command()
+@guarded
+def diff(
+    attempt_a: Annotated[
+        str,
+        typer.Argument(
+            metavar="A", help="RUN:CASE or RUN:CASE#N (RUN: id, unique prefix or `latest`)."
+        ),
+    ],
+    attempt_b: Annotated[
+        str,
+        typer.Argument(metavar="B", help="The attempt to compare with A (a bare RUN: A's case)."),
+    ],
+    case: Annotated[
+        str | None, typer.Option("--case", help="The case, when A and B are bare runs.")
+    ] = None,
+    attempt: Annotated[
+        int | None,
+        typer.Option(
+            "--attempt", min=1, help="1-based attempt (default: the first that did not pass)."
+        ),
+    ] = None,
+    format: Annotated[str, typer.Option("--format", "-f", help="text, json or md.")] = "text",
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """Align two attempts' trajectories and mark the first step where they diverge.
+
+    Exit 0 whether or not they differ (the differences are the answer); 2 on a bad reference.
+    """
+    if format not in _FORMATS:
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
+    with _open_store(db) as store:
+        ref_a = parse_attempt_ref(store, attempt_a, case, attempt)
+        # `diff RUN1:CASE RUN2` means the same case in RUN2.
+        refs = [ref_a, parse_attempt_ref(store, attempt_b, case or ref_a.case_id, attempt)]
+        records = [load_attempt(store, ref) for ref in refs]
+        a, b = (header_of(r, store.get_run(r.run_id).agent) for r in records)
+    result = diff_attempts(records[0], records[1])
+    if format == "json":
+        sys.stdout.write(json.dumps(diff_json(result, a, b), indent=2, ensure_ascii=False) + "\n")
+    elif format == "md":
+        sys.stdout.write(render_markdown(result, a, b))
+    else:
+        console.print(render_terminal(result, a, b))

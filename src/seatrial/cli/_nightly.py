@@ -1,0 +1,132 @@
+"""``seatrial nightly``: every suite of seatrial.yaml, probes first, with a drift alarm per
+probe; exit 1 on any alarm or unmet gate."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from seatrial.case import SUITE_SUFFIXES, Suite, load_suite
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._drift import print_drift
+from seatrial.cli._run import _adapter, _check, _drive, _judge_settings
+from seatrial.compare._drift import probe_drift
+from seatrial.config import CONFIG_FILE, Config, load_config, resolve_db_url
+from seatrial.errors import ConfigError, RunNotFound
+from seatrial.report import build_report, print_summary, write_reports
+from seatrial.run import RunOptions
+from seatrial.store import Store
+
+NIGHTLY_TAG = "nightly"
+"""Every run ``seatrial nightly`` starts carries this tag."""
+
+
+def suite_files(config: Config) -> list[Path]:
+    """``suites:`` of seatrial.yaml as files: a folder stands for the suite files directly in
+    it (not ``seatrial.yaml``, not hidden files), sorted by name."""
+    if not config.suites:
+        raise ConfigError(
+            f"{config.file or CONFIG_FILE} lists no suites: add e.g. `suites: [suites/]` "
+            "for `seatrial nightly` to run"
+        )
+    files: list[Path] = []
+    for path in config.suite_paths():
+        if path.is_dir():
+            files.extend(
+                sorted(
+                    p
+                    for p in path.iterdir()
+                    if p.is_file()
+                    and p.suffix.lower() in SUITE_SUFFIXES
+                    and p.name != CONFIG_FILE
+                    and not p.name.startswith(".")
+                )
+            )
+        elif path.exists():
+            files.append(path)
+        else:
+            raise ConfigError(
+                f"{config.file or CONFIG_FILE}: suites: names {path}, which does not exist; "
+                "fix the path (relative to the project folder)"
+            )
+    return files
+
+
+def _probe_alarm(store: Store, suite: Suite, run_id: str) -> bool:
+    """Print the probe's drift against its baseline; True when it raised an alarm."""
+    try:
+        report = probe_drift(store, run_id)
+    except RunNotFound:
+        console.print(
+            f"probe {escape(suite.name)}: no earlier run to compare with; this run is the "
+            "baseline for the next one",
+            highlight=False,
+        )
+        return False
+    print_drift(report)
+    return report.alarmed
+
+
+@app.command()
+@guarded
+def nightly(
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent", "-a", help="Agent spec or name for every suite (default: each suite's)."
+        ),
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
+        ),
+    ] = None,
+) -> None:
+    """Run the suites of seatrial.yaml `suites:`, probes first, comparing each probe with its
+    baseline; exit 1 on a drift alarm or an unmet gate, 0 otherwise, 2 on bad input."""
+    config = load_config(Path.cwd())
+    defaults = config.run
+    # Probes first: a model that changed under us explains what the other suites show.
+    suites = sorted((load_suite(path) for path in suite_files(config)), key=lambda s: not s.probe)
+    judge = _judge_settings(config, None)
+    workers = 1 if judge is not None else defaults.workers
+    adapters = [
+        _adapter(agent, suite, config, defaults.concurrency, defaults.timeout_s) for suite in suites
+    ]
+    for adapter in adapters:  # bad input stops here, before the store is touched
+        asyncio.run(_check(adapter))
+    problems: list[str] = []
+    reports_root = config.report_path() or config.project_dir / ".seatrial" / "reports"
+    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+        for suite, adapter in zip(suites, adapters, strict=True):
+            console.rule(f"{'probe' if suite.probe else 'suite'} {suite.name}")
+            options = RunOptions(
+                repeats=defaults.repeats,
+                concurrency=defaults.concurrency,
+                timeout_s=defaults.timeout_s,
+                tags=[NIGHTLY_TAG],
+                workers=workers,
+                settings={"probe": suite.probe},
+            )
+            judged = (config, judge) if judge is not None else None
+            outcome = asyncio.run(_drive(adapter, store, suite, None, options, judge=judged))
+            report = build_report(store, outcome.run_id)
+            print_summary(report, console)
+            write_reports(report, reports_root / outcome.run_id)
+            if outcome.interrupted:
+                raise typer.Exit(130)
+            if suite.probe and _probe_alarm(store, suite, outcome.run_id):
+                problems.append(f"probe {suite.name}: drift alarm (run {outcome.run_id})")
+            if not report.gate.passed:
+                problems.append(f"suite {suite.name}: gate not met (run {outcome.run_id})")
+    console.rule("nightly")
+    for problem in problems:
+        err_console.print(f"[bold red]{escape(problem)}[/]", highlight=False)
+    if not problems:
+        console.print(f"[green]{len(suites)} suites run: no drift alarm, every gate met[/]")
+    raise typer.Exit(1 if problems else 0)

@@ -1,0 +1,99 @@
+"""``seatrial replay``: re-run a stored attempt from its snapshot and diff the trajectories."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.compare._render_diff import header_of, render_terminal
+from seatrial.config import load_config, resolve_db_url
+from seatrial.errors import InputError
+from seatrial.run import ReplayResult, replay_attempt
+from seatrial.store import Store
+
+_FORMATS = ("text", "json")
+
+
+def _verdict(verdict: str, failure_type: str | None) -> str:
+    return verdict + (f" ({failure_type})" if failure_type else "")
+
+
+def _print_text(result: ReplayResult, agent: str) -> None:
+    how = (
+        f"model answers from the cassette {result.cassette}"
+        if result.mode == "cassette"
+        else "live"
+    )
+    console.print(f"replay of {result.source} ({escape(how)})")
+    if result.changes:
+        console.print("changed since the snapshot:")
+        for change in result.changes:
+            console.print(f"  {escape(change.line())}")
+    else:
+        console.print("nothing changed since the snapshot")
+    for note in result.notes:
+        console.print(f"[yellow]note:[/] {escape(note)}")
+    console.print(f"new run: {result.run_id} (tag replay)")
+    stored, replayed = result.stored, result.replayed
+    console.print(
+        f"verdict: {_verdict(stored.verdict, stored.failure_type)} -> "
+        f"{_verdict(replayed.verdict, replayed.failure_type)}"
+    )
+    if result.reproduced:
+        console.print(
+            f"[green]reproduced[/]: the trajectory is identical ({len(result.diff.rows)} steps)"
+        )
+    else:
+        console.print(
+            render_terminal(result.diff, header_of(stored, agent), header_of(replayed, agent))
+        )
+        if result.mismatch:
+            console.print(f"gateway: {escape(result.mismatch)}")
+    if result.live:
+        if replayed.verdict == "PASS":
+            console.print("[green]live: the new attempt passes[/]")
+        else:
+            console.print(f"[red]live: the new attempt does not pass[/] ({replayed.reason})")
+
+
+@app.command()
+@guarded
+def replay(
+    attempt: Annotated[
+        str,
+        typer.Argument(
+            metavar="ATTEMPT",
+            help="RUN:CASE or RUN:CASE#N (RUN: id, unique prefix or `latest`; default N: "
+            "the first attempt that did not pass).",
+        ),
+    ],
+    live: Annotated[
+        bool,
+        typer.Option("--live", help="Run the current agent against the live models (no cassette)."),
+    ] = False,
+    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """Re-run a stored attempt from its snapshot as a new run and diff it with the stored one.
+
+    With a recorded cassette the gateway serves the stored model answers. Exit 0 when the
+    trajectory is reproduced (with --live: when the new attempt passes), 1 when it diverged
+    (or did not pass), 2 on a bad reference or an agent that cannot be resolved.
+    """
+    if format not in _FORMATS:
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
+    config = load_config(Path.cwd())
+    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+        result = replay_attempt(store, attempt, config=config, live=live)
+        agent = store.get_run(result.source.run_id).agent
+    if format == "json":
+        sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
+    else:
+        _print_text(result, agent)
+    raise typer.Exit(result.exit_code)

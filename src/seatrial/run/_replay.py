@@ -1,0 +1,236 @@
+"""The Time Machine: re-run a stored attempt from its snapshot and diff the two trajectories.
+
+``replay_attempt`` reads the stored attempt, its case as it was run and its run's snapshot;
+resolves the agent from the stored spec; runs that one case once as a new stored run (tag
+``replay``); and aligns the new trajectory with the stored one. When the stored run recorded
+its model answers in a cassette, the gateway serves them back (strict: a request that differs
+from the recorded one fails at once, naming the first difference), so an unchanged agent
+reproduces the attempt step for step and a changed one diverges where it asks something new.
+``live=True`` runs the current agent against the live models instead, to see whether a fix
+holds. What changed since the snapshot is listed, never a reason to refuse.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from seatrial.agent import AgentAdapter, resolve_agent
+from seatrial.case import Case, Suite
+from seatrial.compare import (
+    REPLAY_TAG,
+    AttemptRef,
+    TraceDiff,
+    diff_attempts,
+    load_attempt,
+    parse_attempt_ref,
+)
+from seatrial.errors import InputError
+from seatrial.record import AttemptRecord, AttemptSnapshot, RunInfo, RunSnapshot
+from seatrial.run._changes import (
+    SnapshotChange,
+    attempt_changes,
+    gateway_changes,
+    run_changes,
+    suite_changes,
+)
+from seatrial.run._replay_plan import ReplayMode, replay_gateway, replay_plan, run_snapshot_of
+from seatrial.run._runner import Progress, RunOptions, new_run_id, run_suite_async
+from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.config import Config
+
+
+@dataclass
+class ReplayResult:
+    """A replayed attempt: the new run, what changed since the snapshot, and the diff."""
+
+    source: AttemptRef
+    """The stored attempt replayed."""
+    run_id: str
+    """The new run holding the replayed attempt (attempt 1 of the same case)."""
+    mode: ReplayMode
+    """How model answers were served."""
+    live: bool
+    """The replay was asked to run live (``--live``)."""
+    stored: AttemptRecord
+    """The stored attempt, with its trace."""
+    replayed: AttemptRecord
+    """The new attempt, with its trace."""
+    diff: TraceDiff
+    """The stored trajectory (A) aligned with the new one (B)."""
+    changes: list[SnapshotChange] = field(default_factory=list)
+    """What is not as it was when the attempt was stored."""
+    notes: list[str] = field(default_factory=list)
+    """What the reader should know about how the replay ran."""
+    cassette: str | None = None
+    """The cassette file the answers came from (cassette mode)."""
+    mismatch: str | None = None
+    """The gateway's words for the first request that differed from the recording."""
+
+    @property
+    def reproduced(self) -> bool:
+        """The new trajectory is the stored one, step for step."""
+        return self.diff.identical
+
+    @property
+    def exit_code(self) -> int:
+        """0 reproduced (live: the new attempt passes), else 1."""
+        if self.live:
+            return 0 if self.replayed.verdict == "PASS" else 1
+        return 0 if self.reproduced else 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON: the source, the new run, verdicts, changes, notes and the diff."""
+        return {
+            "source": {
+                "run_id": self.source.run_id,
+                "case_id": self.source.case_id,
+                "attempt": self.source.attempt,
+            },
+            "run_id": self.run_id,
+            "mode": self.mode,
+            "live": self.live,
+            "reproduced": self.reproduced,
+            "exit_code": self.exit_code,
+            "verdict": {"stored": self.stored.verdict, "replayed": self.replayed.verdict},
+            "changes": [change.to_dict() for change in self.changes],
+            "notes": list(self.notes),
+            "cassette": self.cassette,
+            "mismatch": self.mismatch,
+            "diff": self.diff.to_dict(),
+        }
+
+
+def _case_of(store: Store, ref: AttemptRef) -> Case:
+    for case in store.run_cases(ref.run_id):
+        if case.id == ref.case_id:
+            return case
+    raise InputError(
+        f"run {ref.run_id} holds no definition of case {ref.case_id!r} (an imported run?), "
+        "so it cannot be run again"
+    )
+
+
+def _mismatch(result: AttemptRecord, diff: TraceDiff) -> str | None:
+    """The status message of the new side's first divergent model call, when it failed."""
+    step = diff.first.b if diff.first is not None else None
+    if step is None or step.kind != "model_call" or result.trace is None:
+        return None
+    for span in result.trace.spans:
+        if span.span_id == step.span_id and span.status == "error":
+            return span.status_message or None
+        if span.span_id == step.span_id:
+            return None
+    return None
+
+
+def _changes(
+    info: RunInfo,
+    snapshot: RunSnapshot | None,
+    new_info: RunInfo,
+    stored: AttemptRecord,
+    replayed: AttemptRecord,
+    case: Case,
+    config: Config,
+) -> tuple[list[SnapshotChange], list[str]]:
+    changes, notes = suite_changes(info.suite_path, case)
+    now = run_snapshot_of(new_info)
+    if snapshot is not None and now is not None:
+        changes = run_changes(snapshot, now) + changes
+        changes += gateway_changes(snapshot, config.gateway_config())
+    if stored.snapshot is None:
+        notes.append(
+            "the attempt was stored before Seatrial kept snapshots: what changed in the agent, "
+            "the fixture and the models cannot be told"
+        )
+    else:
+        changes += attempt_changes(stored.snapshot, replayed.snapshot or AttemptSnapshot())
+    return changes, notes
+
+
+async def replay_attempt_async(
+    store: Store,
+    ref: AttemptRef | str,
+    *,
+    config: Config,
+    live: bool = False,
+    progress: Progress | None = None,
+) -> ReplayResult:
+    """Re-run a stored attempt as a new run (tag ``replay``) and diff it with the stored one.
+
+    ``ref`` is an :class:`AttemptRef` or text as ``seatrial replay`` takes it
+    (``RUN:CASE#N``). ``config`` is the project's: its agents, base folder and gateway.
+    Raises :class:`InputError` (exit 2) for an unknown attempt, an agent that cannot be
+    resolved, or a recorded run whose cassette is gone.
+    """
+    if isinstance(ref, str):
+        ref = parse_attempt_ref(store, ref)
+    info = store.get_run(ref.run_id)
+    stored = load_attempt(store, ref)
+    case = _case_of(store, ref)
+    snapshot = run_snapshot_of(info)
+    plan = replay_plan(config, info, snapshot, stored, live)
+    adapter: AgentAdapter = resolve_agent(
+        info.agent,
+        agents=config.agents,
+        base_dir=config.project_dir,
+        concurrency=1,
+        timeout_s=info.settings.get("timeout_s"),
+    )
+    run_id = new_run_id()
+    options = RunOptions(
+        repeats=1,
+        concurrency=1,
+        timeout_s=info.settings.get("timeout_s", 60.0),
+        tags=[REPLAY_TAG],
+        run_id=run_id,
+        settings={
+            "replay_of": {"run_id": ref.run_id, "case_id": ref.case_id, "attempt": ref.attempt},
+            "mode": plan.mode,
+        },
+    )
+    suite = Suite(
+        name=info.suite,
+        path=info.suite_path,
+        cases=[case],
+        rubrics=dict(info.settings.get("rubrics") or {}),
+    )
+    try:
+        await adapter.check()
+        async with replay_gateway(plan, store, config, run_id, case.id):
+            await run_suite_async(suite, adapter, store, options, progress)
+    finally:
+        await adapter.aclose()
+    replayed = load_attempt(store, AttemptRef(run_id, case.id, 1))
+    diff = diff_attempts(stored, replayed)
+    changes, notes = _changes(info, snapshot, store.get_run(run_id), stored, replayed, case, config)
+    return ReplayResult(
+        source=ref,
+        run_id=run_id,
+        mode=plan.mode,
+        live=live,
+        stored=stored,
+        replayed=replayed,
+        diff=diff,
+        changes=changes,
+        notes=plan.notes + notes,
+        cassette=str(plan.cassette) if plan.cassette is not None else None,
+        mismatch=_mismatch(replayed, diff),
+    )
+
+
+def replay_attempt(
+    store: Store,
+    ref: AttemptRef | str,
+    *,
+    config: Config,
+    live: bool = False,
+    progress: Progress | None = None,
+) -> ReplayResult:
+    """:func:`replay_attempt_async` from synchronous code (it runs its own event loop)."""
+    return asyncio.run(
+        replay_attempt_async(store, ref, config=config, live=live, progress=progress)
+    )
