@@ -24,7 +24,7 @@ def diff(
     attempt_a: Annotated[
         str,
         typer.Argument(
-            metavar="A", help="RUN:CASE or RUN:CASE#N (RUN: id, unique prefix or `latest`)."
+            metavar="A", help="RUN:CASE or RUN:CASE#N (RUN: id, unique prefix, tag or `latest`)."
         ),
     ],
     attempt_b: Annotated[

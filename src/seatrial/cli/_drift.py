@@ -12,6 +12,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.compare import resolve_run_ref
 from seatrial.compare._drift import METRICS, POOLED, DriftReport, MetricDrift, probe_drift
 from seatrial.errors import InputError
 
@@ -81,7 +82,7 @@ def print_drift(report: DriftReport) -> None:
 @guarded
 def drift(
     run: Annotated[
-        str, typer.Argument(metavar="RUN", help="A run id, a unique prefix, or `latest`.")
+        str, typer.Argument(metavar="RUN", help="A run id, a unique prefix, a tag, or `latest`.")
     ],
     baseline: Annotated[
         str | None,
@@ -103,8 +104,8 @@ def drift(
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
     with _open_store(db) as store:
-        run_id = store.resolve_run_id(run)
-        baseline_id = store.resolve_run_id(baseline) if baseline is not None else None
+        run_id = resolve_run_ref(store, run)
+        baseline_id = resolve_run_ref(store, baseline) if baseline is not None else None
         report = probe_drift(store, run_id, baseline_id, max_distance=max_distance)
     if format == "json":
         sys.stdout.write(json.dumps(report.to_dict(), indent=2, ensure_ascii=False) + "\n")

@@ -69,7 +69,7 @@ def replay(
         str,
         typer.Argument(
             metavar="ATTEMPT",
-            help="RUN:CASE or RUN:CASE#N (RUN: id, unique prefix or `latest`; default N: "
+            help="RUN:CASE or RUN:CASE#N (RUN: id, unique prefix, tag or `latest`; default N: "
             "the first attempt that did not pass).",
         ),
     ],

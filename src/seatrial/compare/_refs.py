@@ -61,7 +61,7 @@ def parse_attempt_ref(
     if not run_ref:
         raise InputError(
             f"attempt reference {ref!r} names no run; write RUN:CASE or RUN:CASE#N "
-            "(RUN: a run id, a unique prefix, or `latest`)"
+            "(RUN: a run id, a unique prefix, a tag, or `latest`)"
         )
     run_id = resolve_run_ref(store, run_ref)
     case_id = ref_case or case
