@@ -26,6 +26,13 @@ from seatrial.errors import SeatrialError
 
 GateVerdict = Literal["met", "unmet", "not_evaluated"]
 
+_BUDGET_FORMATS = {
+    "max_latency_p95_ms": ("p95 {:.0f} ms", "{:.0f} ms"),
+    "max_tokens": ("{:.0f} tokens", "{:.0f}"),
+    "max_cost_usd": ("${:.4f}", "${:.4f}"),
+}
+"""How a budget's figure and its limit are shown."""
+
 
 @dataclass(frozen=True)
 class GateOutcome:
@@ -200,40 +207,24 @@ def evaluate_gates(
             )
         if gate.max_regression is not None:
             outcomes.append(_regression(name, gate, cases, baseline, flaky_ids))
-        if gate.max_latency_p95_ms is not None:
-            latency = latency_summary([ms for c in cases for ms in c.wall_time_ms])
-            p95 = latency.p95 if latency else 0.0
-            outcomes.append(
-                GateOutcome(
-                    name,
-                    "max_latency_p95_ms",
-                    f"p95 {p95:.0f} ms",
-                    f"at most {gate.max_latency_p95_ms:.0f} ms",
-                    "unmet" if p95 > gate.max_latency_p95_ms else "met",
+        latency = latency_summary([ms for c in cases for ms in c.wall_time_ms])
+        budgets = (
+            ("max_latency_p95_ms", gate.max_latency_p95_ms, latency.p95 if latency else 0.0),
+            ("max_tokens", gate.max_tokens, sum(t for c in cases for t in c.tokens)),
+            ("max_cost_usd", gate.max_cost_usd, sum(x for c in cases for x in c.cost_usd)),
+        )
+        for check, limit, value in budgets:
+            if limit is not None:
+                shown = _BUDGET_FORMATS[check]
+                outcomes.append(
+                    GateOutcome(
+                        name,
+                        check,
+                        shown[0].format(value),
+                        "at most " + shown[1].format(limit),
+                        "unmet" if value > limit else "met",
+                    )
                 )
-            )
-        if gate.max_tokens is not None:
-            tokens = sum(t for c in cases for t in c.tokens)
-            outcomes.append(
-                GateOutcome(
-                    name,
-                    "max_tokens",
-                    f"{tokens} tokens",
-                    f"at most {gate.max_tokens}",
-                    "unmet" if tokens > gate.max_tokens else "met",
-                )
-            )
-        if gate.max_cost_usd is not None:
-            cost = sum(x for c in cases for x in c.cost_usd)
-            outcomes.append(
-                GateOutcome(
-                    name,
-                    "max_cost_usd",
-                    f"${cost:.4f}",
-                    f"at most ${gate.max_cost_usd:.4f}",
-                    "unmet" if cost > gate.max_cost_usd else "met",
-                )
-            )
     return outcomes
 
 

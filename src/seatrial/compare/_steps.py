@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from seatrial.trace import Span, SpanEvent, Trace
+from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
 from seatrial.trace import attrs as A
 
 StepKind = Literal["model_call", "tool_call", "permission", "state_change", "reply"]
@@ -106,15 +106,6 @@ def canonical(value: Any) -> str:
     return json.dumps(_squashed(value), sort_keys=True, ensure_ascii=False, default=str)
 
 
-def _decoded(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
-
-
 def short(value: Any, limit: int = 40) -> str:
     """A value's repr on one line, cut to ``limit`` characters."""
     text = _SPACE.sub(" ", repr(value))
@@ -134,7 +125,7 @@ def call_text(name: str, arguments: Any) -> str:
 
 def _answer(messages: Any) -> list[dict[str, Any]] | None:
     """OTel output messages with call ids dropped and arguments decoded."""
-    messages = _decoded(messages)
+    messages = decode_attribute(messages)
     if not isinstance(messages, list):
         return None if messages is None else [{"parts": [{"type": "text", "content": messages}]}]
     answer = []
@@ -148,7 +139,7 @@ def _answer(messages: Any) -> list[dict[str, Any]] | None:
                 continue
             kept = {k: v for k, v in part.items() if k != "id"}
             if "arguments" in kept:
-                kept["arguments"] = _decoded(kept["arguments"])
+                kept["arguments"] = decode_attribute(kept["arguments"])
             parts.append(normalise(kept))
         entry: dict[str, Any] = {"role": message.get("role"), "parts": parts}
         if message.get("finish_reason") is not None:
@@ -188,8 +179,8 @@ def _model_step(span: Span) -> tuple[StepKind, str, tuple[Any, ...], dict[str, A
 def _tool_step(span: Span) -> tuple[StepKind, str, tuple[Any, ...], dict[str, Any]]:
     attrs = span.attributes
     name = str(attrs.get(A.TOOL_NAME, span.name.removeprefix("execute_tool ")))
-    arguments = normalise(_decoded(attrs.get(A.TOOL_ARGUMENTS)))
-    result = normalise(_decoded(attrs.get(A.TOOL_RESULT)), result=True)
+    arguments = normalise(decode_attribute(attrs.get(A.TOOL_ARGUMENTS)))
+    result = normalise(decode_attribute(attrs.get(A.TOOL_RESULT)), result=True)
     error_type = attrs.get(A.ERROR_TYPE)
     success = error_type is None and span.status != "error"
     error = normalise_text(span.status_message) if not success and span.status_message else None

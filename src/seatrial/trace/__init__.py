@@ -19,6 +19,7 @@ from seatrial.trace._span import (
     SpanEvent,
     ToolCall,
     Trace,
+    decode_attribute,
 )
 from seatrial.trace._tools_called import (
     TOOL_ERROR,
@@ -40,6 +41,7 @@ __all__ = [
     "TraceRecorder",
     "add_usage",
     "attrs",
+    "decode_attribute",
     "encode_json",
     "new_id",
     "record_tools_called",

@@ -62,7 +62,7 @@ class Span(BaseModel):
         return (self.end_time_unix_nano - self.start_time_unix_nano) / 1e6
 
 
-def _decode(value: Any) -> Any:
+def decode_attribute(value: Any) -> Any:
     """Tool arguments and results are JSON strings in OTel; give back the structure."""
     if isinstance(value, str):
         try:
@@ -156,8 +156,8 @@ class Trace(BaseModel):
                     name=str(
                         span.attributes.get(A.TOOL_NAME, span.name.removeprefix("execute_tool "))
                     ),
-                    arguments=_decode(span.attributes.get(A.TOOL_ARGUMENTS)),
-                    result=_decode(span.attributes.get(A.TOOL_RESULT)),
+                    arguments=decode_attribute(span.attributes.get(A.TOOL_ARGUMENTS)),
+                    result=decode_attribute(span.attributes.get(A.TOOL_RESULT)),
                     success=error is None and span.status != "error",
                     error_type=str(error) if error is not None else None,
                     span=span,
