@@ -11,6 +11,7 @@ from pydantic import BaseModel, Field
 from seatrial.case import Case
 from seatrial.compare import (
     GateOutcome,
+    Interval,
     RunData,
     RunStatistics,
     builtin_outcomes,
@@ -23,6 +24,7 @@ from seatrial.compare import (
     outcome_of,
     run_statistics,
     stored_gates,
+    wilson_interval,
 )
 from seatrial.compare import case_verdict as verdict_over
 from seatrial.errors import RunNotFound
@@ -43,6 +45,8 @@ class CategorySummary(BaseModel):
     """Attempts with PASS."""
     pass_rate: float
     """passed / attempts."""
+    interval: tuple[float, float] = (0.0, 1.0)
+    """The pass rate's Wilson 95% interval (low, high)."""
     failures_by_type: dict[str, int] = Field(default_factory=dict)
     """failure_type -> attempts (FAIL and ERROR)."""
 
@@ -137,6 +141,10 @@ def _baseline(store: Store | None, settings: dict[str, Any]) -> RunData | None:
         return None
 
 
+def _bounds(interval: Interval) -> tuple[float, float]:
+    return interval.low, interval.high
+
+
 def _categories(cases: list[CaseResult]) -> list[CategorySummary]:
     grouped: dict[str, list[CaseResult]] = defaultdict(list)
     for case in cases:
@@ -155,6 +163,7 @@ def _categories(cases: list[CaseResult]) -> list[CategorySummary]:
                 attempts=len(attempts),
                 passed=passed,
                 pass_rate=passed / len(attempts) if attempts else 0.0,
+                interval=_bounds(wilson_interval(passed, len(attempts))),
                 failures_by_type=dict(sorted(failures.items())),
             )
         )

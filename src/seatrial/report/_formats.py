@@ -153,13 +153,15 @@ def to_markdown(report: RunReport) -> str:
         lines += [f"Against baseline `{report.baseline['run_id']}`: {report.baseline['headline']}"]
     lines.append("")
     lines += [
-        "| category | cases | attempts | pass rate | failures by type |",
+        "| category | cases | attempts | pass rate [95% interval] | failures by type |",
         "|---|---|---|---|---|",
     ]
     for c in report.categories:
         failures = ", ".join(f"{k}: {v}" for k, v in c.failures_by_type.items()) or "-"
         category = _md_cell(c.category or "-")
-        lines.append(f"| {category} | {c.cases} | {c.attempts} | {c.pass_rate:.1%} | {failures} |")
+        low, high = c.interval
+        rate = f"{c.pass_rate:.1%} [{low:.1%}, {high:.1%}]"
+        lines.append(f"| {category} | {c.cases} | {c.attempts} | {rate} | {failures} |")
     failing = [c for c in report.cases if c.verdict != "PASS"]
     if failing:
         lines += [

@@ -6,12 +6,17 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seatrial.report._build import RunReport
+from seatrial.report._build import CategorySummary, RunReport
 from seatrial.report._formats import judge_line, statistics_lines
 
 _STYLE = {"PASS": "green", "FAIL": "red", "WARNING": "yellow", "ERROR": "magenta"}
 _FLAKY_SHOWN = 6
 _GATE_STYLE = {"met": "green", "unmet": "bold red", "not_evaluated": "yellow"}
+
+
+def _rate(category: CategorySummary) -> str:
+    low, high = category.interval
+    return f"{category.pass_rate:.0%} [{low:.0%}, {high:.0%}]"
 
 
 def print_summary(report: RunReport, console: Console) -> None:
@@ -28,9 +33,7 @@ def print_summary(report: RunReport, console: Console) -> None:
         )
     for c in report.categories:
         failures = ", ".join(f"{k} {v}" for k, v in c.failures_by_type.items())
-        table.add_row(
-            c.category or "-", str(c.cases), str(c.attempts), f"{c.pass_rate:.0%}", failures
-        )
+        table.add_row(c.category or "-", str(c.cases), str(c.attempts), _rate(c), failures)
     console.print(table)
     failing = [c for c in report.cases if c.verdict != "PASS"]
     for case in failing:
