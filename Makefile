@@ -4,7 +4,11 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-dev
 
-.PHONY: demo test lint bench clean
+ECHARTS_VERSION := 6.1.0
+VENDOR := src/seatrial/web/static/vendor
+ECHARTS := $(VENDOR)/echarts.min.js
+
+.PHONY: demo test lint bench clean chromium
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,10 +24,23 @@ $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/pip install --quiet -e ".[dev]"
 	touch $@ $(VENV)/.installed
 
-demo: $(VENV)/.installed
+# The dashboard's charts: ECharts from the npm registry, with its licence, inside the package.
+$(ECHARTS):
+	mkdir -p $(VENDOR)
+	cd $(VENDOR) && npm pack --silent echarts@$(ECHARTS_VERSION) > /dev/null \
+		&& tar -xzf echarts-$(ECHARTS_VERSION).tgz package/dist/echarts.min.js package/LICENSE \
+		&& mv package/dist/echarts.min.js echarts.min.js && mv package/LICENSE ECHARTS-LICENSE \
+		&& rm -rf package echarts-$(ECHARTS_VERSION).tgz
+
+# Browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
+chromium:
+	@command -v chromium > /dev/null || (apt-get install -y -q chromium || \
+		(apt-get update -q && apt-get install -y -q chromium))
+
+demo: $(VENV)/.installed $(ECHARTS)
 	$(BIN)/seatrial demo
 
-test: $(STAMP)
+test: $(STAMP) $(ECHARTS) chromium
 	$(BIN)/ruff check src tests benchmarks
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy --strict src

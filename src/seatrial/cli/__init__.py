@@ -13,6 +13,7 @@ from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _replay,
     _review,
     _run,
+    _serve,
 )
 from seatrial.cli._app import app, main
 

@@ -1,0 +1,53 @@
+"""``seatrial serve``: the web dashboard over the store."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.config import load_config, resolve_db_url
+from seatrial.errors import ConfigError
+from seatrial.store import Store
+
+
+@app.command()
+@guarded
+def serve(
+    host: Annotated[
+        str, typer.Option(help="Address to bind; anything but loopback needs --token.")
+    ] = "127.0.0.1",
+    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8700,
+    token: Annotated[
+        str | None,
+        typer.Option(help="Require this token on every request (default: $SEATRIAL_TOKEN)."),
+    ] = None,
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """Serve the dashboard: runs, cases, trace timelines, comparisons, the review queue."""
+    import uvicorn
+
+    from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV, create_app
+
+    token = token or os.environ.get(TOKEN_ENV) or None
+    if host not in LOOPBACK_HOSTS and not token:
+        raise ConfigError(
+            f"--host {host} lets other machines in: give --token TOKEN (or set {TOKEN_ENV}); "
+            "every request must then carry it"
+        )
+    config = load_config(Path.cwd())
+    store = Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
+    user = os.environ.get("USER", "")
+    try:
+        console.print(f"Seatrial dashboard on http://{host}:{port}/ (store {store.url})")
+        uvicorn.run(
+            create_app(store, token=token, user=user, loopback_only=not token),
+            host=host,
+            port=port,
+            log_level="warning",
+        )
+    finally:
+        store.close()

@@ -1,0 +1,53 @@
+"""The FastAPI application: pages under ``/``, the JSON API under ``/api/``, static assets."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from fastapi import FastAPI
+from fastapi.staticfiles import StaticFiles
+
+from seatrial._version import __version__
+from seatrial.store import Store
+from seatrial.web import _board, _cases, _compare, _review, _runs
+from seatrial.web._security import LOOPBACK_NAMES, Guard
+
+TOKEN_ENV = "SEATRIAL_TOKEN"
+"""Environment variable holding the token ``seatrial serve --token`` otherwise takes."""
+
+LOOPBACK_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
+"""Hosts that serve without a token: only this machine can reach them."""
+
+STATIC = Path(__file__).parent / "static"
+
+
+def create_app(
+    store: Store,
+    *,
+    token: str | None = None,
+    user: str = "",
+    loopback_only: bool = False,
+) -> FastAPI:
+    """The dashboard over ``store``. With ``token``, every request must carry it (401 else).
+
+    ``user`` is who labels made in the browser are recorded as when the form names nobody.
+    ``loopback_only`` (what ``seatrial serve`` sets without a token) refuses requests whose
+    Host header is not a loopback name (DNS rebinding). Writes from another origin are always
+    refused (403).
+    """
+    app = FastAPI(
+        title="Seatrial",
+        version=__version__,
+        description="Runs, cases, traces, comparisons, gates and the review queue of a store.",
+        openapi_url="/api/openapi.json",
+        docs_url="/api/docs",
+        redoc_url=None,
+    )
+    app.state.store = store
+    app.state.user = user
+    hosts = LOOPBACK_NAMES if loopback_only and not token else None
+    app.add_middleware(Guard, token=token or None, hosts=hosts)
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+    for module in (_runs, _cases, _compare, _board, _review):
+        app.include_router(module.router)
+    return app

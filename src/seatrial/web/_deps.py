@@ -1,0 +1,46 @@
+"""What every page and API route needs: the store, the templates, paging, small formatters."""
+
+from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Any
+
+from fastapi import Request
+from fastapi.responses import HTMLResponse
+from fastapi.templating import Jinja2Templates
+
+from seatrial.store import Store
+
+TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
+"""Jinja2 with autoescaping on (the default for .html): agent replies are untrusted input."""
+
+PAGE_SIZE = 50
+"""Rows per page in lists."""
+
+
+def store_of(request: Request) -> Store:
+    """The store the app reads."""
+    store: Store = request.app.state.store
+    return store
+
+
+def render(request: Request, template: str, **context: Any) -> HTMLResponse:
+    """A page from ``templates/``, with the request in its context."""
+    return TEMPLATES.TemplateResponse(request, template, context)
+
+
+def when(seconds: float | None) -> str:
+    """Unix time as ``YYYY-MM-DD HH:MM`` (UTC), ``-`` for none."""
+    if seconds is None:
+        return "-"
+    return dt.datetime.fromtimestamp(seconds, dt.UTC).strftime("%Y-%m-%d %H:%M")
+
+
+def percent(value: float | None, digits: int = 0) -> str:
+    """0.425 as ``42%``; ``-`` for none."""
+    return "-" if value is None else f"{value * 100:.{digits}f}%"
+
+
+TEMPLATES.env.filters["when"] = when
+TEMPLATES.env.filters["percent"] = percent
