@@ -108,6 +108,9 @@ def test_a_user_finds_why_v2_regressed_and_labels_a_review_item(
     expect(page.locator("h1")).to_have_count(1)
     expect(case_row(page, f"/runs/{v1}").first).not_to_contain_text(unmet)
     expect(case_row(page, f"/runs/{v2}").first).to_contain_text(unmet)
+    # The trend's figures arrive from /api/trends: one row and one chart point per run.
+    expect(page.locator("#trend-rows tr")).to_have_count(2)
+    expect(page.locator("#trend-pass_rate canvas")).to_have_count(1)
     snap(page, "1-runs")
 
     # v2's run page: the cases it fails, and those alone, marked FAIL.

@@ -217,10 +217,14 @@ def test_an_agent_reply_with_a_script_is_escaped_on_the_run_page(store: Store) -
     assert "<b>cat</b>" not in html
 
 
-def test_the_trend_chart_data_is_in_a_table_for_pages_without_scripts(
+def test_the_trend_reads_its_figures_for_the_same_filters_from_the_api(
     client: TestClient, demo: tuple[Store, str, str], tmp_path: Path
 ) -> None:
     _, v1, v2 = demo
-    html = client.get("/runs").text
-    table = re.search(r'<details id="trend-data">(.*?)</details>', html, re.S)
-    assert table and v1[:12] in table.group(1) and v2[:12] in table.group(1)
+    html = client.get("/runs?tag=v1").text
+    source = re.search(r'<div class="trend-charts" id="trend" data-source="([^"]+)"', html)
+    assert source and source.group(1) == "/api/trends?tag=v1"
+    assert '<a href="/api/trends?tag=v1">' in html  # for pages without scripts
+    points = client.get(source.group(1)).json()["runs"]
+    assert [p["run_id"] for p in points] == [v1]
+    assert client.get("/api/trends").json()["runs"][-1]["run_id"] == v2
