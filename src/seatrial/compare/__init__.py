@@ -38,7 +38,13 @@ from seatrial.compare._gates import (
     stored_gates,
 )
 from seatrial.compare._refs import AttemptRef, load_attempt, parse_attempt_ref
-from seatrial.compare._render_compare import headline, to_markdown, to_text
+from seatrial.compare._render_compare import (
+    change_text,
+    headline,
+    metric_number,
+    to_markdown,
+    to_text,
+)
 from seatrial.compare._runs import CaseOutcome, RunData, case_verdict, load_run, outcome_of
 from seatrial.compare._stale import StaleCase, StaleReport, stale_cases
 from seatrial.compare._stats import (
@@ -94,6 +100,7 @@ __all__ = [
     "agent_version",
     "builtin_outcomes",
     "case_verdict",
+    "change_text",
     "compare",
     "compare_runs",
     "default_baseline",
@@ -111,6 +118,7 @@ __all__ = [
     "mcnemar_exact",
     "mean_pass_at_k",
     "mean_pass_hat_k",
+    "metric_number",
     "newcombe_difference",
     "outcome_of",
     "paired_outcomes",

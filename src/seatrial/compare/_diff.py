@@ -66,16 +66,7 @@ class Divergence:
 
 
 def _step_dict(step: Step | None) -> dict[str, Any] | None:
-    if step is None:
-        return None
-    return {
-        "index": step.index,
-        "kind": step.kind,
-        "turn": step.turn,
-        "label": step.label,
-        "span_id": step.span_id,
-        "detail": step.detail,
-    }
+    return None if step is None else step.as_dict()
 
 
 def _row_dict(index: int, row: Row) -> dict[str, Any]:

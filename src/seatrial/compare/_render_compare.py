@@ -21,12 +21,14 @@ def _verdict_change(c: CaseChange) -> str:
     return f"{before} -> {after}" + (f" ({failures})" if failures else "")
 
 
-def _change_text(group: GroupDelta) -> str:
+def change_text(group: GroupDelta) -> str:
+    """The Newcombe change in points: ``-18.2 pts [-40.1, +3.5]``."""
     change = group.change
     return f"{change.estimate * 100:+.1f} pts [{change.low * 100:+.1f}, {change.high * 100:+.1f}]"
 
 
-def _number(value: float | None) -> str:
+def metric_number(value: float | None) -> str:
+    """A metric figure: ``-`` for none, four decimals under 1, else one."""
     if value is None:
         return "-"
     return f"{value:.4f}" if abs(value) < 1 and value != 0 else f"{value:,.1f}"
@@ -49,7 +51,7 @@ def headline(comparison: Comparison) -> str:
         f"{regressed} regressed, {fixed} fixed, {len(comparison.of('still_failing'))} still "
         f"failing, {len(comparison.of('flaky'))} flaky; pass rate "
         f"{comparison.overall.base.format()} -> {comparison.overall.cand.format()}, change "
-        f"{_change_text(comparison.overall)}, McNemar p = {comparison.overall.paired.p_value:.3g}"
+        f"{change_text(comparison.overall)}, McNemar p = {comparison.overall.paired.p_value:.3g}"
     )
 
 
@@ -88,7 +90,7 @@ def to_markdown(comparison: Comparison) -> str:
         name = "**all**" if group is comparison.overall else (group.name or "-")
         lines.append(
             f"| {name} | {group.cases} | {group.base.format()} | {group.cand.format()} | "
-            f"{_change_text(group)} | {group.paired.p_value:.3g} |"
+            f"{change_text(group)} | {group.paired.p_value:.3g} |"
         )
     lines += [
         "",
@@ -99,7 +101,7 @@ def to_markdown(comparison: Comparison) -> str:
     ]
     for metric in comparison.metrics:
         lines.append(
-            f"| {metric.name} | {_number(metric.base)} | {_number(metric.cand)} | "
+            f"| {metric.name} | {metric_number(metric.base)} | {metric_number(metric.cand)} | "
             f"{_metric_change(metric)} |"
         )
     if comparison.failure_types:
@@ -143,13 +145,13 @@ def to_text(comparison: Comparison) -> list[str]:
     for group in [*comparison.categories, comparison.overall]:
         name = "all" if group is comparison.overall else (group.name or "-")
         lines.append(
-            f"  {name}: {group.base.format()} -> {group.cand.format()}  {_change_text(group)}  "
+            f"  {name}: {group.base.format()} -> {group.cand.format()}  {change_text(group)}  "
             f"p={group.paired.p_value:.3g} ({group.cases} cases)"
         )
     lines.append("metrics per attempt:")
     for metric in comparison.metrics:
         lines.append(
-            f"  {metric.name}: {_number(metric.base)} -> {_number(metric.cand)} "
+            f"  {metric.name}: {metric_number(metric.base)} -> {metric_number(metric.cand)} "
             f"({_metric_change(metric)})"
         )
     shifted = {n: v for n, v in comparison.failure_types.items() if v[0] != v[1]}

@@ -69,6 +69,17 @@ class Step:
     detail: dict[str, Any] = field(default_factory=dict)
     """The normalised content, for JSON: name, arguments, result, error, answer, text ..."""
 
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready: index, kind, turn, label, span_id, detail (the key stays internal)."""
+        return {
+            "index": self.index,
+            "kind": self.kind,
+            "turn": self.turn,
+            "label": self.label,
+            "span_id": self.span_id,
+            "detail": self.detail,
+        }
+
 
 def normalise_text(text: str) -> str:
     """Ids and temporary workspace paths replaced by placeholders (``<id>``, ``<workspace>``)."""

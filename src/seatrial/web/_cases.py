@@ -99,17 +99,6 @@ def load_attempt_view(store: Store, run_ref: str, case_id: str, attempt: int) ->
     return AttemptView(view=view, record=record, trace=trace, trace_note=note, steps=steps)
 
 
-def _step_dict(step: Step) -> dict[str, Any]:
-    return {
-        "index": step.index,
-        "kind": step.kind,
-        "turn": step.turn,
-        "label": step.label,
-        "span_id": step.span_id,
-        "detail": step.detail,
-    }
-
-
 def _record_dict(record: AttemptRecord) -> dict[str, Any]:
     data: dict[str, Any] = record.model_dump(mode="json", exclude={"trace"})
     return data
@@ -207,5 +196,5 @@ def attempt_api(request: Request, run_id: str, case_id: str, attempt: int) -> di
         "trace_id": found.trace.trace_id if found.trace is not None else None,
         "spans": [row.span.model_dump(mode="json") for row in timeline.rows],
         "summary": timeline.summary,
-        "steps": [_step_dict(s) for s in found.steps],
+        "steps": [s.as_dict() for s in found.steps],
     }

@@ -18,12 +18,13 @@ from seatrial.compare import (
     TRANSITIONS,
     AttemptRef,
     Comparison,
-    GroupDelta,
     TraceDiff,
+    change_text,
     compare_runs,
     diff_attempts,
     headline,
     load_attempt,
+    metric_number,
     parse_attempt_ref,
     resolve_run_ref,
 )
@@ -49,19 +50,6 @@ TITLES = {
     "flaky": "Flaky (kept out of the deltas)",
     "still_passing": "Still passing",
 }
-
-
-def change_text(group: GroupDelta) -> str:
-    """The Newcombe change in points: ``-18.2 pts [-40.1, +3.5]``."""
-    c = group.change
-    return f"{c.estimate * 100:+.1f} pts [{c.low * 100:+.1f}, {c.high * 100:+.1f}]"
-
-
-def number(value: float | None) -> str:
-    """A metric figure: ``-`` for none, four decimals under 1, else one."""
-    if value is None:
-        return "-"
-    return f"{value:.4f}" if abs(value) < 1 and value != 0 else f"{value:,.1f}"
 
 
 def _comparison(request: Request, store: Store, base: str, cand: str) -> Comparison:
@@ -112,7 +100,7 @@ def compare_page(
         base_id=comparison.base.info.run_id,
         cand_id=comparison.cand.info.run_id,
         change_text=change_text,
-        number=number,
+        number=metric_number,
     )
 
 
