@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from seatrial.store import Store
+from seatrial.store import ReviewItem, Store
 
 HERE = Path(__file__).parent
 AGENTS = HERE / "agents.py"
@@ -72,3 +72,50 @@ def wait_for_stored_attempts(db: Path, at_least: int, timeout_s: float = 60) -> 
             except sqlite3.OperationalError:  # the schema is still being created
                 stored = 0
     return stored
+
+
+def queued_items(refund_output: str = "已经帮您完成退款") -> list[ReviewItem]:
+    """Three open review items of two runs, oldest first (judge WARNING, low confidence,
+    disagreement), for the review queue's tests."""
+    return [
+        ReviewItem(
+            run_id="run-1",
+            case_id="refund",
+            attempt=1,
+            assertion_id="judge",
+            why="warning",
+            judge_model="judge-a",
+            judge_verdict="WARNING",
+            judge_reason="the reply says the refund is done; no refund tool ran",
+            confidence=0.5,
+            input="我要退款，订单 A1001",
+            output=refund_output,
+            category="退款",
+            created_at=1_763_000_000.0,
+        ),
+        ReviewItem(
+            run_id="run-1",
+            case_id="booking",
+            attempt=2,
+            assertion_id="judge",
+            why="low_confidence",
+            judge_verdict="PASS",
+            judge_reason="booked as asked",
+            confidence=0.4,
+            input="帮我预约周五的号",
+            output="预约成功：周五 10:00",
+            category="预约",
+            created_at=1_763_000_010.0,
+        ),
+        ReviewItem(
+            run_id="run-2",
+            case_id="baggage",
+            attempt=1,
+            assertion_id="judge",
+            why="disagreement",
+            judge_verdict="FAIL",
+            input="我能带几件行李？",
+            output="两件",
+            created_at=1_763_000_020.0,
+        ),
+    ]

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from seatrial.store import ReviewItem, Store
+from tests.conftest import queued_items
 
 SEATRIAL = str(Path(sys.executable).parent / "seatrial")
 
@@ -30,48 +31,7 @@ def seatrial(*args: str, cwd: Path, answers: str = "") -> subprocess.CompletedPr
 def queue(tmp_path: Path) -> tuple[str, list[ReviewItem]]:
     """A store holding three open review items, oldest first."""
     url = f"sqlite:///{tmp_path / 'store.db'}"
-    items = [
-        ReviewItem(
-            run_id="run-1",
-            case_id="refund",
-            attempt=1,
-            assertion_id="judge",
-            why="warning",
-            judge_model="judge-a",
-            judge_verdict="WARNING",
-            judge_reason="the reply says the refund is done; no refund tool ran",
-            confidence=0.5,
-            input="我要退款，订单 A1001",
-            output="已经帮您完成退款",
-            category="退款",
-            created_at=1_763_000_000.0,
-        ),
-        ReviewItem(
-            run_id="run-1",
-            case_id="booking",
-            attempt=2,
-            assertion_id="judge",
-            why="low_confidence",
-            judge_verdict="PASS",
-            judge_reason="booked as asked",
-            confidence=0.4,
-            input="帮我预约周五的号",
-            output="预约成功：周五 10:00",
-            category="预约",
-            created_at=1_763_000_010.0,
-        ),
-        ReviewItem(
-            run_id="run-2",
-            case_id="baggage",
-            attempt=1,
-            assertion_id="judge",
-            why="disagreement",
-            judge_verdict="FAIL",
-            input="我能带几件行李？",
-            output="两件",
-            created_at=1_763_000_020.0,
-        ),
-    ]
+    items = queued_items()
     with Store.open(url) as store:
         store.add_review_items(items)
     return url, items

@@ -11,53 +11,13 @@ from sklearn.metrics import cohen_kappa_score
 from seatrial.judge import Calibration, agreement_report
 from seatrial.store import ReviewItem, Store
 from seatrial.web import create_app
+from tests.conftest import queued_items
 
 REPLY = "<script>alert('owned')</script> refund done"
 
 
 def items() -> list[ReviewItem]:
-    return [
-        ReviewItem(
-            run_id="run-1",
-            case_id="refund",
-            attempt=1,
-            assertion_id="judge",
-            why="warning",
-            judge_model="judge-a",
-            judge_verdict="WARNING",
-            judge_reason="the reply says the refund is done; no refund tool ran",
-            confidence=0.5,
-            input="我要退款，订单 A1001",
-            output=REPLY,
-            category="退款",
-            created_at=1_763_000_000.0,
-        ),
-        ReviewItem(
-            run_id="run-1",
-            case_id="booking",
-            attempt=2,
-            assertion_id="judge",
-            why="low_confidence",
-            judge_verdict="PASS",
-            judge_reason="booked as asked",
-            confidence=0.4,
-            input="帮我预约周五的号",
-            output="预约成功：周五 10:00",
-            category="预约",
-            created_at=1_763_000_010.0,
-        ),
-        ReviewItem(
-            run_id="run-2",
-            case_id="baggage",
-            attempt=1,
-            assertion_id="judge",
-            why="disagreement",
-            judge_verdict="FAIL",
-            input="我能带几件行李？",
-            output="两件",
-            created_at=1_763_000_020.0,
-        ),
-    ]
+    return queued_items(refund_output=REPLY)
 
 
 def seeded(store: Store, user: str = "") -> tuple[TestClient, list[ReviewItem]]:
