@@ -39,6 +39,7 @@ from seatrial.compare._gates import (
 )
 from seatrial.compare._refs import AttemptRef, load_attempt, parse_attempt_ref
 from seatrial.compare._render_compare import (
+    TRANSITION_TITLES,
     change_text,
     headline,
     metric_number,
@@ -72,6 +73,7 @@ __all__ = [
     "POOLED",
     "REPLAY_TAG",
     "TRANSITIONS",
+    "TRANSITION_TITLES",
     "AttemptRef",
     "CaseChange",
     "CaseOutcome",

@@ -4,14 +4,19 @@ from __future__ import annotations
 
 from seatrial.compare._compare import CaseChange, Comparison, GroupDelta, MetricDelta
 
-_TITLES = {
+TRANSITION_TITLES = {
     "regressed": "Regressed",
     "fixed": "Fixed",
     "still_failing": "Still failing",
     "new": "New",
     "removed": "Removed",
     "flaky": "Flaky (kept out of the deltas)",
+    "still_passing": "Still passing",
 }
+"""How reports title each transition, in the order they list them."""
+
+_LISTED = {k: v for k, v in TRANSITION_TITLES.items() if k != "still_passing"}
+"""The transitions the text and Markdown list case by case (still passing is only counted)."""
 
 
 def _verdict_change(c: CaseChange) -> str:
@@ -66,7 +71,7 @@ def to_markdown(comparison: Comparison) -> str:
         f"**{headline(comparison)}**",
         "",
     ]
-    for transition, title in _TITLES.items():
+    for transition, title in _LISTED.items():
         changes = comparison.of(transition)  # type: ignore[arg-type]
         if not changes:
             continue
@@ -133,7 +138,7 @@ def to_text(comparison: Comparison) -> list[str]:
         "new": "cyan",
         "removed": "cyan",
     }
-    for transition, title in _TITLES.items():
+    for transition, title in _LISTED.items():
         changes = comparison.of(transition)  # type: ignore[arg-type]
         if not changes:
             continue

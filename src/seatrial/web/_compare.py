@@ -15,6 +15,7 @@ from fastapi import APIRouter, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse
 
 from seatrial.compare import (
+    TRANSITION_TITLES,
     TRANSITIONS,
     AttemptRef,
     Comparison,
@@ -40,16 +41,6 @@ RECENT_RUNS = 50
 """Runs offered in the compare form."""
 CACHED = 64
 """Comparisons of finished runs kept in memory."""
-
-TITLES = {
-    "regressed": "Regressed",
-    "fixed": "Fixed",
-    "still_failing": "Still failing",
-    "new": "New",
-    "removed": "Removed",
-    "flaky": "Flaky (kept out of the deltas)",
-    "still_passing": "Still passing",
-}
 
 
 def _comparison(request: Request, store: Store, base: str, cand: str) -> Comparison:
@@ -95,7 +86,9 @@ def compare_page(
         "compare.html",
         comparison=comparison,
         headline=headline(comparison),
-        groups=[(t, TITLES[t], comparison.of(t)) for t in TRANSITIONS if t != "still_passing"],
+        groups=[
+            (t, TRANSITION_TITLES[t], comparison.of(t)) for t in TRANSITIONS if t != "still_passing"
+        ],
         still_passing=comparison.of("still_passing"),
         base_id=comparison.base.info.run_id,
         cand_id=comparison.cand.info.run_id,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 from urllib.parse import urlencode
 
-from fastapi import APIRouter, HTTPException, Query, Request
+from fastapi import APIRouter, Depends, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, RedirectResponse
 
 from seatrial.compare import resolve_run_ref
@@ -24,11 +24,19 @@ Page = Annotated[int, Query(ge=1)]
 
 
 def _filter(
-    suite: str | None, agent: str | None, tag: str | None, since: str | None, until: str | None
+    suite: Text = None,
+    agent: Text = None,
+    tag: Text = None,
+    since: Text = None,
+    until: Text = None,
 ) -> RunFilter:
+    """The list's filters from the query string (since/until: ``YYYY-MM-DD``, UTC)."""
     return RunFilter(
         suite=suite or None, agent=agent or None, tag=tag or None, since=since, until=until
     )
+
+
+Filter = Annotated[RunFilter, Depends(_filter)]
 
 
 @router.get("/", include_in_schema=False)
@@ -40,15 +48,10 @@ def home() -> RedirectResponse:
 @router.get("/runs", response_class=HTMLResponse, include_in_schema=False)
 def runs_list(
     request: Request,
-    suite: Text = None,
-    agent: Text = None,
-    tag: Text = None,
-    since: Text = None,
-    until: Text = None,
+    run_filter: Filter,
     page: Page = 1,
 ) -> HTMLResponse:
     """Runs newest first with filters, pass rate with interval, gate status, cost; the trend."""
-    run_filter = _filter(suite, agent, tag, since, until)
     store = store_of(request)
     try:
         rows, has_next = runs_page(store, request.app.state, run_filter, page, PAGE_SIZE)
@@ -76,15 +79,10 @@ def runs_list(
 @router.get("/api/runs", tags=["runs"])
 def api_runs(
     request: Request,
-    suite: Text = None,
-    agent: Text = None,
-    tag: Text = None,
-    since: Text = None,
-    until: Text = None,
+    run_filter: Filter,
     page: Page = 1,
 ) -> RunsPage:
     """The runs list: one page, newest first, with pass rate interval, gate status and cost."""
-    run_filter = _filter(suite, agent, tag, since, until)
     try:
         rows, has_next = runs_page(
             store_of(request), request.app.state, run_filter, page, PAGE_SIZE
@@ -97,14 +95,9 @@ def api_runs(
 @router.get("/api/trends", tags=["runs"])
 def api_trends(
     request: Request,
-    suite: Text = None,
-    agent: Text = None,
-    tag: Text = None,
-    since: Text = None,
-    until: Text = None,
+    run_filter: Filter,
 ) -> Trends:
     """Pass rate, p95 wall time, tokens and cost per run: the newest 200 filtered, oldest first."""
-    run_filter = _filter(suite, agent, tag, since, until)
     try:
         return Trends(runs=trend(store_of(request), request.app.state, run_filter))
     except InputError as exc:
