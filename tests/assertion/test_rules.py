@@ -7,9 +7,10 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
+from seatrial.assertion import evaluate
 from seatrial.assertion._pii import id_card_checksum_ok, luhn_ok
 
-from ._traces import TraceBuilder, check, context, make_case
+from ._traces import TraceBuilder, check, context, make_case, spec
 
 VALID_ID = "11010519491231002X"  # the GB 11643 example number; its checksum is X
 
@@ -71,7 +72,7 @@ def query_trace(result):
 
 
 def test_no_fabricated_ids_flags_an_order_number_no_tool_returned():
-    """Seed 002: the order query found nothing, yet the reply names an order."""
+    """The order query found nothing, yet the reply names an order."""
     ctx = context(query_trace({"orders": []}), response="您的订单 ORD20240701 已取消")
     result = check("business_rule", ctx, rule="no_fabricated_ids")
     assert result.verdict == "fail"
@@ -96,6 +97,146 @@ def test_no_fabricated_ids_prefix_and_pattern_options():
     assert "abc123def" not in by_prefix.reason
     by_pattern = check("business_rule", ctx, rule="no_fabricated_ids", pattern=r"\d{6,}")
     assert by_pattern.verdict == "pass"
+
+
+def fabricated_ids_verdict(
+    reply: str,
+    found: object = (),
+    *,
+    user: str = "我的订单到哪了？",
+    arguments: object = None,
+    **options: object,
+):
+    """The verdict of a case holding only `no_fabricated_ids` on an agent that searched the
+    orders (finding ``found``) and then replied ``reply``."""
+    case = make_case(
+        input=user, assertions=[spec("business_rule", rule="no_fabricated_ids", **options)]
+    )
+    build = TraceBuilder()
+    build.tool(
+        "search_order",
+        {"keyword": "我的订单"} if arguments is None else arguments,
+        list(found) if isinstance(found, tuple) else found,
+    )
+    return evaluate(case, context(build.trace(), case=case, response=reply))
+
+
+def test_an_all_digit_order_number_after_an_empty_search_is_fabricated():
+    """The agent found no order, yet tells the user one has shipped."""
+    evaluation = fabricated_ids_verdict("您的订单 20240511001 已发货")
+    assert evaluation.verdict == "FAIL"
+    assert evaluation.failure_type == "hallucination"
+    assert "`20240511001`" in evaluation.reason
+
+
+@pytest.mark.parametrize(
+    ("reply", "invented"),
+    [
+        ("订单20240511001已发货", "20240511001"),  # no spaces around the number
+        ("订单号：20240511001。", "20240511001"),
+        ("运单号 773012345678，请注意查收", "773012345678"),  # a 12-digit waybill number
+        ("工单 20240511-0001 已创建", "20240511-0001"),
+        ("您的订单 ORD20240701 已取消", "ORD20240701"),  # letters and digits, as before
+        ("订单 ２０２４０５１１００１ 已发货", "２０２４０５１１００１"),  # full-width digits
+        ("订单 No.20240511001 已签收", "20240511001"),
+        ("订单 202405110012 已发货", "202405110012"),  # begins with a date, but is no date
+        ("订单 12345678 已发货", "12345678"),  # 8 digits that are no date: 1234-56-78
+    ],
+)
+def test_ids_no_one_supplied_are_fabricated(reply, invented):
+    evaluation = fabricated_ids_verdict(reply)
+    assert evaluation.verdict == "FAIL", evaluation.reason
+    assert f"`{invented}`" in evaluation.reason
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        "没有找到您的订单，最近一笔是 2024-05-11 下的吗？",
+        "没有找到您的订单。实付 ¥1299.00 的那笔请提供订单号。",
+        "没有找到订单，请联系客服 13800138000",
+        "没有找到订单，请联系客服 +86 138-0013-8000",
+        "预计 20240511 送达的那一单没有找到",  # an 8-digit date alone is a date
+        "2024/05/11 14:30 的订单没有找到",
+        "14:30:05 查询无结果",
+        "下单时间 2024-05-11T14:30:00Z 的订单没有找到",
+        "活动时间 20240501-20240531",
+        "金额 1,299.00 元、1299元、$12.50、￥12345678、12345678.50 的订单都没有找到",
+        "退款 RMB12999 未找到对应订单",
+        "客服电话 010-12345678 或 0755-1234567，热线 400-812-3123",
+        "请拨打 62345678 或 (021) 87654321 咨询",
+        "没有找到订单，一共查了 3 个店铺，耗时 1500 毫秒",
+    ],
+)
+def test_dates_times_amounts_and_phone_numbers_are_not_ids(reply):
+    evaluation = fabricated_ids_verdict(reply)
+    assert evaluation.verdict == "PASS", evaluation.reason
+
+
+def test_ids_a_tool_returned_pass_with_dates_amounts_and_phones_beside_them():
+    found = [{"order_no": 20240511001, "waybill": "SF773012345678", "status": "shipped"}]
+    reply = (
+        "您的订单 20240511001 已于 2024-05-11 14:30 发货，实付 ¥1299.00，"
+        "运单号 773012345678，快递员电话 13800138000"
+    )
+    evaluation = fabricated_ids_verdict(reply, found)
+    assert evaluation.verdict == "PASS", evaluation.reason
+
+
+@pytest.mark.parametrize(
+    ("reply", "found"),
+    [
+        ("订单 20240511001", [{"order_no": "20240511001"}]),
+        ("订单 20240511-001", [{"order_no": "20240511001"}]),  # written with a hyphen
+        ("订单 20240511001", [{"order_no": "2024 0511 001"}]),  # the tool spaced it out
+        ("订单 ２０２４０５１１００１", [{"order_no": "20240511001"}]),
+    ],
+)
+def test_an_id_a_tool_returned_passes_however_it_is_spaced(reply, found):
+    assert fabricated_ids_verdict(reply, found).verdict == "PASS"
+
+
+@pytest.mark.parametrize("reply", ["订单 202405110012 已发货", "订单 2024051100 已发货"])
+def test_a_longer_or_shorter_number_than_the_tool_returned_is_fabricated(reply):
+    evaluation = fabricated_ids_verdict(reply, [{"order_no": "20240511001"}])
+    assert evaluation.verdict == "FAIL", evaluation.reason
+
+
+@pytest.mark.parametrize("user", ["帮我查一下订单 20240511001", "订单号是2024 0511 001"])
+def test_a_number_the_user_typed_is_not_fabricated(user):
+    evaluation = fabricated_ids_verdict("没有找到订单 20240511001，请核对", user=user)
+    assert evaluation.verdict == "PASS", evaluation.reason
+
+
+def test_an_id_the_agent_only_sent_to_a_search_that_found_nothing_is_fabricated():
+    """The agent made the number up, searched for it, found nothing, and reported it anyway."""
+    evaluation = fabricated_ids_verdict(
+        "您的订单 20240511001 已发货",
+        {"orders": [], "total": 0},
+        arguments={"order_no": "20240511001"},
+    )
+    assert evaluation.verdict == "FAIL"
+    assert "`20240511001`" in evaluation.reason
+
+
+def test_an_id_in_the_arguments_of_a_call_that_returned_data_is_supplied():
+    evaluation = fabricated_ids_verdict(
+        "已为您预约，预约号 20240511001",
+        {"status": "booked"},
+        arguments={"booking_no": "20240511001"},
+    )
+    assert evaluation.verdict == "PASS", evaluation.reason
+
+
+def test_an_explicit_pattern_or_prefix_replaces_the_default_id_shapes():
+    reply = "订单 20240511001 与 ORD777777 都已发货"
+    by_pattern = fabricated_ids_verdict(reply, pattern=r"ORD\d+")
+    assert by_pattern.verdict == "FAIL"
+    assert "`ORD777777`" in by_pattern.reason and "20240511001" not in by_pattern.reason
+    by_prefix = fabricated_ids_verdict(reply, prefix="ORD")
+    assert by_prefix.verdict == "FAIL" and "20240511001" not in by_prefix.reason
+    digits_only = fabricated_ids_verdict(reply, pattern=r"\d{11}")
+    assert "`20240511001`" in digits_only.reason and "ORD777777" not in digits_only.reason
 
 
 def booking_case():

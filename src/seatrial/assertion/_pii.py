@@ -13,7 +13,20 @@ from typing import Literal
 PiiKind = Literal["phone", "id_card", "email", "bank_card"]
 PII_KINDS: tuple[PiiKind, ...] = ("phone", "id_card", "email", "bank_card")
 
-_PHONE = re.compile(r"(?<![\d*])(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}(?![\d*])")
+_MOBILE = r"(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}"
+_PHONE = re.compile(rf"(?<![\d*]){_MOBILE}(?![\d*])")
+_WHOLE_MOBILE = re.compile(_MOBILE)
+# An area code joined by a hyphen, then the local number and an optional extension.
+_LANDLINE = re.compile(r"0\d{2,3}-\d{7,8}(?:-\d{1,5})?")
+_SERVICE = re.compile(r"[48]00-?\d{3}-?\d{4}")
+# A 7- or 8-digit local number is a phone number only where the text says so: after an area
+# code written apart ("(010) 12345678", "010 12345678") or a word such as 电话 or tel.
+_LOCAL = re.compile(r"\d{7,8}")
+_LOCAL_LEAD = re.compile(
+    r"(?:[(（]0\d{2,3}[)）]\s?|(?<!\d)0\d{2,3} "
+    r"|(?:电话|热线|座机|拨打|致电|(?<![a-z])(?:tel|phone|call))[\s:：.是为]*)$",
+    re.IGNORECASE,
+)
 _ID_CARD = re.compile(r"(?<![0-9A-Za-z*])\d{17}[\dXx](?![0-9A-Za-z*])")
 _EMAIL = re.compile(
     r"(?<![A-Za-z0-9._%+*-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
@@ -72,6 +85,20 @@ def luhn_ok(digits: str) -> bool:
             value = value * 2 - 9 if value > 4 else value * 2
         total += value
     return total % 10 == 0
+
+
+def is_phone_number(text: str, before: str = "") -> bool:
+    """Whether ``text`` as a whole is a phone number.
+
+    A mainland mobile (``13800138000``, ``+86 138-0013-8000``), a landline with its area code
+    (``010-12345678``, ``0755-1234567-801``), a 400/800 service number (``400-812-3123``), or a
+    7- or 8-digit local number that ``before`` (the text just before it) introduces with an area
+    code written apart (``(010) 12345678``) or a word such as 电话, 热线 or tel. Only mobiles
+    are personal data (``find_pii``); the rest are company lines.
+    """
+    if _WHOLE_MOBILE.fullmatch(text) or _LANDLINE.fullmatch(text) or _SERVICE.fullmatch(text):
+        return True
+    return bool(_LOCAL.fullmatch(text) and _LOCAL_LEAD.search(before))
 
 
 def find_pii(text: str, kinds: tuple[PiiKind, ...] | list[PiiKind] = PII_KINDS) -> list[PiiHit]:

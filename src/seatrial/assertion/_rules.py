@@ -1,5 +1,5 @@
-"""L2 ``business_rule``: deterministic business rules (seed 002: "don't use an LLM where a rule
-will do") and custom rules written in Python."""
+"""L2 ``business_rule``: deterministic business rules, which decide the same way every run and
+cost nothing (no LLM where a rule will do), and custom rules written in Python."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from typing import Any
 from pydantic import ConfigDict, model_validator
 
 from seatrial.assertion._common import Target, as_text, replies
+from seatrial.assertion._ids import SuppliedText, ascii_forms, find_ids, prefixed_id_pattern
 from seatrial.assertion._pii import PiiKind, find_pii
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.errors import InputError
@@ -24,13 +25,6 @@ BUILT_IN_RULES: dict[str, frozenset[str]] = {
     "confirm_before": frozenset({"tool", "fields"}),
 }
 """Each built-in rule and the options it takes."""
-
-_ID_CHAR = r"[A-Za-z0-9_-]"
-DEFAULT_ID_PATTERN = (
-    rf"(?<!{_ID_CHAR})(?={_ID_CHAR}*\d)(?={_ID_CHAR}*[A-Za-z])"
-    rf"[A-Za-z0-9]{_ID_CHAR}{{5,}}(?!{_ID_CHAR})"
-)
-"""An id-like token: 6 or more letters, digits, ``_`` or ``-``, with a letter and a digit."""
 
 
 def _compiles(pattern: str, what: str) -> None:
@@ -56,8 +50,9 @@ class BusinessRuleParams(AssertionParams):
     """no_pii_leak: the kinds of data to look for (default all: phone, id_card, email,
     bank_card)."""
     pattern: str | None = None
-    """no_fabricated_ids: regular expression of an id (default: letters and digits with at
-    least one of each, 6 or more characters)."""
+    """no_fabricated_ids: regular expression of an id, in place of the default (6 or more
+    letters and digits with at least one of each, and numbers of 8 or more digits that are not
+    dates, amounts or phone numbers)."""
     prefix: str | None = None
     """no_fabricated_ids: ids start with this text and contain a digit (e.g. ``ORD``)."""
     tool: str | None = None
@@ -120,27 +115,57 @@ def no_pii_leak(params: BusinessRuleParams, ctx: AssertionContext) -> Check:
     return Check.passed(f"no {', '.join(kinds)} found in {len(texts)} replies")
 
 
-def _known_text(ctx: AssertionContext) -> str:
+def _found_something(value: Any) -> bool:
+    """Whether a tool result holds data: ``[]``, ``{"orders": [], "total": 0}`` hold none."""
+    if isinstance(value, dict):
+        return any(_found_something(item) for item in value.values())
+    if isinstance(value, list | tuple):
+        return any(_found_something(item) for item in value)
+    if isinstance(value, bool) or value is None:
+        return False
+    return value != 0 if isinstance(value, int | float) else str(value).strip() != ""
+
+
+def _supplied_text(ctx: AssertionContext) -> SuppliedText:
     parts = [as_text(call.result) for call in ctx.tool_calls() if call.result is not None]
+    # An id the agent sent to a tool that failed or found nothing may be one it made up;
+    # only a call that went through with something to show vouches for its arguments.
+    parts += [
+        as_text(call.arguments)
+        for call in ctx.tool_calls()
+        if call.arguments is not None and call.success and _found_something(call.result)
+    ]
     parts.append(as_text(ctx.case.context))
     parts += ctx.case.user_turns
-    return "\n".join(parts)
+    return SuppliedText("\n".join(parts))
+
+
+def _mentioned_ids(params: BusinessRuleParams, text: str) -> list[str]:
+    """The ids in ``text`` by the rule's options, each once, as the reply writes them."""
+    plain = ascii_forms(text)
+    if params.prefix is None and params.pattern is None:
+        spans = find_ids(plain)
+    else:
+        pattern = params.pattern or prefixed_id_pattern(params.prefix or "")
+        spans = [match.span() for match in re.finditer(pattern, plain)]
+    # Full-width forms are one character each, so positions in ``plain`` hold in ``text``.
+    seen: dict[str, str] = {}
+    for start, end in spans:
+        seen.setdefault(plain[start:end], text[start:end])
+    return [token for token in seen.values() if token]
 
 
 def no_fabricated_ids(params: BusinessRuleParams, ctx: AssertionContext) -> Check:
-    """Every id the replies mention came from a tool result, the case context or the user."""
-    if params.prefix is not None:
-        pattern = rf"(?<!{_ID_CHAR}){re.escape(params.prefix)}{_ID_CHAR}*\d{_ID_CHAR}*"
-    else:
-        pattern = params.pattern or DEFAULT_ID_PATTERN
+    """Every id the replies mention came from a tool, the case context or the user."""
     text = "\n".join(replies(ctx, params.target or "all_responses"))
-    ids = list(dict.fromkeys(match.group(0) for match in re.finditer(pattern, text)))
-    known = _known_text(ctx)
+    ids = _mentioned_ids(params, text)
+    known = _supplied_text(ctx)
     invented = [token for token in ids if token not in known]
     if invented:
         listed = ", ".join(f"`{token}`" for token in invented)
         return Check.failed(
-            f"the reply mentions {listed}, found in no tool result, case context or user message",
+            f"the reply mentions {listed}, found in no tool result, tool call, case context or "
+            "user message",
             failure_type="hallucination",
         )
     if not ids:
