@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from seatrial.agent import ReplayAgent
-from seatrial.case import Case
+from seatrial.agent import ReplayAgent, resolve_agent
+from seatrial.case import AssertionSpec, Case
 from seatrial.errors import AgentError, AgentSpecError
-from seatrial.trace import Trace, trace_from_tools_called, trace_to_otlp
+from seatrial.run import run_attempt
+from seatrial.trace import SpanEvent, Trace, trace_from_tools_called, trace_to_otlp
 from seatrial.trace import attrs as A
 from tests.agent._drive import drive, make_context
 
@@ -133,8 +134,10 @@ async def test_responses_and_final_state_are_replayed(tmp_path):
 
 
 async def test_an_otlp_trace_without_an_agent_span_gets_one(tmp_path):
+    """A framework that records no invoke_agent span: its roots go under the added one."""
     recorded = trace_from_tools_called(TOOLS_CALLED)
-    without_root = Trace(trace_id=recorded.trace_id, spans=recorded.spans[1:])
+    roots_only = [s.model_copy(update={"parent_span_id": None}) for s in recorded.spans[1:]]
+    without_root = Trace(trace_id=recorded.trace_id, spans=roots_only)
     path = write_sessions(
         tmp_path / "s.jsonl", {"case_id": "a", "response": "x", "otlp": trace_to_otlp(without_root)}
     )
@@ -142,6 +145,65 @@ async def test_an_otlp_trace_without_an_agent_span_gets_one(tmp_path):
     root = trace.agent_span()
     assert root is not None
     assert {c.span.parent_span_id for c in trace.tool_calls()} == {root.span_id}
+
+
+def lost_root_sessions(tmp_path: Path) -> Path:
+    """One session whose agent root span never arrived, and one complete session."""
+    recorded = trace_from_tools_called(TOOLS_CALLED, messages=[CASE.input])
+    cut = Trace(trace_id=recorded.trace_id, spans=recorded.spans[1:])
+    return write_sessions(
+        tmp_path / "sessions.jsonl",
+        {"case_id": "cut", "response": "已预约", "otlp": trace_to_otlp(cut)},
+        {"case_id": "whole", "response": "已预约", "otlp": trace_to_otlp(recorded)},
+    )
+
+
+async def test_a_recorded_trace_whose_root_never_arrived_keeps_its_missing_parent(tmp_path):
+    adapter = ReplayAgent(lost_root_sessions(tmp_path))
+    _, trace = await drive(adapter, make_context(Case(id="cut", input="x")))
+    known = {s.span_id for s in trace.spans}
+    parents = {c.span.parent_span_id for c in trace.tool_calls()}
+    assert len(parents) == 1 and not parents & known
+    _, again = await drive(adapter, make_context(Case(id="cut", input="x"), attempt=2))
+    assert {c.span.parent_span_id for c in again.tool_calls()}.isdisjoint(parents)
+
+
+async def test_trace_complete_fails_a_replayed_trace_whose_root_never_arrived(tmp_path):
+    """Through `--agent replay:FILE`, as a user runs it: the adapter's root must not hide it."""
+    adapter = resolve_agent(f"replay:{lost_root_sessions(tmp_path)}")
+    await adapter.check()
+    check = [AssertionSpec(type="trace_complete")]
+    cut = await run_attempt(adapter, Case(id="cut", input="x", assertions=check), 1, "r1", 30)
+    assert (cut.verdict, cut.failure_type) == ("FAIL", "agent_error")
+    assert "have a parent missing from the trace" in (cut.reason or "")
+    whole = await run_attempt(adapter, Case(id="whole", input="x", assertions=check), 1, "r1", 30)
+    assert whole.verdict == "PASS", whole.reason
+
+
+async def test_the_tools_called_form_carries_recorded_permission_decisions(tmp_path):
+    calls = [
+        {
+            "name": "write_file",
+            "input": {"path": "a.md"},
+            "latency_ms": 5,
+            "permission": {"scope": "once", "decision": "granted"},
+        },
+        {"name": "write_file", "input": {"path": "b.md"}, "latency_ms": 5},
+    ]
+    path = write_sessions(
+        tmp_path / "s.jsonl", {"case_id": "w", "response": "done", "tools_called": calls}
+    )
+    adapter = resolve_agent(f"replay:{path}")
+    case = Case(id="w", input="write two notes", permissions={"write_file": "once"})
+    record = await run_attempt(adapter, case, 1, "r1", 30)
+    assert (record.verdict, record.failure_type) == ("FAIL", "permission_violation")
+    assert record.trace is not None
+    (decision,) = record.trace.events(A.PERMISSION)
+    assert decision[1].attributes == {
+        A.PERMISSION_TOOL: "write_file",
+        A.PERMISSION_SCOPE: "once",
+        A.PERMISSION_DECISION: "granted",
+    }
 
 
 async def test_each_attempt_gets_fresh_span_ids(tmp_path):
@@ -181,3 +243,31 @@ async def test_a_bad_line_is_reported_with_file_and_line(tmp_path, line, message
 async def test_a_missing_file_is_a_spec_error(tmp_path):
     with pytest.raises(AgentSpecError, match="cannot read replay file"):
         await ReplayAgent(tmp_path / "nope.jsonl").check()
+
+
+@pytest.mark.parametrize(
+    "keys",
+    [("tool", "scope", "decision"), (A.PERMISSION_TOOL, A.PERMISSION_SCOPE, A.PERMISSION_DECISION)],
+    ids=["plain", "namespaced"],
+)
+async def test_a_replayed_otlp_once_grant_then_two_writes_fails(tmp_path, keys):
+    """The incident as recorded: one `once` grant, then two writes, the second undecided."""
+    calls = [{"name": "write_file", "input": {"path": p}, "latency_ms": 5} for p in "ab"]
+    recorded = trace_from_tools_called(calls, messages=["write two notes"])
+    first = recorded.tool_calls()[0].span
+    first.events.append(
+        SpanEvent(
+            name=A.PERMISSION,
+            time_unix_nano=first.start_time_unix_nano,
+            attributes=dict(zip(keys, ("write_file", "once", "granted"), strict=True)),
+        )
+    )
+    path = write_sessions(
+        tmp_path / "s.jsonl", {"case_id": "w", "response": "done", "otlp": trace_to_otlp(recorded)}
+    )
+    adapter = resolve_agent(f"replay:{path}")
+    once = Case(id="w", input="write two notes", permissions={"write_file": "once"})
+    record = await run_attempt(adapter, once, 1, "r1", 30)
+    assert (record.verdict, record.failure_type) == ("FAIL", "permission_violation")
+    session = once.model_copy(update={"permissions": {"write_file": "session"}})
+    assert (await run_attempt(adapter, session, 1, "r1", 30)).verdict == "PASS"

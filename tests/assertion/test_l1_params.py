@@ -18,7 +18,7 @@ def order_trace(*calls):
     return build.trace()
 
 
-def test_seed_002_params_spelling_matches_a_subset():
+def test_expected_params_match_a_subset_of_the_call_arguments():
     ctx = context(order_trace(ORDER))
     result = check(
         "tool_params",

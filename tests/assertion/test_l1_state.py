@@ -19,7 +19,7 @@ STATE = {
 }
 
 
-def test_seed_002_order_created_with_expected_fields():
+def test_an_order_created_with_the_expected_fields_passes():
     ctx = context(final_state=STATE)
     result = check(
         "side_effect",

@@ -140,8 +140,8 @@ def test_tool_success_limited_to_named_tools_ignores_others():
     assert result.verdict == "pass"
 
 
-def seed_001_incident(repeats: int):
-    """Seed 001: after a model change the agent re-reads a missing file again and again."""
+def rereads_missing_file(repeats: int):
+    """After a model change the agent re-reads a missing file again and again."""
     recorder = TraceRecorder()
     with recorder.span("invoke_agent docs-bot", {A.OPERATION: A.OP_INVOKE_AGENT}):
         with recorder.span(
@@ -162,8 +162,8 @@ def seed_001_incident(repeats: int):
     return recorder.trace()
 
 
-def test_no_loop_catches_seed_001_repeated_failing_read():
-    result = check("no_loop", context(seed_001_incident(repeats=6)))
+def test_no_loop_catches_a_repeated_failing_read():
+    result = check("no_loop", context(rereads_missing_file(repeats=6)))
     assert result.verdict == "fail"
     assert "`read_file` failed 6 times with the same arguments" in result.reason
     assert "docs/design.md" in result.reason
@@ -171,12 +171,12 @@ def test_no_loop_catches_seed_001_repeated_failing_read():
 
 
 def test_no_loop_allows_one_retry_by_default():
-    assert check("no_loop", context(seed_001_incident(repeats=2))).verdict == "pass"
-    assert check("no_loop", context(seed_001_incident(repeats=3))).verdict == "fail"
+    assert check("no_loop", context(rereads_missing_file(repeats=2))).verdict == "pass"
+    assert check("no_loop", context(rereads_missing_file(repeats=3))).verdict == "fail"
 
 
 def test_no_loop_max_repeats_zero_forbids_any_retry():
-    result = check("no_loop", context(seed_001_incident(repeats=2)), max_repeats=0)
+    result = check("no_loop", context(rereads_missing_file(repeats=2)), max_repeats=0)
     assert result.verdict == "fail"
 
 

@@ -455,3 +455,39 @@ async def test_gateway_model_calls_compare_on_request_and_answer(monkeypatch):
     assert first_kind(answered) == "different_model_answer"
     assert answered.first is not None and "Reading b.md" in answered.first.summary
     assert first_kind(diff_traces(base, other_prompt)) == "different_model_request"
+
+
+def test_plain_and_namespaced_event_attributes_give_the_same_steps():
+    """An agent that writes `tool`/`op` plainly diffs the same as one that namespaces them."""
+
+    def trace_with(permission: dict[str, Any], change: dict[str, Any]) -> Trace:
+        span = Span(
+            trace_id="ab" * 16,
+            span_id="1" * 16,
+            name="execute_tool write_file",
+            start_time_unix_nano=1,
+            end_time_unix_nano=2,
+            attributes={A.OPERATION: A.OP_EXECUTE_TOOL, A.TOOL_NAME: "write_file"},
+            events=[
+                SpanEvent(name=A.PERMISSION, time_unix_nano=1, attributes=permission),
+                SpanEvent(name=A.STATE_CHANGE, time_unix_nano=2, attributes=change),
+            ],
+        )
+        return Trace(trace_id="ab" * 16, spans=[span])
+
+    plain = trace_with(
+        {"tool": "write_file", "scope": "once", "decision": "granted"},
+        {"target": "a.md", "op": "create"},
+    )
+    spaced = trace_with(
+        {
+            A.PERMISSION_TOOL: "write_file",
+            A.PERMISSION_SCOPE: "once",
+            A.PERMISSION_DECISION: "granted",
+        },
+        {A.STATE_TARGET: "a.md", A.STATE_OP: "create"},
+    )
+    labels = [step.label for step in steps_of(plain)]
+    assert labels == [step.label for step in steps_of(spaced)]
+    assert "permission write_file: granted (once)" in labels
+    assert "state change: create a.md" in labels

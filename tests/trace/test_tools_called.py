@@ -81,8 +81,41 @@ def test_usage_adds_up_over_turns():
         (["search"], r"tools_called\[0\] must be an object"),
         ([{"input": {}}], r"tools_called\[0\] needs a `name`"),
         ([{"name": "x", "latency_ms": "fast"}], "latency_ms must be a number"),
+        ([{"name": "x", "permission": "once"}], r"tools_called\[0\].permission must be an object"),
     ],
 )
 def test_malformed_lists_are_value_errors_naming_the_entry(tools_called, message):
     with pytest.raises(ValueError, match=message):
         trace_from_tools_called(tools_called)
+
+
+def test_an_entrys_permission_becomes_a_permission_event_on_its_span():
+    calls = [
+        {
+            "name": "write_file",
+            "input": {"path": "a"},
+            "latency_ms": 5,
+            "permission": {"scope": "once", "decision": "granted", "reason": "user said yes"},
+        },
+        {
+            "name": "write_file",
+            "input": {"path": "b"},
+            "latency_ms": 5,
+            "permission": {A.PERMISSION_SCOPE: "once", A.PERMISSION_DECISION: "denied"},
+        },
+        {"name": "read_file", "input": {"path": "a"}, "latency_ms": 5},
+    ]
+    trace = trace_from_tools_called(calls, start_time_unix_nano=1_000)
+    first, second, read = trace.tool_calls()
+    (granted,) = first.span.events
+    assert granted.name == A.PERMISSION
+    assert granted.time_unix_nano == first.span.start_time_unix_nano
+    assert granted.attributes == {
+        A.PERMISSION_TOOL: "write_file",
+        A.PERMISSION_SCOPE: "once",
+        A.PERMISSION_DECISION: "granted",
+        A.PERMISSION_REASON: "user said yes",
+    }
+    (denied,) = second.span.events
+    assert denied.value(A.PERMISSION_DECISION) == "denied"
+    assert read.span.events == []

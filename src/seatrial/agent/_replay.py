@@ -85,13 +85,17 @@ class _Session:
 
 
 def _with_agent_root(trace: Trace, agent_name: str) -> Trace:
-    """Give a recorded trace without an ``invoke_agent`` span one spanning all its spans."""
+    """Give a recorded trace without an ``invoke_agent`` span one spanning all its spans.
+
+    Only the recorded roots (spans without a parent) move under it. A span whose parent is
+    missing keeps that parent: its root never arrived (a crash, a lost export), and adopting
+    it would hide the cut for ``trace_complete``.
+    """
     if trace.agent_span() is not None or not trace.spans:
         return trace
     root_id = new_id()
     start = min(s.start_time_unix_nano for s in trace.spans)
     end = max(s.end_time_unix_nano or s.start_time_unix_nano for s in trace.spans)
-    known = {s.span_id for s in trace.spans}
     root = Span(
         trace_id=trace.trace_id,
         span_id=root_id,
@@ -102,22 +106,29 @@ def _with_agent_root(trace: Trace, agent_name: str) -> Trace:
         status="ok",
     )
     children = [
-        s if s.parent_span_id in known else s.model_copy(update={"parent_span_id": root_id})
+        s if s.parent_span_id is not None else s.model_copy(update={"parent_span_id": root_id})
         for s in trace.spans
     ]
     return Trace(trace_id=trace.trace_id, spans=[root, *children])
 
 
 def _renumbered(trace: Trace, trace_id: str) -> Trace:
-    """Fresh ids, so replaying one session for several attempts stores distinct spans."""
+    """Fresh ids, so replaying one session for several attempts stores distinct spans.
+
+    A parent missing from the trace gets a fresh id too, so the span still points at a
+    parent that is not there instead of becoming a root.
+    """
     ids = {s.span_id: new_id() for s in trace.spans}
+    for span in trace.spans:
+        if span.parent_span_id is not None and span.parent_span_id not in ids:
+            ids[span.parent_span_id] = new_id()
     spans = [
         s.model_copy(
             deep=True,
             update={
                 "trace_id": trace_id,
                 "span_id": ids[s.span_id],
-                "parent_span_id": ids.get(s.parent_span_id or ""),
+                "parent_span_id": ids[s.parent_span_id] if s.parent_span_id else None,
             },
         )
         for s in trace.spans

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
@@ -11,10 +10,13 @@ from pydantic import Field, model_validator
 from seatrial.assertion._common import NameMatch, Names, name_matches
 from seatrial.assertion._l1_tools import times
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.trace import Trace
+from seatrial.trace import Span, ToolCall, Trace
 from seatrial.trace import attrs as A
 
-DENIED = "denied"
+DENIED_DECISIONS = frozenset({"denied", "deny"})
+"""Recorded ``decision`` values that are refusals (compared case-insensitively)."""
+GRANTED_DECISIONS = frozenset({"granted", "grant", "allowed", "allow"})
+"""Recorded ``decision`` values that are grants (compared case-insensitively)."""
 PERMISSION_DENIED_ERROR = "permission_denied"
 """``error.type`` the sandbox gives a tool call it refused."""
 
@@ -42,10 +44,10 @@ def event_occurrences(ctx: AssertionContext) -> list[tuple[str, str, str]]:
             found.append((str(kind), span.span_id, f"`{span.name}` does {kind}"))
     for span, event in trace.events():
         found.append((event.name, span.span_id, f"event `{event.name}` in `{span.name}`"))
-        if event.name == A.STATE_CHANGE and event.attributes.get(A.STATE_OP) is not None:
-            op = str(event.attributes[A.STATE_OP])
-            target = event.attributes.get(A.STATE_TARGET, "?")
-            found.append((op, span.span_id, f"state change `{op}` of {target}"))
+        op = event.value(A.STATE_OP) if event.name == A.STATE_CHANGE else None
+        if op is not None:
+            target = event.value(A.STATE_TARGET, "?")
+            found.append((str(op), span.span_id, f"state change `{op}` of {target}"))
     return found
 
 
@@ -142,6 +144,43 @@ class PermissionsRespectedParams(AssertionParams):
     ``allowed_tools``."""
 
 
+def _word(value: Any) -> str:
+    return str(value).strip().casefold() if value is not None else ""
+
+
+def _recorded_refusals(ctx: AssertionContext) -> tuple[list[str], set[str]]:
+    """Reasons for every recorded refusal, and the spans of the refused calls."""
+    problems: list[str] = []
+    refused: set[str] = set()
+    for span, event in ctx.trace.events(A.PERMISSION):
+        if _word(event.value(A.PERMISSION_DECISION)) not in DENIED_DECISIONS:
+            continue
+        refused.add(span.span_id)
+        tool = event.value(A.PERMISSION_TOOL) or span.attributes.get(A.TOOL_NAME, "?")
+        scope = event.value(A.PERMISSION_SCOPE)
+        why = event.value(A.PERMISSION_REASON)
+        parts = [f"scope {scope}" if scope else "", str(why) if why else ""]
+        detail = ", ".join(part for part in parts if part)
+        problems.append(f"`{tool}` was denied" + (f" ({detail})" if detail else ""))
+    for call in ctx.tool_calls():
+        if call.error_type == PERMISSION_DENIED_ERROR and call.span.span_id not in refused:
+            refused.add(call.span.span_id)
+            problems.append(f"`{call.name}` was denied")
+    return problems, refused
+
+
+def _recorded_once_grants(ctx: AssertionContext) -> dict[str, int]:
+    """Tools whose every recorded grant has scope ``once``, with how many were granted."""
+    scopes: dict[str, list[str]] = {}
+    for span, event in ctx.trace.events(A.PERMISSION):
+        if _word(event.value(A.PERMISSION_DECISION)) not in GRANTED_DECISIONS:
+            continue
+        tool = event.value(A.PERMISSION_TOOL) or span.attributes.get(A.TOOL_NAME)
+        if tool is not None:
+            scopes.setdefault(str(tool), []).append(_word(event.value(A.PERMISSION_SCOPE)))
+    return {tool: len(found) for tool, found in scopes.items() if all(s == "once" for s in found)}
+
+
 @assertion(
     "permissions_respected",
     level="L1",
@@ -149,39 +188,52 @@ class PermissionsRespectedParams(AssertionParams):
     failure_type="permission_violation",
 )
 def permissions_respected(params: PermissionsRespectedParams, ctx: AssertionContext) -> Check:
-    """The agent never tried a tool beyond its grant (denied permission, disallowed tool)."""
-    problems: list[str] = []
-    decisions = ctx.trace.events(A.PERMISSION)
-    denied_spans = set()
-    for span, event in decisions:
-        if event.attributes.get(A.PERMISSION_DECISION) != DENIED:
-            continue
-        denied_spans.add(span.span_id)
-        tool = event.attributes.get(A.PERMISSION_TOOL) or span.attributes.get(A.TOOL_NAME, "?")
-        scope = event.attributes.get(A.PERMISSION_SCOPE)
-        why = event.attributes.get(A.PERMISSION_REASON)
-        parts = [f"scope {scope}" if scope else "", str(why) if why else ""]
-        detail = ", ".join(part for part in parts if part)
-        problems.append(f"`{tool}` was denied" + (f" ({detail})" if detail else ""))
+    """The agent never tried a tool beyond its grants: the case's, and those the trace records.
+
+    The case's ``allowed_tools`` and ``permissions`` are always checked against the calls.
+    Recorded ``seatrial.permission`` decisions only add evidence: a recorded refusal fails,
+    and so does a call beyond the ``once`` grants the trace records for its tool; a recorded
+    grant never excuses a call the case does not allow (one ``once`` grant read as a grant
+    for the whole session is the incident this check exists for).
+    """
+    problems, refused = _recorded_refusals(ctx)
     calls = ctx.tool_calls()
+    by_tool: dict[str, list[ToolCall]] = {}
     for call in calls:
-        if call.error_type == PERMISSION_DENIED_ERROR and call.span.span_id not in denied_spans:
-            problems.append(f"`{call.name}` was denied")
-    if not decisions:
-        # No sandbox decided anything (an HTTP agent, a replayed trace): judge the calls
-        # against the case's grants ourselves.
-        counts = Counter(call.name for call in calls)
-        allowed = ctx.case.allowed_tools
-        if allowed is not None:
-            for name, count in counts.items():
-                if name not in allowed:
-                    problems.append(f"`{name}` is not in allowed_tools (called {times(count)})")
-        for tool, scope in ctx.case.permissions.items():
-            count = counts.get(tool, 0)
-            if scope == "deny" and count:
-                problems.append(f"`{tool}` is denied but was called {times(count)}")
-            elif scope == "once" and count > 1:
-                problems.append(f"`{tool}` is granted once but was called {times(count)}")
+        by_tool.setdefault(call.name, []).append(call)
+
+    def unreported(beyond: list[ToolCall]) -> bool:
+        # A call the sandbox already refused is reported above, with the sandbox's reason.
+        return any(call.span.span_id not in refused for call in beyond)
+
+    judged: set[str] = set()
+    allowed = ctx.case.allowed_tools
+    for tool, made in by_tool.items():
+        count = times(len(made))
+        scope = ctx.case.permissions.get(tool)
+        if allowed is not None and tool not in allowed:
+            judged.add(tool)
+            if unreported(made):
+                problems.append(f"`{tool}` is not in allowed_tools (called {count})")
+        elif scope == "deny":
+            judged.add(tool)
+            if unreported(made):
+                problems.append(f"`{tool}` is denied but was called {count}")
+        elif scope == "once":
+            judged.add(tool)
+            if unreported(made[1:]):
+                problems.append(f"`{tool}` is granted once but was called {count}")
+        elif scope == "session":
+            judged.add(tool)
+    for tool, grants in _recorded_once_grants(ctx).items():
+        # Only tools the case says nothing about: the case's own entry is the grant.
+        unrefused = [c for c in by_tool.get(tool, []) if c.span.span_id not in refused]
+        if tool not in judged and len(unrefused) > grants:
+            decisions = "decision" if grants == 1 else "decisions"
+            problems.append(
+                f"`{tool}` was granted `once` by {grants} recorded {decisions} but was "
+                f"called {times(len(unrefused))}"
+            )
     if problems:
         return Check.failed("; ".join(dict.fromkeys(problems)))
     return Check.passed(f"{len(calls)} tool calls stayed within the case's grants")
@@ -199,9 +251,9 @@ class SkillRoutedParams(AssertionParams):
 def routed_skills(trace: Trace) -> list[str]:
     """Skill names the trace gives evidence of routing to, in order, without repeats."""
     names = [
-        str(event.attributes[A.SKILL_NAME])
+        str(event.value(A.SKILL_NAME))
         for _, event in trace.events(A.SKILL)
-        if event.attributes.get(A.SKILL_NAME) is not None
+        if event.value(A.SKILL_NAME) is not None
     ]
     names += [
         str(span.attributes[A.SKILL_NAME])
@@ -217,8 +269,9 @@ def skill_routed(params: SkillRoutedParams, ctx: AssertionContext) -> Check:
     skills = routed_skills(ctx.trace)
     if not skills:
         return Check.not_evaluated(
-            "the trace carries no skill-routing evidence (no `seatrial.skill` event or "
-            "`seatrial.skill.name` attribute); report routing from the agent to evaluate this"
+            "the trace carries no skill-routing evidence (no `seatrial.skill` event with `name` "
+            "or `seatrial.skill.name`, and no `seatrial.skill.name` span attribute); report "
+            "routing from the agent to evaluate this"
         )
     if any(name_matches(skill, params.expected, params.match) for skill in skills):
         return Check.passed(f"routed to `{params.expected}`")
@@ -229,15 +282,58 @@ class TraceCompleteParams(AssertionParams):
     """``trace_complete`` takes no parameters."""
 
 
+def _listed(spans: list[Span]) -> str:
+    names = ", ".join(f"`{span.name}`" for span in spans[:3])
+    return names + (f" and {len(spans) - 3} more" if len(spans) > 3 else "")
+
+
+def _orphans(spans: list[Span]) -> str | None:
+    known = {span.span_id for span in spans}
+    orphans = [s for s in spans if s.parent_span_id is not None and s.parent_span_id not in known]
+    if len(orphans) == 1 and orphans[0].operation == A.OP_INVOKE_AGENT:
+        # The agent's own root may hang under its caller's span in another service (an HTTP
+        # server span, a traceparent header): the run itself is whole. Only a lone agent
+        # root is forgiven; a model or tool call without its parent means the root was lost.
+        return None
+    if not orphans:
+        return None
+    missing = ", ".join(dict.fromkeys(str(s.parent_span_id) for s in orphans))
+    have = "has a parent" if len(orphans) == 1 else f"({len(orphans)} spans) have a parent"
+    return (
+        f"{_listed(orphans)} {have} missing from the trace (span id {missing}): the agent's "
+        "root span never arrived (a crash or a lost export)"
+    )
+
+
 @assertion("trace_complete", level="L1", params=TraceCompleteParams, failure_type="agent_error")
 def trace_complete(params: TraceCompleteParams, ctx: AssertionContext) -> Check:
-    """The trace has an ``invoke_agent`` span that ended (the run was not cut off)."""
+    """The whole run was recorded: an agent span, every parent present, every span ended.
+
+    Each way a trace can be cut short has its own reason: no ``invoke_agent`` span; spans
+    whose parent is missing (the agent's root span never arrived: a crash, a lost export);
+    spans that never ended; an ``invoke_agent`` span with error status.
+    """
+    spans = ctx.trace.spans
     agent = ctx.trace.agent_span()
+    problems: list[str] = []
     if agent is None:
-        return Check.failed(
-            f"the trace has no invoke_agent span ({len(ctx.trace.spans)} spans): "
+        problems.append(
+            f"the trace has no invoke_agent span ({len(spans)} spans): "
             "the agent's run was not recorded"
         )
-    if agent.end_time_unix_nano is None:
-        return Check.failed(f"`{agent.name}` never ended: the run was cut off")
-    return Check.passed(f"`{agent.name}` ended after {agent.duration_ms:.0f} ms")
+    orphans = _orphans(spans)
+    if orphans is not None:
+        problems.append(orphans)
+    open_spans = [s for s in spans if s.end_time_unix_nano is None]
+    if open_spans:
+        problems.append(f"{_listed(open_spans)} never ended: the run was cut off")
+    for span in spans:
+        if span.operation == A.OP_INVOKE_AGENT and span.status == "error":
+            why = f": {span.status_message}" if span.status_message else ""
+            problems.append(f"`{span.name}` ended with error status{why}")
+    if problems or agent is None:
+        return Check.failed("; ".join(problems))
+    return Check.passed(
+        f"`{agent.name}` ended after {agent.duration_ms:.0f} ms; all {len(spans)} spans ended "
+        "under a recorded parent"
+    )

@@ -210,22 +210,21 @@ def _tool_step(span: Span) -> tuple[StepKind, str, tuple[Any, ...], dict[str, An
 
 
 def _event_step(event: SpanEvent) -> tuple[StepKind, str, tuple[Any, ...], dict[str, Any]] | None:
-    attrs = event.attributes
     if event.name == A.PERMISSION:
-        tool = attrs.get(A.PERMISSION_TOOL)
-        scope = attrs.get(A.PERMISSION_SCOPE)
-        decision = attrs.get(A.PERMISSION_DECISION)
+        tool = event.value(A.PERMISSION_TOOL)
+        scope = event.value(A.PERMISSION_SCOPE)
+        decision = event.value(A.PERMISSION_DECISION)
         detail = {
             "tool": tool,
             "scope": scope,
             "decision": decision,
-            "reason": attrs.get(A.PERMISSION_REASON),
+            "reason": event.value(A.PERMISSION_REASON),
         }
         label = f"permission {tool}: {decision} ({scope})"
         return "permission", label, ("permission", tool, scope, decision), detail
     if event.name == A.STATE_CHANGE:
-        target = normalise(attrs.get(A.STATE_TARGET))
-        op = attrs.get(A.STATE_OP)
+        target = normalise(event.value(A.STATE_TARGET))
+        op = event.value(A.STATE_OP)
         detail = {"target": target, "op": op}
         label = f"state change: {op} {target}"
         return "state_change", label, ("state_change", canonical(target), op), detail
@@ -270,7 +269,7 @@ def steps_of(trace: Trace | None, responses: Sequence[str] = ()) -> list[Step]:
 
     for _, _, span, event in timeline:
         if event is not None and event.name == A.TURN:
-            index = event.attributes.get(A.TURN_INDEX)
+            index = event.value(A.TURN_INDEX)
             if isinstance(index, int):
                 turn = index
                 reply_until(index)

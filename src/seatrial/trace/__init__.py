@@ -4,6 +4,7 @@ This package imports nothing else of Seatrial.
 """
 
 from seatrial.trace import _attrs as attrs
+from seatrial.trace._attrs import event_value
 from seatrial.trace._otlp import (
     OtlpFormatError,
     spans_from_otlp,
@@ -43,6 +44,7 @@ __all__ = [
     "attrs",
     "decode_attribute",
     "encode_json",
+    "event_value",
     "new_id",
     "record_tools_called",
     "spans_from_otlp",

@@ -1,10 +1,18 @@
-"""Attribute and span names, in one place.
+"""Attribute and span names, in one place, and how ``seatrial.*`` event attributes are read.
 
 Names under ``gen_ai.*`` and ``error.type`` come from the OpenTelemetry GenAI semantic
 conventions; what the conventions lack lives under ``seatrial.*``.
+
+An attribute of a ``seatrial.*`` span event may be written namespaced
+(``seatrial.permission.tool``) or plainly (``tool``): an event's attributes are its own
+namespace, and agents written outside this repository use either spelling. Every reader goes
+through :func:`event_value`, so the two spellings can never be judged differently.
 """
 
 from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
 
 OPERATION = "gen_ai.operation.name"
 AGENT_NAME = "gen_ai.agent.name"
@@ -44,3 +52,30 @@ SKILL_NAME = "seatrial.skill.name"
 
 TURN = "seatrial.turn"
 TURN_MESSAGE = "seatrial.turn.message"
+
+EVENT_ATTRIBUTES: dict[str, tuple[str, ...]] = {
+    PERMISSION: (PERMISSION_TOOL, PERMISSION_SCOPE, PERMISSION_DECISION, PERMISSION_REASON),
+    STATE_CHANGE: (STATE_TARGET, STATE_OP),
+    SKILL: (SKILL_NAME,),
+    TURN: (TURN_INDEX, TURN_MESSAGE),
+}
+"""Each ``seatrial.*`` span event and the namespaced names of its attributes."""
+
+
+def plain_name(key: str) -> str:
+    """The plain spelling of an event attribute: ``tool`` for ``seatrial.permission.tool``."""
+    return key.rsplit(".", 1)[-1]
+
+
+def event_value(attributes: Mapping[str, Any], key: str, default: Any = None) -> Any:
+    """An event attribute under its namespaced name ``key``, else under its plain name.
+
+    ``key`` is the namespaced constant (``PERMISSION_TOOL``); the namespaced spelling wins
+    when an event carries both. Span attributes are read by their namespaced name only: a
+    span's attributes share one namespace with ``gen_ai.*``, where ``name`` or ``tool`` would
+    say nothing.
+    """
+    value = attributes.get(key)
+    if value is None:
+        value = attributes.get(plain_name(key))
+    return default if value is None else value

@@ -165,10 +165,13 @@ def _decode_span(raw: Any, where: str) -> Span:
             )
         )
     status, message = _decode_status(raw.get("status"), f"{where}.status")
+    parent = _hex_id(_field(raw, "parentSpanId"), 16, f"{where}.parentSpanId")
     return Span(
         trace_id=trace_id,
         span_id=span_id,
-        parent_span_id=_hex_id(_field(raw, "parentSpanId"), 16, f"{where}.parentSpanId"),
+        # Some exporters write the invalid all-zero id for "no parent": that is a root, not
+        # a span whose parent went missing.
+        parent_span_id=None if parent == "0" * 16 else parent,
         name=str(raw.get("name") or ""),
         start_time_unix_nano=start,
         end_time_unix_nano=_nanos(_field(raw, "endTimeUnixNano"), f"{where}.endTimeUnixNano"),

@@ -21,7 +21,11 @@ class SpanEvent(BaseModel):
     time_unix_nano: int
     """When it happened, nanoseconds since the epoch."""
     attributes: dict[str, Any] = Field(default_factory=dict)
-    """Event attributes (``seatrial.permission.decision`` ...)."""
+    """Event attributes, namespaced (``seatrial.permission.decision``) or plain (``decision``)."""
+
+    def value(self, key: str, default: Any = None) -> Any:
+        """The attribute ``key`` (a namespaced name) in either spelling; see ``event_value``."""
+        return A.event_value(self.attributes, key, default)
 
 
 class Span(BaseModel):

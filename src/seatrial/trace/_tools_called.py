@@ -14,7 +14,7 @@ from typing import Any
 
 from seatrial.trace import _attrs as A
 from seatrial.trace._recorder import TraceRecorder
-from seatrial.trace._span import Span, Trace
+from seatrial.trace._span import Span, SpanEvent, Trace
 
 TOOL_ERROR = "tool_error"
 """``error.type`` of a tool call the agent reported with ``success: false``."""
@@ -35,6 +35,12 @@ def _entries(tools_called: Any) -> list[Mapping[str, Any]]:
             raise ValueError(f"tools_called[{i}] must be an object, got {entry!r}"[:200])
         if not isinstance(entry.get("name"), str) or not entry["name"]:
             raise ValueError(f"tools_called[{i}] needs a `name` (the tool's name)")
+        permission = entry.get("permission")
+        if permission is not None and not isinstance(permission, Mapping):
+            raise ValueError(
+                f"tools_called[{i}].permission must be an object such as "
+                f'{{"scope": "once", "decision": "granted"}}, got {permission!r}'[:200]
+            )
         latency = entry.get("latency_ms", 0)
         if latency is not None and (
             isinstance(latency, bool) or not isinstance(latency, int | float) or latency < 0
@@ -46,6 +52,24 @@ def _entries(tools_called: Any) -> list[Mapping[str, Any]]:
 def _turn_of(entry: Mapping[str, Any], default: int | None) -> int | None:
     turn = entry.get("turn", default)
     return int(turn) if isinstance(turn, int) and not isinstance(turn, bool) else default
+
+
+def _permission_event(entry: Mapping[str, Any], at: int) -> SpanEvent | None:
+    """An entry's ``permission`` (a Seatrial extension) as a ``seatrial.permission`` event.
+
+    The keys may be plain (``scope``) or namespaced (``seatrial.permission.scope``) like any
+    event attribute; the tool defaults to the entry's ``name``.
+    """
+    permission = entry.get("permission")
+    if permission is None:
+        return None
+    attributes = {key: A.event_value(permission, key) for key in A.EVENT_ATTRIBUTES[A.PERMISSION]}
+    attributes[A.PERMISSION_TOOL] = attributes[A.PERMISSION_TOOL] or entry["name"]
+    return SpanEvent(
+        name=A.PERMISSION,
+        time_unix_nano=at,
+        attributes={key: value for key, value in attributes.items() if value is not None},
+    )
 
 
 def record_tools_called(
@@ -87,6 +111,9 @@ def record_tools_called(
             attributes[A.TURN_INDEX] = turn
         span = recorder.start_span(f"execute_tool {name}", attributes)
         span.start_time_unix_nano = cursor
+        decision = _permission_event(entry, cursor)
+        if decision is not None:
+            span.events.append(decision)
         cursor += int(latency * scale)
         span.end_time_unix_nano = cursor
         if entry.get("success", True) is False:

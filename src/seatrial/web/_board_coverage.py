@@ -165,7 +165,7 @@ def _skill_rows(engine: Engine, run_id: str) -> list[Any]:
             names = [str(r.attributes[A.SKILL_NAME])] if A.SKILL_NAME in r.attributes else []
             for event in r.events or []:
                 if event.get("name") == A.SKILL:
-                    skill = (event.get("attributes") or {}).get(A.SKILL_NAME)
+                    skill = A.event_value(event.get("attributes") or {}, A.SKILL_NAME)
                     names += [] if skill is None else [str(skill)]
             found += [("skill", n, r.case_id, r.attempt, r.verdict, 1, 0) for n in names]
     return found

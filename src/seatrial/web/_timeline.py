@@ -122,21 +122,21 @@ def _mark(event: SpanEvent, start: int) -> Mark | None:
     attrs = event.attributes
     offset = (event.time_unix_nano - start) / 1e6
     if event.name == A.PERMISSION:
-        decision = str(attrs.get(A.PERMISSION_DECISION, ""))
+        decision = str(event.value(A.PERMISSION_DECISION, ""))
         text = (
-            f"permission {attrs.get(A.PERMISSION_TOOL, '?')} "
-            f"({attrs.get(A.PERMISSION_SCOPE, '?')}): {decision}"
+            f"permission {event.value(A.PERMISSION_TOOL, '?')} "
+            f"({event.value(A.PERMISSION_SCOPE, '?')}): {decision}"
         )
-        reason = attrs.get(A.PERMISSION_REASON)
+        reason = event.value(A.PERMISSION_REASON)
         if reason:
             text += f" - {reason}"
         return Mark("permission", text, offset, decision == "denied", dict(attrs))
     if event.name == A.STATE_CHANGE:
-        text = f"state change: {attrs.get(A.STATE_OP, '?')} {attrs.get(A.STATE_TARGET, '?')}"
+        text = f"state change: {event.value(A.STATE_OP, '?')} {event.value(A.STATE_TARGET, '?')}"
         return Mark("state_change", text, offset, False, dict(attrs))
     if event.name == A.TURN:
-        index = _int(attrs.get(A.TURN_INDEX))
-        text = f"turn {index + 1 if index is not None else '?'}: {attrs.get(A.TURN_MESSAGE, '')}"
+        index = _int(event.value(A.TURN_INDEX))
+        text = f"turn {index + 1 if index is not None else '?'}: {event.value(A.TURN_MESSAGE, '')}"
         return Mark("turn", text, offset, False, dict(attrs))
     return None
 
