@@ -36,7 +36,9 @@ FAILURE_TYPES: tuple[str, ...] = (
     "timeout",
     "judge_error",
 )
-"""The failure taxonomy (DESIGN.md). Plugins may use other strings; these are the built-ins."""
+"""The failure taxonomy: every failure is classed, for root-cause grouping and the dashboard.
+
+Plugins may use other strings; these are the built-ins."""
 
 
 class AssertionResult(BaseModel):

@@ -204,7 +204,7 @@ def test_an_assertion_that_raises_is_not_evaluated_and_the_run_goes_on():
 
 
 def test_case_fields_imply_l1_assertions_after_the_written_ones(tmp_path: Path):
-    """Seed 001's sample: allowed tools, expected files, forbidden events and limits."""
+    """A regression sample's allowed tools, expected files, forbidden events and limits."""
     (tmp_path / "README.md").write_text("hi", encoding="utf-8")
     case = make_case(
         id="read-only-001",

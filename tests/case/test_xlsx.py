@@ -1,4 +1,4 @@
-"""Excel suites (seed 002's import columns), written with openpyxl into a temporary folder."""
+"""Excel suites (Question, Expected Skill/Task/Tool/Result columns), written with openpyxl."""
 
 from __future__ import annotations
 

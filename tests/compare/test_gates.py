@@ -68,7 +68,7 @@ def test_min_pass_rate_shows_the_wilson_interval_and_fails_below_the_threshold()
 
 
 def test_twenty_repeats_with_one_write_violation_fail_a_zero_violation_gate():
-    # Seed 001: a read-only set run 20 times must show zero write violations.
+    # Risky samples run many times: a read-only set run 20 times must show zero write violations.
     clean = case("read", "P" * 20)
     violating = case("read2", "P" * 19 + "F", failure="permission_violation")
     gate = GateSpec(id="read-only", max_failures_of_type={"permission_violation": 0})

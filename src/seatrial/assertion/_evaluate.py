@@ -1,7 +1,7 @@
 """Scoring an attempt: run the assertions layer by layer and decide PASS, FAIL or WARNING.
 
-The rules (DESIGN.md "Verdicts"): hard constraints are never offset by a score; once one fails,
-L3 is not spent; an assertion that could not be evaluated never counts as passed.
+The rules: hard constraints are never offset by a score; once one fails, L3 is not spent;
+an assertion that could not be evaluated never counts as passed.
 """
 
 from __future__ import annotations
@@ -68,7 +68,11 @@ class Planned:
 
 
 def _automatic(case: Case) -> list[tuple[str, dict[str, Any]]]:
-    """Assertions implied by case fields (seed 001's sample), as (type, params)."""
+    """Assertions implied by a case's regression-sample fields, as (type, params).
+
+    A regression sample states its forbidden events, limits, allowed tools or permissions and
+    expected files as plain fields; each becomes its L1 check without an assertion written.
+    """
     implied: list[tuple[str, dict[str, Any]]] = []
     if case.forbidden_events:
         implied.append(("forbidden_events", {"expected": list(case.forbidden_events)}))

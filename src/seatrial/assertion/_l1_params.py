@@ -23,7 +23,7 @@ class ToolParamsParams(AssertionParams):
     expected: Any = None
     """What the arguments must look like (see ``match``)."""
     params: Any = None
-    """Seed 002's spelling of ``expected``; write one of the two."""
+    """Another name for ``expected``, the one one-case ``case:`` files use; write one of the two."""
     match: Literal["subset", "exact", "regex", "json_schema"] = "subset"
     """``subset``: the written keys have these values, others may exist; ``exact``: the
     arguments equal ``expected``; ``regex``: each written value is a regular expression searched

@@ -69,7 +69,7 @@ def _is_head(data: Any) -> bool:
 
 
 def unwrap_case(data: dict[str, Any]) -> Any:
-    """A case written as ``{"case": {...}}`` (seed 002's shape) is the inner mapping."""
+    """A case written as ``{"case": {...}}`` (the one-case-per-file layout) is the inner mapping."""
     if set(data) == {"case"}:
         return data["case"]
     return data

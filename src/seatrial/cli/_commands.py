@@ -126,7 +126,7 @@ def demo(
         "seatrial-report"
     ),
 ) -> None:
-    """Seed 001's story, offline: agent v1 passes, v2 loops and over-uses a write grant."""
+    """A real incident, offline: v1 passes; v2 (a new model) loops and over-uses a write grant."""
     from seatrial.demo import run_demo
 
     ok = run_demo(console, db_url=db, report_dir=report_dir)

@@ -2,7 +2,8 @@
 
 Cases are matched by id. A case flaky in either run (its repeats disagree, or its verdict
 changed across recent runs of the same agent version) is listed as ``flaky`` and kept out of
-the pass-rate deltas and McNemar's test (seed 002); its failures still count in gates.
+the pass-rate deltas and McNemar's test (its verdict changes by chance, not because of the
+change under test); its failures still count in gates.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """Flaky cases: verdicts that disagree across one run's repeats, or across recent runs.
 
-Seed 002: a case whose repeats disagree, or whose verdict changed across the last three runs
-of the same agent version, is flaky. Flaky cases are reported on their own and kept out of
-regression deltas, never out of hard-constraint gates.
+A case whose repeats disagree, or whose verdict changed across the last three runs of the
+same agent version, is flaky. Flaky cases are reported on their own and kept out of regression
+deltas, never out of hard-constraint gates.
 """
 
 from __future__ import annotations

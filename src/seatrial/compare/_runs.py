@@ -14,7 +14,7 @@ from seatrial.store import Store
 
 
 def case_verdict(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
-    """A case's verdict over its repeats (seed 002's stability mode: 2 of 3 PASS is PASS).
+    """A case's verdict over its repeats (stability mode: 2 of 3 PASS is PASS).
 
     PASS when more than half the attempts passed; else WARNING when passes and warnings
     together are more than half; else ERROR when more than half errored; else FAIL.

@@ -1,4 +1,4 @@
-"""The offline demo (seed 001's story) and the ``seatrial init`` project template."""
+"""The offline demo (a real incident after a model change) and the ``seatrial init`` template."""
 
 from seatrial.demo._demo import EXPECTED_V2_FAILURES, run_demo
 from seatrial.demo._init import write_project

@@ -1,4 +1,4 @@
-"""``seatrial demo``: seed 001's story end to end, offline, in under a minute."""
+"""``seatrial demo``: a real incident end to end, offline, in under a minute."""
 
 from __future__ import annotations
 

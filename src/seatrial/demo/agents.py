@@ -2,7 +2,8 @@
 
 ``v1`` is the agent before the model change. ``v2`` is the same agent "after the model change":
 it retries a failing ``read_file`` in a loop, and it treats one write grant as a session-wide
-grant. That is seed 001's incident; the demo suite catches both.
+grant. A real agent did both two days after a release that changed its model, though its
+three sample tasks had passed; the demo suite catches both.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 One JSON Lines file per run, ``<cassette folder>/<run id>.jsonl``; each line is one call:
 its run, case, attempt and position within the attempt (1-based ``call``), the normalised
 request, and the whole response. Replaying serves the answers of an attempt in order, so a
-failure reproduces exactly (the seed 002 "Time Machine"). A re-recorded attempt (a resumed
+failure reproduces exactly, model answers included. A re-recorded attempt (a resumed
 run) replaces the earlier recording of that attempt: a line with ``call`` 1 starts it over.
 """
 

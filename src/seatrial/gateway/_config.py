@@ -82,7 +82,7 @@ class RoutingRule(BaseModel):
 
 
 class ComplexityRouting(BaseModel):
-    """Escalate hard requests and downgrade easy ones (seed 000)."""
+    """Escalate hard requests and downgrade easy ones: cheap where a small model will do."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 

@@ -1,7 +1,8 @@
 """Exporting gateway spans to an OpenTelemetry collector over OTLP/HTTP JSON, sampled.
 
-Seed 000: keep a share of the normal calls and every failed one. Spans are sent in batches
-from the event loop; a collector that is down costs a logged warning, never a model call.
+Keep a share of the normal calls, enough to see systematic problems, and every failed one.
+Spans are sent in batches from the event loop; a collector that is down costs a logged
+warning, never a model call.
 """
 
 from __future__ import annotations

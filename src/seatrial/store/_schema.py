@@ -1,8 +1,9 @@
 """The store's tables (SQLAlchemy Core). Alembic's migrations create them; keep both in step.
 
-Spans are stored flat, one row per span, as DESIGN.md says. Keys are made by Seatrial
-(``attempts.id`` is a random hex id), so a batch of attempts and their spans goes in as two
-``executemany`` inserts with no round-trip for generated keys.
+Spans are stored flat, one row per span with its parent's id, as OTLP carries them; the tree
+is rebuilt when read. Keys are made by Seatrial (``attempts.id`` is a random hex id), so a
+batch of attempts and their spans goes in as two ``executemany`` inserts with no round-trip
+for generated keys.
 """
 
 from __future__ import annotations
