@@ -3,34 +3,144 @@
 Search checks (``contains``, ``regex`` and their kin) read the target as one text: the final
 reply, or every reply joined by newlines. Shape checks (``equals``, ``starts_with``, ``is_json``,
 ``json_schema``, ``length``) hold for each targeted reply.
+
+A suite written for promptfoo gets promptfoo's verdicts: values are read as promptfoo reads them
+(numbers as JavaScript prints them, comma-separated strings by its CSV rules, schema formats as
+ajv-formats checks them); docs/cases.md lists where Seatrial decides otherwise on purpose.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 from collections.abc import Callable
+from decimal import Decimal
 from typing import Annotated, Any
 
 import jsonschema
+import yaml
 from jsonschema.exceptions import SchemaError
 from pydantic import BeforeValidator, Field, field_validator, model_validator
 
 from seatrial.assertion._common import Target, mismatch, replies, short
+from seatrial.assertion._json_formats import FORMAT_CHECKER, KNOWN_FORMATS, named_formats
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+
+# JavaScript's \s and String.prototype.trim(): promptfoo splits and trims with these, which
+# differ from str.isspace() (U+FEFF is one; U+001C..U+001F and U+0085 are not).
+_JS_SPACE = frozenset(
+    "\t\n\v\f\r \u00a0\u1680\u2028\u2029\u202f\u205f\u3000\ufeff"
+    + "".join(chr(code) for code in range(0x2000, 0x200B))
+)
+
+
+def js_number_text(value: int | float) -> str:
+    """A number as JavaScript's ``String(n)`` writes it (``1.0`` is ``1``, ``1e21`` is ``1e+21``).
+
+    promptfoo compares numbers in ``value`` as that text, so ``value: 1.0`` must look for "1".
+    """
+    if isinstance(value, int):
+        return str(value)
+    if math.isnan(value):
+        raise ValueError("`value` is NaN, which matches nothing: write the text to look for")
+    if math.isinf(value):
+        return "Infinity" if value > 0 else "-Infinity"
+    if value == 0:
+        return "0"
+    sign, digit_tuple, exponent = Decimal(repr(value)).normalize().as_tuple()
+    assert isinstance(exponent, int)  # finite, checked above
+    digits = "".join(map(str, digit_tuple))
+    point = len(digits) + exponent  # the value is 0.<digits> x 10^point
+    if len(digits) <= point <= 21:
+        text = digits + "0" * (point - len(digits))
+    elif 0 < point <= 21:
+        text = digits[:point] + "." + digits[point:]
+    elif -6 < point <= 0:
+        text = "0." + "0" * -point + digits
+    else:
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        text = f"{mantissa}e{'+' if point > 0 else '-'}{abs(point - 1)}"
+    return ("-" if sign else "") + text
 
 
 def _scalar_text(value: Any) -> Any:
     # `value: 42` in YAML is a number; the reply is text.
     if isinstance(value, int | float) and not isinstance(value, bool):
-        return str(value)
+        return js_number_text(value)
     return value
+
+
+def _skip_spaces(text: str, index: int) -> int:
+    while index < len(text) and text[index] in _JS_SPACE:
+        index += 1
+    return index
+
+
+def _quoted_value(text: str, start: int) -> tuple[str, int]:
+    """The value quoted at ``start`` and the index after its closing quote."""
+    out: list[str] = []
+    index = start + 1
+    while index < len(text):
+        char = text[index]
+        following = text[index + 1] if index + 1 < len(text) else ""
+        if char == "\\" and following in ('"', "\\"):
+            out.append(following)
+            index += 2
+        elif char == '"' and following == '"':
+            out.append('"')
+            index += 2
+        elif char == '"':
+            return "".join(out), index + 1
+        else:
+            out.append(char)
+            index += 1
+    raise ValueError(
+        f"the quoted value that starts at character {start + 1} of {short(text)} is never "
+        'closed: add the closing `"`, or write `value` as a YAML list'
+    )
+
+
+def split_values(text: str) -> list[str]:
+    """Split one comma-separated ``value`` string as promptfoo does.
+
+    Values are separated by commas; spaces around them are trimmed and empty ones dropped. A
+    value in double quotes keeps its commas and spaces; inside it ``""`` and ``\\"`` are a
+    quote and ``\\\\`` a backslash; ``""`` alone is the empty text. A quote never closed, or text
+    after a closing quote before the next comma, is an error.
+    """
+    values: list[str] = []
+    index = 0
+    while True:
+        while index < len(text) and (text[index] in _JS_SPACE or text[index] == ","):
+            index += 1
+        if index >= len(text):
+            return values
+        if text[index] == '"':
+            value, after = _quoted_value(text, index)
+            index = _skip_spaces(text, after)
+            if index < len(text) and text[index] != ",":
+                raise ValueError(
+                    f"{short(text)} has {short(text[index:], 20)} after the closing quote of "
+                    f"{short(value)}: put a comma between values, or write `value` as a YAML list"
+                )
+        else:
+            end = text.find(",", index)
+            end = len(text) if end < 0 else end
+            value = text[index:end].strip("".join(_JS_SPACE))
+            index = end
+        values.append(value)
 
 
 def _text_list(value: Any) -> Any:
     # promptfoo accepts a comma-separated string as well as a list.
     if isinstance(value, str):
-        return [part.strip() for part in value.split(",") if part.strip()]
+        values = split_values(value)
+        if not values:
+            raise ValueError(f"{short(value)} names no text to look for: give at least one value")
+        return values
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return [js_number_text(value)]
     if isinstance(value, list):
         return [_scalar_text(item) for item in value]
     return value
@@ -40,11 +150,36 @@ Text = Annotated[str, BeforeValidator(_scalar_text)]
 TextList = Annotated[list[str], BeforeValidator(_text_list)]
 
 
-def _check_schema(schema: dict[str, Any]) -> None:
+def _schema(value: Any) -> Any:
+    # promptfoo also takes the schema as YAML (or JSON) text.
+    if isinstance(value, str):
+        if value.startswith("file://"):
+            raise ValueError(
+                "Seatrial does not read a schema from a `file://` reference: write the schema "
+                "under `value` (YAML), or load it in a plugin assertion"
+            )
+        try:
+            value = yaml.safe_load(value)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"`value` is text but not a YAML or JSON schema: {exc}") from exc
+    return value
+
+
+def _check_schema(schema: dict[str, Any] | bool) -> None:
     try:
-        jsonschema.validators.validator_for(schema).check_schema(schema)
+        # A bare true/false is a valid schema (everything / nothing); the stubs say mapping.
+        jsonschema.validators.validator_for(schema).check_schema(schema)  # type: ignore[arg-type]
     except SchemaError as exc:
         raise ValueError(f"invalid JSON schema: {exc.message}") from exc
+    unknown = sorted(set(named_formats(schema)) - KNOWN_FORMATS)
+    if unknown:
+        raise ValueError(
+            f"the schema names the format {', '.join(map(repr, unknown))}, which Seatrial "
+            "cannot check (nor can promptfoo): use one of " + ", ".join(sorted(KNOWN_FORMATS))
+        )
+
+
+Schema = Annotated[dict[str, Any] | bool, BeforeValidator(_schema)]
 
 
 class TextParams(AssertionParams):
@@ -62,17 +197,17 @@ class ValueParams(TextParams):
 
 
 class ValuesParams(TextParams):
-    """Parameters of ``contains_any`` and ``contains_all``."""
+    """Parameters of ``contains_any``, ``contains_all`` and their ``icontains`` forms."""
 
     value: TextList = Field(min_length=1)
-    """The texts to look for (a list, or one comma-separated string)."""
+    """The texts to look for: a list, or one comma-separated string (promptfoo's CSV rules)."""
 
 
 class EqualsParams(TextParams):
-    """Parameters of ``equals``."""
+    """Parameters of ``equals`` and ``not_equals``."""
 
     value: Any
-    """The exact reply; a mapping or list is compared with the reply parsed as JSON."""
+    """The exact reply; a mapping, list or null is compared with the reply parsed as JSON."""
 
 
 class RegexParams(TextParams):
@@ -100,12 +235,18 @@ class RegexParams(TextParams):
 class IsJsonParams(TextParams):
     """Parameters of ``is_json``."""
 
-    value: dict[str, Any] | None = None
-    """Optional JSON schema the parsed reply must meet."""
+    value: Schema | None = None
+    """Optional JSON schema the parsed reply must meet (a mapping, or YAML/JSON text)."""
+
+    @field_validator("value", mode="before")
+    @classmethod
+    def _empty_is_none(cls, value: Any) -> Any:
+        # promptfoo treats an empty value as "no schema".
+        return None if value == "" else value
 
     @field_validator("value")
     @classmethod
-    def _valid_schema(cls, value: dict[str, Any] | None) -> dict[str, Any] | None:
+    def _valid_schema(cls, value: dict[str, Any] | bool | None) -> dict[str, Any] | bool | None:
         if value is not None:
             _check_schema(value)
         return value
@@ -114,12 +255,12 @@ class IsJsonParams(TextParams):
 class JsonSchemaParams(TextParams):
     """Parameters of ``json_schema``."""
 
-    value: dict[str, Any]
-    """The JSON schema the parsed reply must meet."""
+    value: Schema
+    """The JSON schema the parsed reply must meet (a mapping, or YAML/JSON text)."""
 
     @field_validator("value")
     @classmethod
-    def _valid_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+    def _valid_schema(cls, value: dict[str, Any] | bool) -> dict[str, Any] | bool:
         _check_schema(value)
         return value
 
@@ -185,13 +326,34 @@ def not_contains(params: ValueParams, ctx: AssertionContext) -> Check:
     return Check.passed(f"{short(params.value)} not found in {_what(params.target)}")
 
 
+def _lower(text: str) -> str:
+    # JavaScript's toLowerCase(), which promptfoo's `i` forms use; casefold() would also
+    # equate "ß" with "ss", which promptfoo does not.
+    return text.lower()
+
+
 @assertion("icontains", level="L2", params=ValueParams, failure_type="format")
 def icontains(params: ValueParams, ctx: AssertionContext) -> Check:
     """The reply contains ``value``, ignoring case."""
     text = _joined(ctx, params.target)
-    if params.value.casefold() in text.casefold():
+    if _lower(params.value) in _lower(text):
         return Check.passed(f"found {short(params.value)} in {_what(params.target)}")
     return Check.failed(f"{short(params.value)} not found in {_what(params.target)}: {short(text)}")
+
+
+@assertion(
+    "not_icontains",
+    level="L2",
+    params=ValueParams,
+    failure_type="format",
+    aliases=("not-icontains",),
+)
+def not_icontains(params: ValueParams, ctx: AssertionContext) -> Check:
+    """The reply does not contain ``value``, ignoring case."""
+    text = _joined(ctx, params.target)
+    if _lower(params.value) in _lower(text):
+        return Check.failed(f"{short(params.value)} found in {_what(params.target)}: {short(text)}")
+    return Check.passed(f"{short(params.value)} not found in {_what(params.target)}")
 
 
 @assertion(
@@ -203,10 +365,27 @@ def icontains(params: ValueParams, ctx: AssertionContext) -> Check:
 )
 def contains_any(params: ValuesParams, ctx: AssertionContext) -> Check:
     """The reply contains at least one of the values."""
+    return _any_of(params, ctx, fold=False)
+
+
+@assertion(
+    "icontains_any",
+    level="L2",
+    params=ValuesParams,
+    failure_type="format",
+    aliases=("icontains-any",),
+)
+def icontains_any(params: ValuesParams, ctx: AssertionContext) -> Check:
+    """The reply contains at least one of the values, ignoring case."""
+    return _any_of(params, ctx, fold=True)
+
+
+def _any_of(params: ValuesParams, ctx: AssertionContext, *, fold: bool) -> Check:
     text = _joined(ctx, params.target)
-    found = [value for value in params.value if value in text]
-    if found:
-        return Check.passed(f"found {short(found[0])} in {_what(params.target)}")
+    haystack = _lower(text) if fold else text
+    for value in params.value:
+        if (_lower(value) if fold else value) in haystack:
+            return Check.passed(f"found {short(value)} in {_what(params.target)}")
     return Check.failed(
         f"none of {short(params.value)} found in {_what(params.target)}: {short(text)}"
     )
@@ -221,29 +400,82 @@ def contains_any(params: ValuesParams, ctx: AssertionContext) -> Check:
 )
 def contains_all(params: ValuesParams, ctx: AssertionContext) -> Check:
     """The reply contains every one of the values."""
+    return _all_of(params, ctx, fold=False)
+
+
+@assertion(
+    "icontains_all",
+    level="L2",
+    params=ValuesParams,
+    failure_type="format",
+    aliases=("icontains-all",),
+)
+def icontains_all(params: ValuesParams, ctx: AssertionContext) -> Check:
+    """The reply contains every one of the values, ignoring case."""
+    return _all_of(params, ctx, fold=True)
+
+
+def _all_of(params: ValuesParams, ctx: AssertionContext, *, fold: bool) -> Check:
     text = _joined(ctx, params.target)
-    missing = [value for value in params.value if value not in text]
+    haystack = _lower(text) if fold else text
+    missing = [v for v in params.value if (_lower(v) if fold else v) not in haystack]
     if missing:
         return Check.failed(f"{short(missing)} not found in {_what(params.target)}: {short(text)}")
     return Check.passed(f"all {len(params.value)} values found in {_what(params.target)}")
 
 
+def _expected_text(value: Any) -> str:
+    # What promptfoo's String(value) gives for a YAML scalar: `true`, `1` for 1.0.
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int | float):
+        return js_number_text(value)
+    return str(value)
+
+
+def _inequality(expected: Any, text: str) -> str | None:
+    """How the reply differs from ``expected``; None when it equals it."""
+    if expected is None or isinstance(expected, dict | list):
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            return f"is not JSON: {short(text)}"
+        if expected is None:
+            return None if parsed is None else f"is {short(text)}, expected JSON null"
+        return mismatch(expected, parsed, exact=True)
+    wanted = _expected_text(expected)
+    if text == wanted:
+        return None
+    return f"is {short(text)}, expected {short(wanted)}"
+
+
 @assertion("equals", level="L2", params=EqualsParams, failure_type="format")
 def equals(params: EqualsParams, ctx: AssertionContext) -> Check:
     """The reply is exactly ``value`` (a mapping or list: the reply parsed as JSON equals it)."""
+    return _each(
+        ctx,
+        params.target,
+        lambda text: _inequality(params.value, text),
+        f"equals {short(params.value)}",
+    )
+
+
+@assertion(
+    "not_equals",
+    level="L2",
+    params=EqualsParams,
+    failure_type="format",
+    aliases=("not-equals",),
+)
+def not_equals(params: EqualsParams, ctx: AssertionContext) -> Check:
+    """The reply is anything but ``value`` (a mapping or list: compared as parsed JSON)."""
 
     def problem(text: str) -> str | None:
-        if isinstance(params.value, dict | list):
-            try:
-                parsed = json.loads(text)
-            except ValueError:
-                return f"is not JSON: {short(text)}"
-            return mismatch(params.value, parsed, exact=True)
-        if text == str(params.value):
-            return None
-        return f"is {short(text)}, expected {short(str(params.value))}"
+        if _inequality(params.value, text) is None:
+            return f"equals {short(params.value)}"
+        return None
 
-    return _each(ctx, params.target, problem, f"equals {short(params.value)}")
+    return _each(ctx, params.target, problem, f"differs from {short(params.value)}")
 
 
 @assertion(
@@ -286,20 +518,25 @@ def not_regex(params: RegexParams, ctx: AssertionContext) -> Check:
     return Check.passed(f"/{params.value}/ matches nowhere in {_what(params.target)}")
 
 
-def _schema_problem(schema: dict[str, Any] | None, text: str) -> str | None:
+def _schema_problem(schema: dict[str, Any] | bool | None, text: str) -> str | None:
     try:
         parsed = json.loads(text)
     except ValueError as exc:
         return f"is not JSON ({exc}): {short(text)}"
     if schema is None:
         return None
-    validator = jsonschema.validators.validator_for(schema)(schema)
-    error = jsonschema.exceptions.best_match(validator.iter_errors(parsed))
-    if error is None:
+    kind = jsonschema.validators.validator_for(schema)
+    validator = kind(schema, format_checker=FORMAT_CHECKER)
+    # In schema order, as ajv reports them, so the first named is the one promptfoo names.
+    errors = list(validator.iter_errors(parsed))
+    if not errors:
         return None
-    where = ".".join(str(part) for part in error.absolute_path)
-    message = str(error.message)
-    return "does not meet the schema: " + message + (f" at `{where}`" if where else "")
+    shown = []
+    for error in errors[:3]:
+        where = ".".join(str(part) for part in error.absolute_path)
+        shown.append(str(error.message) + (f" at `{where}`" if where else ""))
+    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
+    return "does not meet the schema: " + "; ".join(shown) + more
 
 
 @assertion("is_json", level="L2", params=IsJsonParams, failure_type="format", aliases=("is-json",))

@@ -2,7 +2,7 @@
 
 ``similar`` embeds with the bundled model unless the case names another. The LLM judge and
 factuality need a judge (``seatrial.judge``, handed over as ``AssertionContext.judge``); without
-one they are recorded as not evaluated, which never counts as passed (DESIGN.md "Verdicts").
+one they are recorded as not evaluated, which never counts as passed.
 
 A judge's FAIL fails the attempt only when its calibration says it may (the gate); otherwise,
 and whenever the judge is unsure, the attempt gets WARNING and a review-queue entry.
@@ -154,8 +154,9 @@ def conclude(
 class SimilarParams(AssertionParams):
     """Parameters of ``similar``."""
 
-    value: str = Field(min_length=1)
-    """The reference answer the reply should mean the same as."""
+    value: str | list[str] = Field(min_length=1)
+    """The reference answer the reply should mean the same as; with a list (promptfoo's
+    form), the reply must be close enough to any one of them."""
     threshold: float = Field(default=0.75, ge=0, le=1)
     """Lowest cosine similarity that passes (promptfoo's default, 0.75)."""
     target: Target = "final_response"
@@ -173,14 +174,18 @@ def similar(params: SimilarParams, ctx: AssertionContext) -> Check:
 
     texts = replies(ctx, params.target)
     model = params.model or STATIC_MODEL
+    references = [params.value] if isinstance(params.value, str) else params.value
+    scored: list[tuple[float, int, int]] = []
     try:
-        scores = similarities(params.value, texts, params.model)
+        for which, reference in enumerate(references):
+            found = similarities(reference, texts, params.model)
+            scored.extend((score, reply, which) for reply, score in enumerate(found))
     except SeatrialError as exc:
         return Check.not_evaluated(f"similarity could not be computed: {exc}")
-    best = max(range(len(scores)), key=scores.__getitem__)
-    score = scores[best]
+    score, best, which = max(scored, key=lambda item: item[0])
     where = "the final reply" if params.target == "final_response" else f"reply {best + 1}"
-    figure = f"{where} is {score:.3f} similar to the expected text ({model})"
+    expected = "the expected text" if len(references) == 1 else f"expected text {which + 1}"
+    figure = f"{where} is {score:.3f} similar to {expected} ({model})"
     if score >= params.threshold:
         return Check.passed(f"{figure}, at least {params.threshold:g}", score=score)
     return Check.failed(f"{figure}, below {params.threshold:g}", score=score)
@@ -190,7 +195,7 @@ class LlmJudgeParams(AssertionParams):
     """Parameters of ``llm_judge`` (aliases ``semantic``, ``llm_rubric``, ``llm-rubric``)."""
 
     criteria: str | None = None
-    """What the reply must do, in words (seed 002's spelling)."""
+    """What the reply must do, in words."""
     value: str | None = None
     """promptfoo's spelling of ``criteria``."""
     rubric: str | None = None
