@@ -32,10 +32,20 @@ $(ECHARTS):
 		&& mv package/dist/echarts.min.js echarts.min.js && mv package/LICENSE ECHARTS-LICENSE \
 		&& rm -rf package echarts-$(ECHARTS_VERSION).tgz
 
-# Browser tests drive Debian's Chromium (Playwright's own browser download does not work here).
+# Browser tests drive a system Chromium (Playwright's own browser download does not work here):
+# Debian's, installed here when run as root, or the one SEATRIAL_CHROMIUM names. Without one
+# the browser tests are skipped, saying why; everything else still runs.
 chromium:
-	@command -v chromium > /dev/null || (apt-get install -y -q chromium || \
-		(apt-get update -q && apt-get install -y -q chromium))
+	@if [ -n "$$SEATRIAL_CHROMIUM" ] || command -v chromium > /dev/null; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		apt-get install -y -q chromium || (apt-get update -q && apt-get install -y -q chromium); \
+	else \
+		echo "make chromium: no Chromium found, and this is not root on Debian, so it was not"; \
+		echo "  installed: the browser tests (tests/web/test_browser.py) will be skipped."; \
+		echo "  To run them, install Chromium: as root on Debian or Ubuntu, apt-get install chromium"; \
+		echo "  (Fedora: dnf install chromium; macOS: brew install --cask chromium), or set"; \
+		echo "  SEATRIAL_CHROMIUM=/path/to/chromium to use one installed elsewhere."; \
+	fi
 
 demo: $(VENV)/.installed $(ECHARTS)
 	$(BIN)/seatrial demo

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -40,22 +39,19 @@ def write_suite(tmp_path: Path):
     return write
 
 
-def shared_data(name: str) -> Path:
-    """A folder of ../shared/data (real data written by others; see its README).
+DATA = HERE / "data"
 
-    ``SEATRIAL_TEST_DATA`` may point elsewhere; CI lays ``shared/`` beside the clone.
-    """
-    candidates = [
-        Path(os.environ.get("SEATRIAL_TEST_DATA", "shared/data")),
-        HERE.parents[0] / "shared" / "data",
-        HERE.parents[1] / "shared" / "data",
-    ]
-    for folder in candidates:
-        if (folder / name).exists():
-            return folder / name
-    raise FileNotFoundError(
-        f"shared/data/{name} not found; set SEATRIAL_TEST_DATA to the data folder"
-    )
+
+def bundled_data(name: str) -> Path:
+    """A file or folder under tests/data: real data written by others, copied unchanged
+    (tests/data/README.md names each file's source, commit and licence)."""
+    path = DATA / name
+    if not path.exists():
+        raise FileNotFoundError(
+            f"{path} is missing: tests read only files inside the repository; copy the file "
+            "into tests/data and name its source in tests/data/README.md"
+        )
+    return path
 
 
 def wait_for_stored_attempts(db: Path, at_least: int, timeout_s: float = 60) -> int:

@@ -11,11 +11,11 @@ from collections import Counter
 from functools import cache
 
 from seatrial.trace import Trace
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
 from ._traces import TraceBuilder, check, context
 
-DATA = shared_data("tau-bench")
+DATA = bundled_data("tau-bench")
 RUNS = DATA / "gpt-4o-airline.json"
 TASKS = DATA / "airline_tasks_test.json"
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import accuracy_score, cohen_kappa_score
 
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
 SEATRIAL = str(Path(sys.executable).parent / "seatrial")
 RESULTS = {
@@ -32,29 +32,70 @@ def seatrial(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def _independent_figures(dataset: Path, results: Path) -> tuple[float, float]:
-    """GPT-4's choice per item from the result file (a winner that flips with the order is
-    no choice), scored against the human labels by scikit-learn."""
+def _choices(results: Path) -> list[tuple[str, str]]:
+    """GPT-4's choice per item with the outputs in their original order and swapped, as the
+    result file records them (its last entry is the evaluator's final answer)."""
+    return [
+        (
+            item["results"][-1]["swap = False"]["winner"],
+            item["results"][-1]["swap = True"]["winner"],
+        )
+        for item in json.loads(results.read_text("utf-8"))
+    ]
+
+
+def _independent_figures(dataset: Path, results: Path) -> dict[str, float]:
+    """Every figure the command prints, computed here from the two files: LLMBar's per-order
+    figures by counting, agreement and kappa by scikit-learn (a choice that flips with the
+    order is no choice)."""
     human = [str(item["label"]) for item in json.loads(dataset.read_text("utf-8"))]
-    judge = []
-    for item in json.loads(results.read_text("utf-8")):
-        winners = [order["winner"] for run in item["results"] for order in run.values()]
-        judge.append(winners[0] if len(set(winners)) == 1 else "inconsistent")
-    return accuracy_score(human, judge), cohen_kappa_score(human, judge)
+    choices = _choices(results)
+    n = len(human)
+    original = sum(1 for h, (first, _) in zip(human, choices, strict=True) if h == first)
+    swapped = sum(1 for h, (_, second) in zip(human, choices, strict=True) if h == second)
+    both = sum(1 for h, (a, b) in zip(human, choices, strict=True) if h == a and h == b)
+    same = sum(1 for a, b in choices if a == b)
+    judge = [a if a == b else "inconsistent" for a, b in choices]
+    return {
+        "original": original / n,
+        "swapped": swapped / n,
+        "average": (original / n + swapped / n) / 2,
+        "both": both / n,
+        "positional": same / n,
+        "agreement": accuracy_score(human, judge),
+        "kappa": cohen_kappa_score(human, judge),
+    }
+
+
+def _printed_share(stdout: str, name: str) -> float:
+    found = re.search(rf"^  {re.escape(name)}\s+(\d+\.\d)%", stdout, re.MULTILINE)
+    assert found, f"{name!r} is not printed:\n{stdout}"
+    return float(found.group(1)) / 100
 
 
 @pytest.mark.parametrize("dataset_name", sorted(RESULTS))
-def test_agreement_on_llmbar_gpt4_matches_scikit_learn(tmp_path, dataset_name):
-    folder = shared_data("llmbar")
+def test_agreement_on_llmbar_gpt4_prints_llmbar_figures_computed_from_the_files(
+    tmp_path, dataset_name
+):
+    folder = bundled_data("llmbar")
     dataset, results = folder / dataset_name, folder / "evaluators" / RESULTS[dataset_name]
-    accuracy, kappa = _independent_figures(dataset, results)
+    expected = _independent_figures(dataset, results)
 
     text = seatrial(
         "judge", "agreement", "--predictions", str(results), "--labels", str(dataset), cwd=tmp_path
     )
     assert text.returncode == 0, text.stderr
-    assert re.search(rf"agreement\s+{accuracy:.3f}\b", text.stdout)
-    assert re.search(rf"kappa\s+{kappa:.3f}\s+\(95% CI", text.stdout)
+    printed = {
+        "original": _printed_share(text.stdout, "accuracy, original order"),
+        "swapped": _printed_share(text.stdout, "accuracy, swapped order"),
+        "average": _printed_share(text.stdout, "average accuracy (Acc.)"),
+        "both": _printed_share(text.stdout, "correct on both orders"),
+        "positional": _printed_share(text.stdout, "positional agreement rate (Agr.)"),
+    }
+    for name, share in printed.items():
+        assert share == pytest.approx(expected[name], abs=0.0005), name
+    assert re.search(rf"agreement\s+{expected['agreement']:.3f}\b", text.stdout)
+    assert re.search(rf"kappa\s+{expected['kappa']:.3f}\s+\(95% CI", text.stdout)
 
     as_json = seatrial(
         "judge", "agreement", "--predictions", str(results), "--labels", str(dataset),
@@ -62,10 +103,51 @@ def test_agreement_on_llmbar_gpt4_matches_scikit_learn(tmp_path, dataset_name):
     )  # fmt: skip
     assert as_json.returncode == 0, as_json.stderr
     report = json.loads(as_json.stdout)
-    assert report["agreement"] == pytest.approx(accuracy)
-    assert report["kappa"] == pytest.approx(kappa)
+    assert report["agreement"] == pytest.approx(expected["agreement"])
+    assert report["kappa"] == pytest.approx(expected["kappa"])
     assert report["kappa_interval"]["low"] <= report["kappa"] <= report["kappa_interval"]["high"]
     assert sum(map(sum, report["confusion"]["counts"])) == report["items"]
+    positional = report["positional"]
+    assert positional["original_order_accuracy"] == pytest.approx(expected["original"])
+    assert positional["swapped_order_accuracy"] == pytest.approx(expected["swapped"])
+    assert positional["average_accuracy"] == pytest.approx(expected["average"])
+    assert positional["both_orders_accuracy"] == pytest.approx(expected["both"])
+    assert positional["positional_agreement_rate"] == pytest.approx(expected["positional"])
+
+
+# LLMBar's statistics.json for GPT-4 (Vanilla, no rules) beside each result file: correct_False,
+# correct_True, correct_average, correct_both, equal.
+PUBLISHED = {
+    "Processed_MT-Bench.dataset.json": (0.795, 0.825, 0.81, 0.745, 0.87),
+    "LLMBar_Natural.dataset.json": (0.92, 0.95, 0.935, 0.92, 0.97),
+}
+
+
+@pytest.mark.parametrize("dataset_name", sorted(PUBLISHED))
+def test_gpt4_figures_computed_from_the_files_are_the_ones_llmbar_published(dataset_name):
+    folder = bundled_data("llmbar")
+    figures = _independent_figures(
+        folder / dataset_name, folder / "evaluators" / RESULTS[dataset_name]
+    )
+    names = ("original", "swapped", "average", "both", "positional")
+    assert tuple(figures[name] for name in names) == pytest.approx(PUBLISHED[dataset_name])
+
+
+def test_pairwise_labels_judged_once_per_item_print_no_per_order_figures(tmp_path):
+    folder = bundled_data("llmbar")
+    dataset = folder / "LLMBar_Natural.dataset.json"
+    choices = _choices(folder / "evaluators" / RESULTS["LLMBar_Natural.dataset.json"])
+    predictions = tmp_path / "judge.jsonl"
+    predictions.write_text("".join(json.dumps({"label": a}) + "\n" for a, _ in choices), "utf-8")
+    text = seatrial(
+        "judge", "agreement", "--predictions", str(predictions), "--labels", str(dataset),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert text.returncode == 0, text.stderr
+    assert "LLMBar's figures" not in text.stdout and "average accuracy" not in text.stdout
+    human = [str(item["label"]) for item in json.loads(dataset.read_text("utf-8"))]
+    accuracy = accuracy_score(human, [a for a, _ in choices])
+    assert re.search(rf"^agreement\s+{accuracy:.3f}$", text.stdout, re.MULTILINE)
 
 
 def test_pointwise_labels_print_per_category_figures(tmp_path):
@@ -87,6 +169,9 @@ def test_pointwise_labels_print_per_category_figures(tmp_path):
     assert done.returncode == 0, done.stderr
     assert "per category" in done.stdout
     assert re.search(r"退款\s+│\s+2\s+│\s+1\.000", done.stdout)
+    # Pointwise labels keep the single agreement figure.
+    assert re.search(r"^agreement\s+0\.667$", done.stdout, re.MULTILINE)
+    assert "LLMBar's figures" not in done.stdout
 
 
 def test_bad_label_exits_2_naming_file_and_line(tmp_path):
@@ -107,7 +192,7 @@ def test_bad_label_exits_2_naming_file_and_line(tmp_path):
 
 
 def test_length_mismatch_exits_2_naming_both_files(tmp_path):
-    folder = shared_data("llmbar")
+    folder = bundled_data("llmbar")
     done = seatrial(
         "judge", "agreement",
         "--predictions", str(folder / "evaluators" / RESULTS["LLMBar_Natural.dataset.json"]),

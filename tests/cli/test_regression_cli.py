@@ -9,7 +9,7 @@ from pathlib import Path
 from seatrial.demo import EXPECTED_V2_FAILURES
 from seatrial.demo._demo import SUITE as DEMO_SUITE
 from tests.cli.test_cli import seatrial
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
 GATES = """
 gates:
@@ -114,7 +114,7 @@ def test_seatrial_report_prints_pass_hat_k_for_a_run_with_repeats(tmp_path):
 
 
 def test_importing_tau_bench_then_report_prints_its_pass_hat_k(tmp_path):
-    path = shared_data("tau-bench") / "gpt-4o-airline.json"
+    path = bundled_data("tau-bench") / "gpt-4o-airline.json"
     trials = json.loads(path.read_text(encoding="utf-8"))
     by_task: dict[int, list[bool]] = {}
     for trial in trials:
@@ -133,7 +133,7 @@ def test_importing_tau_bench_then_report_prints_its_pass_hat_k(tmp_path):
 
 
 def test_comparing_tau2_gpt41_with_its_fine_tune_lists_the_fixed_and_regressed_tasks(tmp_path):
-    results = shared_data("tau2-bench") / "results"
+    results = bundled_data("tau2-bench") / "results"
     base = results / "gpt-4.1_airline_default_gpt-4.1_1trials.json"
     tuned = results / "ft-gpt-4.1-tau2-full-sft_airline_default_gpt-4.1_1trials.json"
 

@@ -30,7 +30,7 @@ from seatrial.compare._stats import (
     significant_drop,
     wilson_interval,
 )
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
 CONFIDENCES = [0.8, 0.9, 0.95, 0.99]
 COUNTS = [(s, n) for n in (1, 2, 3, 5, 10, 37) for s in range(n + 1)] + [
@@ -164,7 +164,7 @@ def test_means_over_cases_refuse_when_no_case_has_k_repeats(mean: object) -> Non
 
 
 def test_mean_pass_hat_k_reproduces_tau_bench_on_gpt_4o_airline() -> None:
-    records = json.loads((shared_data("tau-bench") / "gpt-4o-airline.json").read_text())
+    records = json.loads((bundled_data("tau-bench") / "gpt-4o-airline.json").read_text())
     # tau-bench's own computation (run.py display_metrics), done independently here
     successes: dict[int, int] = defaultdict(int)
     for record in records:

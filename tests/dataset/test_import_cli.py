@@ -10,9 +10,9 @@ from typer.testing import CliRunner
 
 from seatrial.cli import app
 from seatrial.store import Store
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
-RESULTS = shared_data("tau2-bench/results")
+RESULTS = bundled_data("tau2-bench/results")
 
 
 @pytest.fixture

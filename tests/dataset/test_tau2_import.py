@@ -13,9 +13,9 @@ from seatrial.dataset import import_tau2
 from seatrial.errors import InputError
 from seatrial.store import Store
 from seatrial.trace import attrs
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
-RESULTS = shared_data("tau2-bench/results")
+RESULTS = bundled_data("tau2-bench/results")
 GPT41 = RESULTS / "gpt-4.1_airline_default_gpt-4.1_1trials.json"
 FINE_TUNED = RESULTS / "ft-gpt-4.1-tau2-full-sft_airline_default_gpt-4.1_1trials.json"
 

@@ -15,9 +15,9 @@ from seatrial.dataset import ImportResult, import_tau_bench
 from seatrial.errors import InputError
 from seatrial.store import Store
 from seatrial.trace import attrs
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
-FILE = shared_data("tau-bench") / "gpt-4o-airline.json"
+FILE = bundled_data("tau-bench") / "gpt-4o-airline.json"
 RECORDS: list[dict[str, Any]] = json.loads(FILE.read_text(encoding="utf-8"))
 WRITES = ("book_", "cancel_", "update_", "send_")
 

@@ -17,7 +17,7 @@ from seatrial.judge._calibrate import calibration_alarm, meets_bar
 from seatrial.judge._types import Calibration
 from seatrial.store import ReviewItem, Store
 from seatrial.testing import FakeOpenAI
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
 SEATRIAL = str(Path(sys.executable).parent / "seatrial")
 KEY_ENV = "SEATRIAL_TEST_JUDGE_KEY"
@@ -174,7 +174,7 @@ def test_an_empty_queue_says_how_to_get_labels(tmp_path: Path) -> None:
 
 def test_pairwise_calibration_on_llmbar_matches_an_independent_count(tmp_path: Path) -> None:
     dataset = json.loads(
-        (shared_data("llmbar") / "LLMBar_Natural.dataset.json").read_text(encoding="utf-8")
+        (bundled_data("llmbar") / "LLMBar_Natural.dataset.json").read_text(encoding="utf-8")
     )[:20]
     # A scripted judge that picks the human choice except on every fourth item.
     choice = {

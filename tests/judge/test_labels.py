@@ -9,7 +9,7 @@ import pytest
 
 from seatrial.errors import InputError
 from seatrial.judge import load_labels, load_predictions, match_judgements
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
 
 def _jsonl(path: Path, records: list[dict[str, object]]) -> Path:
@@ -35,7 +35,7 @@ def test_pointwise_labels_accept_pass_fail_booleans_and_digits(tmp_path):
 
 
 def test_llmbar_dataset_reads_as_pairwise_labels_with_their_lines():
-    path = shared_data("llmbar") / "LLMBar_Natural.dataset.json"
+    path = bundled_data("llmbar") / "LLMBar_Natural.dataset.json"
     labels = load_labels(path)
     raw = json.loads(path.read_text("utf-8"))
     assert labels.kind == "pairwise"
@@ -46,14 +46,67 @@ def test_llmbar_dataset_reads_as_pairwise_labels_with_their_lines():
     assert all(lines[start - 1].strip() == "{" for start in starts)
 
 
-def test_llmbar_results_give_the_winner_or_inconsistent_when_order_changes_it():
-    path = shared_data("llmbar") / "evaluators" / "LLMBar_Natural_GPT-4_Vanilla_NoRules.result.json"
+NATURAL_GPT4 = "evaluators/LLMBar_Natural_GPT-4_Vanilla_NoRules.result.json"
+
+
+def test_llmbar_results_give_both_orders_and_inconsistent_when_order_changes_the_winner():
+    path = bundled_data("llmbar") / NATURAL_GPT4
     predictions = load_predictions(path, "pairwise")
     raw = json.loads(path.read_text("utf-8"))
+    flipped = 0
     for judgement, record in zip(predictions.items, raw, strict=True):
-        winners = {order["winner"] for run in record["results"] for order in run.values()}
-        expected = winners.pop() if len(winners) == 1 else "inconsistent"
-        assert judgement.label == expected
+        original = record["results"][-1]["swap = False"]["winner"]
+        swapped = record["results"][-1]["swap = True"]["winner"]
+        assert judgement.orders == (original, swapped)
+        assert judgement.label == (original if original == swapped else "inconsistent")
+        flipped += original != swapped
+    # The file holds items whose winner flips, so both branches above were exercised.
+    assert 0 < flipped < len(raw)
+
+
+def _llmbar_result(tmp_path: Path, results: list[object]) -> Path:
+    path = tmp_path / "result.json"
+    item = {"input": "q", "output_1": "a", "output_2": "b", "label": 1, "results": results}
+    path.write_text(json.dumps([item]), "utf-8")
+    return path
+
+
+def test_llmbar_swap_evaluator_is_read_from_its_final_synthesised_answer(tmp_path):
+    # Swap evaluators keep the first pass (which disagreed) before the synthesised answer;
+    # like LLMBar's statistics, the judgement is the last entry.
+    first_pass = {"swap = False": {"winner": "1"}, "swap = True": {"winner": "2"}}
+    final = {"swap = False": {"winner": "1"}, "swap = True": {"winner": "1"}}
+    [judgement] = load_predictions(_llmbar_result(tmp_path, [first_pass, final]), "pairwise").items
+    assert judgement.label == "1" and judgement.orders == ("1", "1")
+
+
+def test_llmbar_rating_evaluator_scores_beside_the_orders_are_ignored(tmp_path):
+    rated = {
+        "score_1": ["7", "stop"],
+        "score_2": ["5", "stop"],
+        "swap = False": {"winner": "1"},
+        "swap = True": {"winner": "1"},
+    }
+    [judgement] = load_predictions(_llmbar_result(tmp_path, [rated]), "pairwise").items
+    assert judgement.orders == ("1", "1")
+
+
+def test_llmbar_unparsed_winner_reads_as_no_answer(tmp_path):
+    run = {"swap = False": {"winner": None}, "swap = True": {"winner": "2"}}
+    [judgement] = load_predictions(_llmbar_result(tmp_path, [run]), "pairwise").items
+    assert judgement.orders == ("no answer", "2")
+    assert judgement.label == "inconsistent"
+
+
+def test_llmbar_result_without_the_swapped_order_names_file_line_and_key(tmp_path):
+    path = _llmbar_result(tmp_path, [{"swap = False": {"winner": "1"}}])
+    with pytest.raises(InputError, match=r"result\.json:1: .*no `swap = True` object"):
+        load_predictions(path, "pairwise")
+
+
+def test_judge_labels_one_per_item_carry_no_orders(tmp_path):
+    path = _jsonl(tmp_path / "p.jsonl", [{"label": 1}, {"label": 2}])
+    assert [j.orders for j in load_predictions(path, "pairwise").items] == [None, None]
 
 
 def test_unknown_label_names_file_line_and_the_fix(tmp_path):

@@ -9,6 +9,7 @@ from sklearn.metrics import accuracy_score, cohen_kappa_score
 
 from seatrial.errors import InputError
 from seatrial.judge import agreement_report, bootstrap_kappa_interval, cohen_kappa
+from seatrial.judge._stats import positional_figures
 
 
 def _pattern(repeats: int) -> tuple[list[str], list[str]]:
@@ -105,3 +106,58 @@ def test_report_serialises_with_its_format_version():
     assert data["format_version"] == 1
     assert data["agreement"] == pytest.approx(accuracy_score(human, judge))
     assert type(report).model_validate_json(report.model_dump_json()) == report
+
+
+def test_llmbar_figures_separate_each_order_and_their_mean_from_both_orders_correct():
+    # Four items, labelled 1, 1, 2, 2. The judge: right in both orders; right only when the
+    # outputs keep their order (it always picks the first shown); wrong in both; right only
+    # when they are swapped.
+    human = ["1", "1", "2", "2"]
+    orders = [("1", "1"), ("1", "2"), ("1", "1"), ("1", "2")]
+    figures = positional_figures(human, orders)
+    assert (figures.original_order_correct, figures.swapped_order_correct) == (2, 2)
+    assert figures.original_order_accuracy == 0.5 and figures.swapped_order_accuracy == 0.5
+    assert figures.average_accuracy == 0.5
+    # Only the first item is right in both orders: the mean of the orders is not this figure.
+    assert figures.both_orders_correct == 1 and figures.both_orders_accuracy == 0.25
+    assert figures.same_choice == 2 and figures.positional_agreement_rate == 0.5
+
+
+def test_llmbar_average_accuracy_gives_half_a_point_to_an_order_dependent_right_answer():
+    figures = positional_figures(["1", "2"], [("1", "1"), ("2", "1")])
+    assert figures.original_order_accuracy == 1.0
+    assert figures.swapped_order_accuracy == 0.5
+    assert figures.average_accuracy == 0.75
+    assert figures.both_orders_accuracy == 0.5
+
+
+def test_report_carries_llmbar_figures_only_when_both_orders_are_given():
+    human = ["1", "2", "1"]
+    judged = ["1", "inconsistent", "2"]
+    with_orders = agreement_report(
+        human, judged, positive_label="1", resamples=50,
+        orders=[("1", "1"), ("2", "1"), ("2", "2")],
+    )  # fmt: skip
+    assert with_orders.positional is not None
+    assert with_orders.positional.both_orders_accuracy == with_orders.agreement == 1 / 3
+    assert with_orders.positional.original_order_accuracy == 2 / 3
+    assert json.loads(with_orders.model_dump_json())["positional"]["average_accuracy"] == 0.5
+    assert agreement_report(human, judged, positive_label="1", resamples=50).positional is None
+
+
+def test_llmbar_figures_count_unanswered_items_as_wrong_and_say_so():
+    report = agreement_report(
+        ["1", "2"], ["no answer", "2"], positive_label="1", resamples=50,
+        orders=[("no answer", "no answer"), ("2", "2")],
+    )  # fmt: skip
+    assert report.positional is not None
+    assert report.positional.original_order_accuracy == 0.5
+    # LLMBar counts an item unanswered in both orders as positionally agreeing; the note
+    # tells the reader so that 100% is not read as a steady judge.
+    assert report.positional.positional_agreement_rate == 1.0
+    assert any("named neither output in 2 of 4 answers" in note for note in report.notes)
+
+
+def test_llmbar_figures_refuse_a_missing_order_pair():
+    with pytest.raises(InputError, match="1 order pairs for 2 items"):
+        agreement_report(["1", "2"], ["1", "2"], positive_label="1", orders=[("1", "1")])

@@ -25,7 +25,7 @@ from seatrial.store._migrate import alembic_config, current_revision
 from seatrial.store._schema import VERSION_TABLE
 from seatrial.testing import AgentServer, FakeOpenAI
 from seatrial.trace import Span, Trace
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 from tests.run import replay_agent
 from tests.run.replay_project import KEY_ENV, PINNED, order_model, record_run, write_project
 
@@ -106,7 +106,7 @@ async def test_chat_spans_carry_the_request_hash_and_the_answer_as_otel_output_m
     assert all(len(h) == 16 and int(h, 16) >= 0 for h in hashes)
     assert hashes[0] != hashes[1]  # the second request carries the tool's result
     schema = json.loads(
-        (shared_data("otel-semconv-genai") / "schemas" / "gen-ai-output-messages.json").read_text()
+        (bundled_data("otel-semconv-genai") / "schemas" / "gen-ai-output-messages.json").read_text()
     )
     asked = json.loads(first.attributes[OUTPUT_MESSAGES])
     answered = json.loads(second.attributes[OUTPUT_MESSAGES])

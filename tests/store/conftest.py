@@ -8,7 +8,6 @@ drops it at the end; the test is skipped, saying why, when no server answers.
 from __future__ import annotations
 
 import json
-import os
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -22,16 +21,12 @@ from seatrial.case import AssertionSpec, Case, Limits
 from seatrial.record import AssertionResult, AttemptRecord, Metrics, RunInfo
 from seatrial.store import Store
 from seatrial.trace import Span, SpanEvent, Trace, attrs
+from tests.conftest import bundled_data
 
 PG_HOST = "127.0.0.1"
 PG_PORT = 5432
 PG_DATABASE = "test"
-TAU_BENCH = Path("tau-bench") / "gpt-4o-airline.json"
-DATA_FOLDERS = [
-    Path(os.environ.get("SEATRIAL_TEST_DATA", "shared/data")),
-    Path(__file__).resolve().parents[2] / "shared" / "data",
-    Path(__file__).resolve().parents[3] / "shared" / "data",
-]
+TAU_BENCH = "tau-bench/gpt-4o-airline.json"
 
 
 def pg_url(user: str, schema: str, password: str = "") -> str:
@@ -126,13 +121,7 @@ def store(db_url: str) -> Iterator[Store]:
 @pytest.fixture(scope="session")
 def tau_record() -> dict[str, Any]:
     """One real tau-bench trajectory (GPT-4o, airline) with tool calls."""
-    found = [folder / TAU_BENCH for folder in DATA_FOLDERS if (folder / TAU_BENCH).is_file()]
-    if not found:
-        pytest.skip(
-            f"{TAU_BENCH} not found under {[str(f) for f in DATA_FOLDERS]}; "
-            "set SEATRIAL_TEST_DATA to the shared data folder"
-        )
-    records = json.loads(found[0].read_text(encoding="utf-8"))
+    records = json.loads(bundled_data(TAU_BENCH).read_text(encoding="utf-8"))
     return next(r for r in records if sum(1 for m in r["traj"] if m.get("tool_calls")) >= 3)
 
 

@@ -21,9 +21,9 @@ from seatrial.trace import (
     traces_from_otlp,
 )
 from seatrial.trace import attrs as A
-from tests.conftest import shared_data
+from tests.conftest import bundled_data
 
-SEMCONV = shared_data("otel-semconv-genai")
+SEMCONV = bundled_data("otel-semconv-genai")
 EXAMPLES = json.loads((SEMCONV / "examples-llm-calls.extracted.json").read_text("utf-8"))
 TABLE_KEYS = ("Span name", "Trace id", "Span id")
 
@@ -255,3 +255,12 @@ def test_an_export_of_several_traces_is_split_by_trace_id():
 def test_malformed_exports_say_where(data, where):
     with pytest.raises(OtlpFormatError, match=where.replace("[", r"\[").replace("]", r"\]")):
         trace_from_otlp(data)
+
+
+def test_an_all_zero_parent_id_is_a_root_and_a_real_one_is_kept():
+    root, child = otlp_span(0, {}, "1" * 32), otlp_span(1, {}, "1" * 32)
+    root["parentSpanId"] = "0" * 16
+    child["parentSpanId"] = "abcdef0123456789"  # a parent that is not in the export
+    imported_root, imported_child = trace_from_otlp(export([root, child])).spans
+    assert imported_root.parent_span_id is None
+    assert imported_child.parent_span_id == "abcdef0123456789"

@@ -8,6 +8,7 @@ over any store, with any flags, for tests that need their own.
 from __future__ import annotations
 
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -27,6 +28,34 @@ FAILING_CASE = "read-missing-config"
 """The v2 case the demo fails with a loop on a read_file that keeps failing."""
 REVIEWER_OUTPUT = "I could not find config/settings.yaml."
 """What the review item says the agent replied (the item is made up; the run is real)."""
+
+
+CHROMIUM_VARIABLE = "SEATRIAL_CHROMIUM"
+NO_CHROMIUM = (
+    "no Chromium found: as root on Debian run `make chromium` (apt-get install chromium), or "
+    f"install Chromium and set {CHROMIUM_VARIABLE}=/path/to/chromium, to drive the dashboard "
+    "in a browser"
+)
+
+
+def find_chromium() -> Path | None:
+    """The Chromium the browser tests drive: the one ``SEATRIAL_CHROMIUM`` names, else
+    ``chromium`` (Debian) or ``chromium-browser`` (Ubuntu) on PATH; None when there is none.
+
+    A ``SEATRIAL_CHROMIUM`` that names no executable is an error, not a skip: whoever set it
+    expects the browser tests to run.
+    """
+    named = os.environ.get(CHROMIUM_VARIABLE)
+    if named:
+        path = Path(named)
+        if not (path.is_file() and os.access(path, os.X_OK)):
+            raise FileNotFoundError(
+                f"{CHROMIUM_VARIABLE}={named} is not an executable file: point it at a "
+                "Chromium binary, or unset it"
+            )
+        return path
+    found = shutil.which("chromium") or shutil.which("chromium-browser")
+    return Path(found) if found else None
 
 
 def environment() -> dict[str, str]:

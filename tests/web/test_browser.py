@@ -16,17 +16,13 @@ import pytest
 from seatrial.compare import diff_attempts
 from seatrial.demo._demo import EXPECTED_V2_FAILURES
 from seatrial.store import Store
-from tests.web.conftest import FAILING_CASE, DemoStore
+from tests.web.conftest import FAILING_CASE, NO_CHROMIUM, DemoStore, find_chromium
 
-CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM = find_chromium()
 ARTIFACTS = Path(__file__).parents[2] / "test-artifacts" / "dashboard"
 
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"{CHROMIUM} is missing: install Debian's chromium (`make chromium`) to drive the "
-        "dashboard in a browser",
-        allow_module_level=True,
-    )
+if CHROMIUM is None:
+    pytest.skip(NO_CHROMIUM, allow_module_level=True)
 
 from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright  # noqa: E402
 

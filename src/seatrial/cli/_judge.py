@@ -17,6 +17,7 @@ from seatrial.errors import InputError
 if TYPE_CHECKING:
     from seatrial.config import JudgeSettings
     from seatrial.judge import AgreementReport
+    from seatrial.judge._stats import PositionalFigures
     from seatrial.judge._types import Calibration
     from seatrial.store import Store
 
@@ -33,9 +34,35 @@ def _figure(value: float | None) -> str:
     return "undefined" if value is None else f"{value:.3f}"
 
 
+def _print_positional(figures: PositionalFigures) -> None:
+    n = figures.items
+    # Named as LLMBar names them, with the key of its statistics.json in brackets, so the
+    # figures can be read against its published tables.
+    rows = [
+        ("accuracy, original order", figures.original_order_accuracy,
+         f"{figures.original_order_correct} of {n}", "correct_False"),
+        ("accuracy, swapped order", figures.swapped_order_accuracy,
+         f"{figures.swapped_order_correct} of {n}", "correct_True"),
+        ("average accuracy (Acc.)", figures.average_accuracy,
+         "mean of both", "correct_average"),
+        ("correct on both orders", figures.both_orders_accuracy,
+         f"{figures.both_orders_correct} of {n}", "correct_both"),
+        ("positional agreement rate (Agr.)", figures.positional_agreement_rate,
+         f"{figures.same_choice} of {n}", "equal"),
+    ]  # fmt: skip
+    console.print("LLMBar's figures (each item judged in both orders of its outputs):")
+    for name, share, count, key in rows:
+        console.print(f"  {name:<33}{share:6.1%}  {count:<12} ({key})", markup=False)
+
+
 def _print_text(report: AgreementReport) -> None:
     console.print(f"items       {report.items}")
-    console.print(f"agreement   {report.agreement:.3f}")
+    if report.positional is not None:
+        _print_positional(report.positional)
+    agreement = f"agreement   {report.agreement:.3f}"
+    if report.positional is not None:
+        agreement += "  (correct on both orders)"
+    console.print(agreement, markup=False)
     interval = report.kappa_interval
     spread = (
         f"  ({interval.confidence:.0%} CI {interval.low:.3f} to {interval.high:.3f}, "
@@ -100,7 +127,10 @@ def agreement(
     Prints accuracy, Cohen's kappa with a bootstrap 95% interval, the confusion matrix, the
     base rate and per-category figures. Items are matched by id when both files give every
     item one, otherwise by position. An LLMBar item whose winner changes when the two
-    outputs swap places counts as the judgement `inconsistent`.
+    outputs swap places counts as the judgement `inconsistent`; for LLMBar result files
+    (the judge's choice in both orders) it also prints LLMBar's own figures: accuracy in
+    each order, their mean (average accuracy), correct on both orders, and the positional
+    agreement rate.
     """
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
@@ -108,6 +138,7 @@ def agreement(
 
     label_set = load_labels(labels)
     pairs = match_judgements(load_predictions(predictions, label_set.kind), label_set)
+    orders = [judgement.orders for _, judgement in pairs]
     report = agreement_report(
         [item.label for item, _ in pairs],
         [judgement.label for _, judgement in pairs],
@@ -115,6 +146,9 @@ def agreement(
         categories=[item.category for item, _ in pairs],
         resamples=resamples,
         seed=seed,
+        # Per-order figures need both choices of every item; a file with one label per item
+        # keeps the single agreement figure.
+        orders=[o for o in orders if o is not None] if None not in orders else None,
     )
     if format == "json":
         typer.echo(report.model_dump_json(indent=2))

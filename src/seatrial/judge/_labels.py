@@ -21,6 +21,10 @@ Kind = Literal["pointwise", "pairwise"]
 POSITIVE_LABEL: dict[Kind, str] = {"pointwise": "pass", "pairwise": "1"}
 INCONSISTENT = "inconsistent"
 """The judgement of an LLMBar item whose winner changed when the outputs swapped places."""
+NO_ANSWER = "no answer"
+"""An LLMBar order whose ``winner`` is null: the judge's reply named neither output."""
+ORIGINAL_ORDER = "swap = False"
+SWAPPED_ORDER = "swap = True"
 
 _POINTWISE = {
     "pass": "pass",
@@ -58,6 +62,10 @@ class Judgement:
     """``file:line`` of the judgement, for error messages."""
     id: str | None = None
     """The item's id when the file gives one."""
+    orders: tuple[str, str] | None = None
+    """The judge's choice with the outputs in their original order, then swapped (both name
+    the outputs by their original numbers; ``no answer`` where it named neither), when the
+    file records both, as LLMBar's result files do."""
 
 
 @dataclass(frozen=True)
@@ -201,24 +209,36 @@ def load_labels(path: Path | str) -> LabelSet:
     return LabelSet(path=path, kind=kind, items=items)
 
 
-def _llmbar_judgement(path: Path, line: int, record: dict[str, Any]) -> str:
-    winners = []
+def _llmbar_winner(path: Path, line: int, run: dict[str, Any], order: str) -> str:
+    choice = run.get(order)
+    if not isinstance(choice, dict) or "winner" not in choice:
+        raise InputError(
+            f"{path}:{line}: the last entry of `results` has no `{order}` object with a "
+            "`winner`; is this an LLMBar evaluator result file?"
+        )
+    if choice["winner"] is None:
+        return NO_ANSWER
+    return _normalise(path, line, choice["winner"], "pairwise")
+
+
+def _llmbar_judgement(path: Path, line: int, record: dict[str, Any]) -> Judgement:
     results = record["results"]
-    if not isinstance(results, list) or not results:
-        raise InputError(f"{path}:{line}: `results` must be a non-empty list of judge runs")
-    for run in results:
-        orders = run.values() if isinstance(run, dict) else []
-        for order in orders:
-            if not isinstance(order, dict) or "winner" not in order:
-                raise InputError(
-                    f"{path}:{line}: each result must map an order (e.g. 'swap = False') to "
-                    "an object with a `winner`; is this an LLMBar evaluator result file?"
-                )
-            winners.append(_normalise(path, line, order["winner"], "pairwise"))
-    if not winners:
-        raise InputError(f"{path}:{line}: `results` holds no `winner`")
+    if not isinstance(results, list) or not results or not isinstance(results[-1], dict):
+        raise InputError(
+            f"{path}:{line}: `results` must be a list ending with the judge's choices in both "
+            "orders ({'swap = False': {winner}, 'swap = True': {winner}})"
+        )
+    # The last entry is the evaluator's final answer: earlier entries hold auxiliary steps
+    # (generated metrics, references) or, for Swap evaluators, the pass before synthesis.
+    # LLMBar's own statistics read the last entry only.
+    final = results[-1]
+    orders = (
+        _llmbar_winner(path, line, final, ORIGINAL_ORDER),
+        _llmbar_winner(path, line, final, SWAPPED_ORDER),
+    )
     # A winner that flips when the outputs swap places is position bias, not a verdict.
-    return winners[0] if len(set(winners)) == 1 else INCONSISTENT
+    label = orders[0] if orders[0] == orders[1] else INCONSISTENT
+    return Judgement(label, f"{path}:{line}", _optional_text(path, line, record, "id"), orders)
 
 
 def load_predictions(path: Path | str, kind: Kind) -> PredictionSet:
@@ -240,11 +260,11 @@ def load_predictions(path: Path | str, kind: Kind) -> PredictionSet:
                     f"{path}:{line}: LLMBar results judge pairs, but the labels are pointwise; "
                     "compare them with LLMBar's pairwise labels"
                 )
-            label = _llmbar_judgement(path, line, record)
-        elif "label" in record:
-            label = _normalise(path, line, record["label"], kind)
-        else:
+            items.append(_llmbar_judgement(path, line, record))
+            continue
+        if "label" not in record:
             raise InputError(f"{path}:{line}: no `label`; give the judge's verdict of this item")
+        label = _normalise(path, line, record["label"], kind)
         items.append(Judgement(label, f"{path}:{line}", _optional_text(path, line, record, "id")))
     return PredictionSet(path=path, items=items)
 

@@ -1,5 +1,6 @@
 """Agreement between a judge and people: accuracy, Cohen's kappa with a bootstrap interval,
-the confusion matrix, per-category figures and the base rate.
+the confusion matrix, per-category figures, the base rate and, for a pairwise judge asked in
+both orders of the outputs, LLMBar's per-order figures.
 
 Pure functions over two equally long sequences of labels (the human one first). No numpy:
 the figures are sums over a few hundred items, and the CLI should not need a numeric stack.
@@ -15,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from seatrial.errors import InputError
+from seatrial.judge._labels import NO_ANSWER
 
 _UNDEFINED_KAPPA = (
     "kappa is undefined: the human labels and the judgements all use the same single label, "
@@ -69,6 +71,63 @@ class CategoryAgreement(BaseModel):
     """Share of the category's human labels equal to the positive label."""
 
 
+class PositionalFigures(BaseModel):
+    """LLMBar's figures for a pairwise judge asked twice per item, the second time with the
+    two outputs swapped. Each figure keeps the name LLMBar gives it (its paper, and the key
+    in its ``statistics.json``), so they compare with LLMBar's published tables."""
+
+    model_config = ConfigDict(frozen=True)
+
+    items: int
+    """Number of items, each judged in both orders."""
+    original_order_correct: int
+    """Items where the choice with the outputs in their original order is the human one."""
+    swapped_order_correct: int
+    """Items where the choice with the outputs swapped is the human one."""
+    both_orders_correct: int
+    """Items where both choices are the human one."""
+    same_choice: int
+    """Items where the judge gave the same answer in both orders (as in LLMBar, an item it
+    answered in neither order counts too; the report's notes say how many)."""
+    original_order_accuracy: float
+    """``original_order_correct / items`` (LLMBar's ``correct_False``)."""
+    swapped_order_accuracy: float
+    """``swapped_order_correct / items`` (LLMBar's ``correct_True``)."""
+    average_accuracy: float
+    """The mean of the two per-order accuracies: LLMBar's headline "average accuracy"
+    (Acc., ``correct_average``). An item judged right in one order only counts half."""
+    both_orders_accuracy: float
+    """``both_orders_correct / items`` (LLMBar's ``correct_both``): the same as the report's
+    ``agreement``, where a choice that changes with the order counts as wrong."""
+    positional_agreement_rate: float
+    """``same_choice / items``: LLMBar's "positional agreement rate" (Agr., ``equal``)."""
+
+
+def positional_figures(
+    human: Sequence[str], orders: Sequence[tuple[str, str]]
+) -> PositionalFigures:
+    """LLMBar's figures from each item's human label and the judge's two choices (outputs in
+    their original order, then swapped; both naming the outputs by their original number)."""
+    _check_lengths(human, orders)
+    n = len(human)
+    original = sum(h == first for h, (first, _) in zip(human, orders, strict=True))
+    swapped = sum(h == second for h, (_, second) in zip(human, orders, strict=True))
+    both = sum(h == first == second for h, (first, second) in zip(human, orders, strict=True))
+    same = sum(first == second for first, second in orders)
+    return PositionalFigures(
+        items=n,
+        original_order_correct=original,
+        swapped_order_correct=swapped,
+        both_orders_correct=both,
+        same_choice=same,
+        original_order_accuracy=original / n,
+        swapped_order_accuracy=swapped / n,
+        average_accuracy=(original + swapped) / (2 * n),
+        both_orders_accuracy=both / n,
+        positional_agreement_rate=same / n,
+    )
+
+
 class AgreementReport(BaseModel):
     """How far a judge's labels agree with human labels on the same items."""
 
@@ -95,9 +154,12 @@ class AgreementReport(BaseModel):
     """Per-category figures, sorted by category; empty when no item has a category."""
     notes: list[str] = Field(default_factory=list)
     """Warnings a reader needs to interpret the figures (e.g. why kappa is undefined)."""
+    positional: PositionalFigures | None = None
+    """LLMBar's per-order figures, for pairwise judgements made in both orders of the
+    outputs; ``None`` otherwise (pointwise labels, or one choice per item)."""
 
 
-def _check_lengths(human: Sequence[str], predicted: Sequence[str]) -> None:
+def _check_lengths(human: Sequence[str], predicted: Sequence[object]) -> None:
     if len(human) != len(predicted):
         raise InputError(
             f"{len(human)} human labels but {len(predicted)} judgements: "
@@ -237,16 +299,21 @@ def agreement_report(
     resamples: int = 2000,
     confidence: float = 0.95,
     seed: int = 0,
+    orders: Sequence[tuple[str, str]] | None = None,
 ) -> AgreementReport:
     """Every agreement figure for a judge's labels against human labels of the same items.
 
     ``human[i]`` and ``predicted[i]`` label the same item; ``categories[i]``, when given,
     groups it for the per-category figures. ``positive_label`` is the label whose share of
-    the human labels is the base rate.
+    the human labels is the base rate. ``orders[i]``, for a pairwise judge asked in both
+    orders of the outputs, holds its two choices of item ``i`` (original order, swapped);
+    with it the report carries LLMBar's per-order figures.
     """
     _check_lengths(human, predicted)
     if categories is not None and len(categories) != len(human):
         raise InputError(f"{len(categories)} categories for {len(human)} items: give one per item")
+    if orders is not None and len(orders) != len(human):
+        raise InputError(f"{len(orders)} order pairs for {len(human)} items: give one per item")
     kappa = cohen_kappa(human, predicted)
     notes: list[str] = []
     if kappa is None:
@@ -270,5 +337,20 @@ def agreement_report(
         categories=_per_category(
             human, predicted, categories or [None] * len(human), positive_label
         ),
-        notes=notes,
+        notes=notes + _unanswered_note(orders),
+        positional=positional_figures(human, orders) if orders is not None else None,
     )
+
+
+def _unanswered_note(orders: Sequence[tuple[str, str]] | None) -> list[str]:
+    if orders is None:
+        return []
+    unanswered = sum(choice == NO_ANSWER for pair in orders for choice in pair)
+    if not unanswered:
+        return []
+    neither = sum(pair == (NO_ANSWER, NO_ANSWER) for pair in orders)
+    return [
+        f"the judge named neither output in {unanswered} of {2 * len(orders)} answers; they "
+        f"count as wrong, and the {neither} items unanswered in both orders count as "
+        "positionally agreeing, as in LLMBar's own figures"
+    ]
