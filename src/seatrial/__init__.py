@@ -16,8 +16,11 @@ _EXPORTS = {
     "SeatrialError": "seatrial.errors",
     "Session": "seatrial.agent",
     "Suite": "seatrial.case",
+    "SuiteRun": "seatrial._execute",
     "ToolDenied": "seatrial.agent",
     "ToolError": "seatrial.agent",
+    "execute_suite": "seatrial._execute",
+    "execute_suite_async": "seatrial._execute",
     "load_suite": "seatrial.case",
     "run_suite": "seatrial._api",
     "run_suite_async": "seatrial._api",
@@ -30,9 +33,12 @@ __all__ = [
     "SeatrialError",
     "Session",
     "Suite",
+    "SuiteRun",
     "ToolDenied",
     "ToolError",
     "__version__",
+    "execute_suite",
+    "execute_suite_async",
     "load_suite",
     "run_suite",
     "run_suite_async",
@@ -41,6 +47,7 @@ __all__ = [
 
 if TYPE_CHECKING:
     from seatrial._api import run_suite, run_suite_async
+    from seatrial._execute import SuiteRun, execute_suite, execute_suite_async
     from seatrial.agent import AgentOutput, Session, ToolDenied, ToolError, tool
     from seatrial.case import Case, Suite, load_suite
     from seatrial.errors import SeatrialError

@@ -1,52 +1,104 @@
-"""The library's front door: run a suite from Python (pytest, notebooks, scripts)."""
+"""The library's front door: run a suite from Python (pytest, notebooks, scripts).
+
+:func:`run_suite` is ``seatrial run`` for Python callers: it calls the same
+:func:`seatrial.execute_suite_async` as the commands do and returns the stored report.
+"""
 
 from __future__ import annotations
 
 import asyncio
 from pathlib import Path
 
-from seatrial.agent import resolve_agent
+from seatrial._execute import execute_suite_async
 from seatrial.case import Suite, load_suite
-from seatrial.report import RunReport, build_report
+from seatrial.config import Config, load_config
+from seatrial.report import RunReport
 from seatrial.run import RunOptions
-from seatrial.run import run_suite_async as _run_suite_async
-from seatrial.store import Store
+
+
+def _project(suite: Suite, project_dir: Path | None) -> tuple[Config, Path]:
+    """The configuration a Python call runs with, and where its relative agent paths resolve.
+
+    seatrial.yaml is looked for from ``project_dir``, else from the suite's folder upward, so a
+    suite inside a project gets the project's gates, agents, judge and store, as ``seatrial
+    run`` in that project would. Without one, the store stays where it always was:
+    ``project_dir``, else the current folder.
+    """
+    suite_dir = Path(suite.path).resolve().parent if suite.path else None
+    config = load_config(project_dir or suite_dir or Path.cwd())
+    if config.file is None:
+        config = config.model_copy(update={"project_dir": (project_dir or Path.cwd()).resolve()})
+    return config, project_dir or suite_dir or config.project_dir
 
 
 async def run_suite_async(
     suite: Suite | str | Path,
-    agent: str,
+    agent: str | None = None,
     *,
     db: str | None = None,
     project_dir: Path | None = None,
     options: RunOptions | None = None,
+    gates: str | Path | None = None,
+    baseline: str | None = None,
+    judge: str | None = None,
+    gateway: bool = False,
+    report_dir: Path | None = None,
 ) -> RunReport:
-    """Run a suite against an agent spec, store it, and return the report."""
+    """Run a suite against an agent with its gates, store it, and return the report.
+
+    The same run as ``seatrial run`` (see :func:`execute_suite_async`): the gates (``gates``,
+    else the suite's, else seatrial.yaml's) are stored when the run starts and decide
+    ``report.gate``. seatrial.yaml is found from ``project_dir``, else the suite's folder.
+    ``agent`` defaults to the suite's ``agent:``; relative paths in it resolve against
+    ``project_dir``, else the suite's folder. Report files are written only to
+    ``report_dir``; the returned report carries every attempt's trace.
+    """
     if not isinstance(suite, Suite):
         suite = load_suite(suite)
-    base_dir = project_dir or (Path(suite.path).parent if suite.path else Path.cwd())
-    options = options or RunOptions()
-    adapter = resolve_agent(
-        agent, base_dir=base_dir, concurrency=options.concurrency, timeout_s=options.timeout_s
+    config, agent_dir = _project(suite, project_dir)
+    result = await execute_suite_async(
+        suite,
+        agent,
+        config=config,
+        options=options,
+        gates=gates,
+        baseline=baseline,
+        judge=judge,
+        gateway=gateway,
+        db=db,
+        agent_dir=agent_dir,
+        report_dir=report_dir,
+        write_report_files=report_dir is not None,
+        with_traces=True,
     )
-    with Store.open(db, project_dir=project_dir) as store:
-        try:
-            await adapter.check()
-            outcome = await _run_suite_async(suite, adapter, store, options)
-        finally:
-            await adapter.aclose()
-        return build_report(store, outcome.run_id, with_traces=True)
+    return result.report
 
 
 def run_suite(
     suite: Suite | str | Path,
-    agent: str,
+    agent: str | None = None,
     *,
     db: str | None = None,
     project_dir: Path | None = None,
     options: RunOptions | None = None,
+    gates: str | Path | None = None,
+    baseline: str | None = None,
+    judge: str | None = None,
+    gateway: bool = False,
+    report_dir: Path | None = None,
 ) -> RunReport:
     """Synchronous twin of :func:`run_suite_async`."""
     return asyncio.run(
-        run_suite_async(suite, agent, db=db, project_dir=project_dir, options=options)
+        run_suite_async(
+            suite,
+            agent,
+            db=db,
+            project_dir=project_dir,
+            options=options,
+            gates=gates,
+            baseline=baseline,
+            judge=judge,
+            gateway=gateway,
+            report_dir=report_dir,
+        )
     )

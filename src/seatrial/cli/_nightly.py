@@ -10,15 +10,17 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
+from seatrial._execute import agent_for, execute_suite_async
+from seatrial.agent import AgentAdapter
 from seatrial.case import SUITE_SUFFIXES, Suite, load_suite
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._drift import print_drift
-from seatrial.cli._run import _adapter, _check, _drive, _judge_settings
+from seatrial.cli._run import print_notice
 from seatrial.compare._drift import probe_drift
 from seatrial.config import CONFIG_FILE, Config, load_config, resolve_db_url
 from seatrial.errors import ConfigError, RunNotFound
-from seatrial.report import build_report, print_summary, write_reports
-from seatrial.run import RunOptions
+from seatrial.report import print_summary
+from seatrial.run import RunOptions, progress_for
 from seatrial.store import Store
 
 NIGHTLY_TAG = "nightly"
@@ -71,6 +73,13 @@ def _probe_alarm(store: Store, suite: Suite, run_id: str) -> bool:
     return report.alarmed
 
 
+async def _check(adapter: AgentAdapter) -> None:
+    try:
+        await adapter.check()
+    finally:
+        await adapter.aclose()
+
+
 @app.command()
 @guarded
 def nightly(
@@ -86,44 +95,58 @@ def nightly(
             help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
         ),
     ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            "--baseline",
+            metavar="REF",
+            help="Compare each suite with this run of it for max_regression gates: "
+            "latest-passing, latest, a run id or a tag.",
+        ),
+    ] = None,
 ) -> None:
     """Run the suites of seatrial.yaml `suites:`, probes first, comparing each probe with its
-    baseline; exit 1 on a drift alarm or an unmet gate, 0 otherwise, 2 on bad input."""
+    baseline; each run stores and checks its gates as `seatrial run` does. Exit 1 on a drift
+    alarm or an unmet gate, 0 otherwise, 2 on bad input."""
     config = load_config(Path.cwd())
     defaults = config.run
+    options = RunOptions(
+        repeats=defaults.repeats,
+        concurrency=defaults.concurrency,
+        timeout_s=defaults.timeout_s,
+        tags=[NIGHTLY_TAG],
+        workers=defaults.workers,
+    )
     # Probes first: a model that changed under us explains what the other suites show.
     suites = sorted((load_suite(path) for path in suite_files(config)), key=lambda s: not s.probe)
-    judge = _judge_settings(config, None)
-    workers = 1 if judge is not None else defaults.workers
-    adapters = [
-        _adapter(agent, suite, config, defaults.concurrency, defaults.timeout_s) for suite in suites
-    ]
+    adapters = [agent_for(agent, suite, config, options) for suite in suites]
     for adapter in adapters:  # bad input stops here, before the store is touched
         asyncio.run(_check(adapter))
     problems: list[str] = []
-    reports_root = config.report_path() or config.project_dir / ".seatrial" / "reports"
     with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
         for suite, adapter in zip(suites, adapters, strict=True):
             console.rule(f"{'probe' if suite.probe else 'suite'} {suite.name}")
-            options = RunOptions(
-                repeats=defaults.repeats,
-                concurrency=defaults.concurrency,
-                timeout_s=defaults.timeout_s,
-                tags=[NIGHTLY_TAG],
-                workers=workers,
-                settings={"probe": suite.probe},
+            # The same call as `seatrial run`: the suite's gates (else seatrial.yaml's) are
+            # stored when the run starts and checked, with P0 and min_pass_rate, at its end.
+            result = asyncio.run(
+                execute_suite_async(
+                    suite,
+                    adapter,
+                    config=config,
+                    options=options,
+                    baseline=baseline,
+                    store=store,
+                    progress=progress_for(console),
+                    on_notice=print_notice,
+                )
             )
-            judged = (config, judge) if judge is not None else None
-            outcome = asyncio.run(_drive(adapter, store, suite, None, options, judge=judged))
-            report = build_report(store, outcome.run_id)
-            print_summary(report, console)
-            write_reports(report, reports_root / outcome.run_id)
-            if outcome.interrupted:
+            print_summary(result.report, console)
+            if result.interrupted:
                 raise typer.Exit(130)
-            if suite.probe and _probe_alarm(store, suite, outcome.run_id):
-                problems.append(f"probe {suite.name}: drift alarm (run {outcome.run_id})")
-            if not report.gate.passed:
-                problems.append(f"suite {suite.name}: gate not met (run {outcome.run_id})")
+            if suite.probe and _probe_alarm(store, suite, result.run_id):
+                problems.append(f"probe {suite.name}: drift alarm (run {result.run_id})")
+            if not result.report.gate.passed:
+                problems.append(f"suite {suite.name}: gate not met (run {result.run_id})")
     console.rule("nightly")
     for problem in problems:
         err_console.print(f"[bold red]{escape(problem)}[/]", highlight=False)

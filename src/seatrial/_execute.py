@@ -1,0 +1,350 @@
+"""Running a suite with its gates, baseline, judge, gateway and report files: one function.
+
+``seatrial run``, ``seatrial nightly`` and :func:`seatrial.run_suite` all end in
+:func:`execute_suite_async`, so a rule added here (which gates a run stores, when they are
+checked, what the exit code is) holds from every entry point.
+
+It lives above the runner and the reports rather than in ``seatrial.run``: the gate verdict is
+the one the report computes from the store (``seatrial.report.check_gate``), and the runner may
+not import the reports. Being the one module that composes both keeps a single owner for the
+verdict instead of a second copy inside the runner.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+from seatrial.agent import AgentAdapter, resolve_agent
+from seatrial.case import Suite, load_gates, load_suite
+from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_ref
+from seatrial.config import Config, JudgeSettings, load_config, resolve_db_url
+from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
+from seatrial.report import RunReport, build_report, write_reports
+from seatrial.run import (
+    JudgeRuntime,
+    Progress,
+    RunOptions,
+    RunOutcome,
+    gateway_for_run,
+    resume_async,
+)
+from seatrial.run import run_suite_async as _run_cases_async
+from seatrial.store import Store
+
+NoticeLevel = Literal["info", "warning", "alarm"]
+"""How loud a notice is: ``info`` (what was chosen), ``warning`` (something missing or
+ignored), ``alarm`` (the judge's verdicts cannot be trusted)."""
+
+OnNotice = Callable[[NoticeLevel, str], None]
+"""Receives what a run says as it starts: the baseline chosen, the judge's gate, the
+gateway's URL, a setting ignored."""
+
+
+@dataclass(frozen=True)
+class SuiteRun:
+    """What running a suite came to: the stored report with its gate, and the files written."""
+
+    run_id: str
+    """The run, as stored."""
+    report: RunReport
+    """The report read back from the store; ``report.gate`` is the release decision."""
+    report_files: tuple[Path, ...] = ()
+    """report.json, junit.xml and summary.md, when they were written."""
+    interrupted: bool = False
+    """True when the run stopped early (Ctrl-C, SIGTERM); resume it by its id."""
+
+    @property
+    def passed(self) -> bool:
+        """The run finished and met every gate (built-in and written)."""
+        return self.report.gate.passed and not self.interrupted
+
+    @property
+    def exit_code(self) -> int:
+        """What the command line exits with: 0 gates met, 1 not met, 130 interrupted."""
+        if self.interrupted:
+            return 130
+        return 0 if self.report.gate.passed else 1
+
+
+def _quiet(level: NoticeLevel, text: str) -> None:
+    """The default listener: a library call says nothing on its own."""
+
+
+def agent_for(
+    spec: str | None,
+    suite: Suite | None,
+    config: Config,
+    options: RunOptions,
+    base_dir: Path | None = None,
+) -> AgentAdapter:
+    """The adapter a run uses: ``spec``, else the suite's ``agent:``; a name is looked up in
+    seatrial.yaml ``agents:``. Relative paths resolve against ``base_dir`` (default: the
+    project folder)."""
+    chosen = spec or (suite.agent if suite else None)
+    if not chosen:
+        raise AgentSpecError(
+            "no agent given: pass --agent SPEC (python:module:function, http://host:port/path, "
+            "replay:FILE, or a name from seatrial.yaml `agents:`)"
+        )
+    return resolve_agent(
+        chosen,
+        agents=config.agents,
+        base_dir=base_dir or config.project_dir,
+        agents_dir=config.project_dir,
+        concurrency=options.concurrency,
+        timeout_s=options.timeout_s,
+    )
+
+
+def judge_settings(config: Config, model: str | None) -> JudgeSettings | None:
+    """``judge:`` of seatrial.yaml, its model replaced by ``model``; None without a model."""
+    settings = config.judge
+    if model is not None:
+        if model not in config.models:
+            known = ", ".join(sorted(config.models)) or "none"
+            raise ConfigError(
+                f"--judge {model}: no such model under models: in seatrial.yaml (known: "
+                f"{known}); add it there (see docs/judge.md)"
+            )
+        settings = settings.model_copy(update={"model": model})
+    return settings if settings.model is not None else None
+
+
+def gates_for(gates_file: str | Path | None, suite: Suite, config: Config) -> dict[str, Any]:
+    """The gates a new run stores: a gates file when given, else the suite's ``gates:``, else
+    seatrial.yaml's; with their hash and where they came from. Empty when there are none."""
+    if gates_file is not None:
+        path = Path(gates_file)
+        return gate_settings(load_gates(path), f"file:{path.resolve()}")
+    if suite.gates:
+        return gate_settings(list(suite.gates), f"suite:{Path(suite.path).resolve()}")
+    if config.gates and config.file is not None:
+        return gate_settings(list(config.gates), f"config:{config.file}")
+    return {}
+
+
+def _baseline_for(store: Store, ref: str, suite: Suite, say: OnNotice) -> dict[str, Any]:
+    """The baseline run, resolved before the run starts; none yet is said, not an error."""
+    try:
+        run_id = resolve_run_ref(store, ref, suite=suite.name)
+    except RunNotFound as exc:
+        if ref not in (LATEST, LATEST_PASSING):
+            raise
+        say("warning", f"no baseline: {exc}")
+        return {"ref": ref, "run_id": None}
+    say("info", f"baseline: {run_id} ({ref})")
+    return {"ref": ref, "run_id": run_id}
+
+
+async def _check(adapter: AgentAdapter) -> None:
+    try:
+        await adapter.check()
+    finally:
+        await adapter.aclose()
+
+
+async def _open_judge(
+    stack: contextlib.AsyncExitStack,
+    config: Config,
+    settings: JudgeSettings,
+    store: Store,
+    say: OnNotice,
+) -> JudgeRuntime:
+    """The run's judge on a gateway of its own (no ``gateway=True`` needed), its gate read
+    from the store's calibrations."""
+    from seatrial.gateway import Gateway
+    from seatrial.judge._llm import Judge
+
+    gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
+    stack.push_async_callback(gateway.aclose)
+    runtime = JudgeRuntime.open(Judge(gateway, settings), store)
+    say("info", f"judge: {runtime.gate.reason}")
+    if runtime.gate.alarm is not None:
+        say("alarm", runtime.gate.alarm)
+    return runtime
+
+
+async def _drive(
+    adapter: AgentAdapter,
+    store: Store,
+    suite: Suite | None,
+    resume: str | None,
+    options: RunOptions,
+    config: Config,
+    gateway: bool,
+    judge: JudgeSettings | None,
+    progress: Progress | None,
+    say: OnNotice,
+) -> RunOutcome:
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            if judge is not None:
+                options.judge = await _open_judge(stack, config, judge, store, say)
+            if gateway:
+                server = await stack.enter_async_context(
+                    gateway_for_run(
+                        config.gateway_config(), store=store, project_dir=config.project_dir
+                    )
+                )
+                say("info", f"gateway: {server.base_url} (each attempt gets its own path)")
+            if resume is not None:
+                return await resume_async(resume, adapter, store, progress, options.judge)
+            assert suite is not None
+            return await _run_cases_async(suite, adapter, store, options, progress)
+    finally:
+        await adapter.aclose()
+
+
+async def execute_suite_async(
+    suite: Suite | str | Path | None = None,
+    agent: str | AgentAdapter | None = None,
+    *,
+    resume: str | None = None,
+    config: Config | None = None,
+    options: RunOptions | None = None,
+    gates: str | Path | None = None,
+    baseline: str | None = None,
+    judge: str | None = None,
+    gateway: bool = False,
+    db: str | None = None,
+    store: Store | None = None,
+    agent_dir: Path | None = None,
+    report_dir: Path | None = None,
+    write_report_files: bool = True,
+    with_traces: bool = False,
+    progress: Progress | None = None,
+    on_notice: OnNotice | None = None,
+) -> SuiteRun:
+    """Run ``suite`` (or finish the run ``resume`` names) with its gates, and judge the run.
+
+    The gates are a gates file (``gates``), else the suite's ``gates:``, else seatrial.yaml's;
+    they are stored with the run when it starts, with ``baseline`` (a run ref, resolved now),
+    and checked when it ends together with the built-in gates (every P0 case passes, the
+    suite's ``gate.min_pass_rate``). A resumed run keeps what it stored.
+
+    Args:
+        suite: the suite, or its file; None with ``resume``.
+        agent: an agent spec, a name from seatrial.yaml ``agents:``, or an adapter; None
+            takes the suite's ``agent:`` (a resumed run's own agent).
+        resume: finish this interrupted run (id, unique prefix or ``latest``).
+        config: the project configuration; default: seatrial.yaml found from the current
+            folder.
+        options: repeats, concurrency, timeout, workers, tags; default: seatrial.yaml
+            ``run:``.
+        gates: a gates file that wins over the suite's and seatrial.yaml's ``gates:``.
+        baseline: the run that ``max_regression`` gates compare with: ``latest-passing``,
+            ``latest``, a run id or a tag.
+        judge: the judge model (a name under ``models:``), replacing ``judge.model``.
+        gateway: start the model gateway for the run (each attempt gets its own base URL).
+        db: store URL (default: ``SEATRIAL_DB_URL``, seatrial.yaml ``db:``, the project's
+            ``.seatrial/seatrial.db``); ignored when ``store`` is given.
+        store: an open store to use (left open).
+        agent_dir: where relative paths in ``agent`` resolve (default: the project folder).
+        report_dir: where report.json, junit.xml and summary.md go (default: seatrial.yaml
+            ``run.report_dir``, else ``.seatrial/reports``, then the run id).
+        write_report_files: False writes no report files.
+        with_traces: put each attempt's trace in the returned report.
+        progress: receives each attempt as it finishes.
+        on_notice: receives what the run says as it starts (baseline, judge, gateway).
+
+    Raises:
+        SeatrialError: bad input (suite, gates file, agent, configuration) before anything
+            is stored, or the store failing.
+    """
+    say = on_notice or _quiet
+    config = config or load_config(Path.cwd())
+    if options is None:
+        defaults = config.run
+        options = RunOptions(
+            repeats=defaults.repeats,
+            concurrency=defaults.concurrency,
+            timeout_s=defaults.timeout_s,
+            workers=defaults.workers,
+        )
+    else:
+        # The caller's options stay as given: a nightly passes the same ones to every suite.
+        options = dataclasses.replace(
+            options, tags=list(options.tags), settings=dict(options.settings)
+        )
+    if gateway and options.workers > 1:
+        raise InputError(
+            "--gateway runs the proxy in this process: use it with --workers 1 (the default)"
+        )
+    if gateway and not config.models:
+        raise ConfigError(
+            "--gateway needs models: add a `models:` section to seatrial.yaml (see docs/gateway.md)"
+        )
+    judged = judge_settings(config, judge) if options.judge is None else None
+    if judged is not None and options.workers > 1:
+        # The judge's connections belong to this process's event loop: the runner keeps a
+        # judged run in one process. Say so rather than leave the setting silently unused.
+        say(
+            "warning",
+            f"note: the LLM judge runs in this process: --workers {options.workers} is "
+            "ignored for this run (unset judge.model to use several processes)",
+        )
+        options.workers = 1
+    loaded: Suite | None = None
+    gate_record: dict[str, Any] = {}
+    adapter: AgentAdapter | None = None
+    if resume is None:
+        if suite is None:
+            raise InputError("give a suite to run, or the run to resume")
+        loaded = suite if isinstance(suite, Suite) else load_suite(suite)
+        gate_record = gates_for(gates, loaded, config)
+        # Bad input stops here, before the store is touched: nothing half-written.
+        adapter = (
+            agent
+            if isinstance(agent, AgentAdapter)
+            else agent_for(agent, loaded, config, options, agent_dir)
+        )
+        await _check(adapter)
+    elif gates is not None or baseline is not None:
+        raise InputError(
+            "--gates and --baseline are fixed when a run starts; a resumed run keeps its own"
+        )
+    async with contextlib.AsyncExitStack() as stack:
+        if store is None:
+            store = stack.enter_context(
+                Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
+            )
+        resumed = store.resolve_run_id(resume) if resume is not None else None
+        if resumed is not None:
+            if isinstance(agent, AgentAdapter):
+                adapter = agent
+            else:
+                adapter = agent_for(
+                    agent or store.get_run(resumed).agent, None, config, options, agent_dir
+                )
+            await _check(adapter)
+        assert adapter is not None
+        settings = dict(gate_record)
+        if baseline is not None and loaded is not None:
+            settings["baseline"] = _baseline_for(store, baseline, loaded, say)
+        options.settings.update(settings)
+        outcome = await _drive(
+            adapter, store, loaded, resumed, options, config, gateway, judged, progress, say
+        )
+        report = build_report(
+            store, outcome.run_id, with_traces=with_traces, project_dir=config.project_dir
+        )
+    written: list[Path] = []
+    if write_report_files:
+        root = config.report_path() or config.project_dir / ".seatrial" / "reports"
+        written = write_reports(report, report_dir or root / outcome.run_id)
+    return SuiteRun(outcome.run_id, report, tuple(written), outcome.interrupted)
+
+
+def execute_suite(
+    suite: Suite | str | Path | None = None,
+    agent: str | AgentAdapter | None = None,
+    **kwargs: Any,
+) -> SuiteRun:
+    """Synchronous twin of :func:`execute_suite_async` (same arguments)."""
+    return asyncio.run(execute_suite_async(suite, agent, **kwargs))
