@@ -22,9 +22,10 @@ from seatrial.judge import (
     parse_json_object,
 )
 from seatrial.testing import FakeOpenAI, FakeReply
+from tests.conftest import bundled_data
 from tests.gateway.conftest import model_for
 
-LLMBAR = Path(__file__).resolve().parents[3] / "shared" / "data" / "llmbar"
+LLMBAR = bundled_data("llmbar")
 
 REFUND = JudgeInput(
     turns=["我的订单 A123 想退款", "对，就是昨天买的那个耳机"],
