@@ -16,6 +16,8 @@ from seatrial.config import (
     resolve_db_url,
 )
 from seatrial.errors import ConfigError
+from seatrial.gateway import GatewayConfig
+from seatrial.judge import JudgeSettings
 
 
 def write_config(folder: Path, text: str) -> Path:
@@ -179,3 +181,45 @@ def test_every_key_is_documented_in_configuration_md() -> None:
     keys += [f"agents.NAME.{name}" for name in AgentConfig.model_fields]
     keys += [f"run.{name}" for name in RunDefaults.model_fields]
     assert [key for key in keys if f"| `{key}` |" not in doc] == []
+
+
+def test_the_judge_and_gateway_sections_are_their_packages_own_settings(tmp_path: Path) -> None:
+    write_config(
+        tmp_path,
+        """
+        models:
+          judge: {provider: openai, model: gpt-4o-2024-08-06}
+        gateway:
+          budgets: {run_usd: 5}
+        judge: {model: judge, min_agreement: 0.9, min_labels: 50}
+        """,
+    )
+    config = load_config(tmp_path)
+    assert isinstance(config.judge, JudgeSettings)
+    assert (config.judge.model, config.judge.min_agreement, config.judge.min_labels) == (
+        "judge",
+        0.9,
+        50,
+    )
+    gateway = config.gateway_config()
+    assert isinstance(gateway, GatewayConfig)
+    assert set(gateway.models) == {"judge"}
+    assert gateway.budgets.run_usd == 5
+
+
+def test_a_bad_judge_setting_is_reported_at_its_line_with_the_allowed_range(
+    tmp_path: Path,
+) -> None:
+    write_config(
+        tmp_path,
+        """
+        project: booking-agent
+        judge:
+          min_agreement: 1.5
+        """,
+    )
+    with pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    message = str(caught.value)
+    assert "seatrial.yaml:3" in message
+    assert "judge.min_agreement" in message and "1.5" in message

@@ -5,9 +5,10 @@
 checked, what the exit code is) holds from every entry point.
 
 It lives above the runner and the reports rather than in ``seatrial.run``: the gate verdict is
-the one the report computes from the store (``seatrial.report.check_gate``), and the runner may
-not import the reports. Being the one module that composes both keeps a single owner for the
-verdict instead of a second copy inside the runner.
+:func:`seatrial.compare.run_meets_gates`, read from the report built from the store (the same
+verdict ``seatrial report``, the dashboard and ``latest-passing`` use), and the runner may not
+import the reports. Being the one module that composes both keeps the runner free of a second
+copy of the verdict.
 """
 
 from __future__ import annotations

@@ -4,6 +4,10 @@ Found by searching the starting folder and then each parent; without one, every 
 default. The store's URL is chosen by :func:`resolve_db_url`: ``--db``, then the
 ``SEATRIAL_DB_URL`` environment variable, then ``db:`` here.
 
+Each section is defined by the package that reads it (``judge:`` by :mod:`seatrial.judge`,
+``models:`` and the gateway's parts by :mod:`seatrial.gateway`, ``gates:`` by
+:mod:`seatrial.case`); this module only composes them and finds the file.
+
 Secrets stay out of this file and out of Seatrial's output: header values may name an
 environment variable as ``${NAME}``, which the agent adapter reads when it sends a request.
 Nothing here resolves or prints them.
@@ -24,11 +28,9 @@ from pydantic import (
     model_validator,
 )
 
-from seatrial.case._explain import explain
-from seatrial.case._gates import GateSpec
-from seatrial.case._yaml import parse_yaml, read_text
+from seatrial.case import GateSpec, explain, parse_yaml, read_text
 from seatrial.errors import ConfigError, Problem
-from seatrial.gateway._config import (
+from seatrial.gateway import (
     BudgetConfig,
     CacheConfig,
     CassetteConfig,
@@ -38,6 +40,21 @@ from seatrial.gateway._config import (
     RoutingConfig,
     TracingConfig,
 )
+from seatrial.judge import JudgeSettings
+
+__all__ = [
+    "CONFIG_FILE",
+    "DB_URL_ENV",
+    "AgentConfig",
+    "Config",
+    "ConfigFile",
+    "GatewaySettings",
+    "JudgeSettings",
+    "RunDefaults",
+    "find_config",
+    "load_config",
+    "resolve_db_url",
+]
 
 CONFIG_FILE = "seatrial.yaml"
 """The configuration file's name."""
@@ -105,31 +122,6 @@ class GatewaySettings(BaseModel):
     """Longest a call waits for its rate limit before failing."""
     tracing: TracingConfig = Field(default_factory=TracingConfig)
     """OTLP export of gateway spans."""
-
-
-class JudgeSettings(BaseModel):
-    """The ``judge:`` section: which model judges L3 assertions, and when its FAIL counts."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    model: str | None = None
-    """Name of the judge model among ``models:``; unset means no LLM judge (``--judge`` sets
-    it for one run)."""
-    prompt_version: str = Field(default="v1", pattern=r"^v[0-9]+$")
-    """Version of the shipped prompt templates (``v1``); a new version needs a new
-    calibration."""
-    samples: int = Field(default=1, ge=1)
-    """Calls per judgement; with 3, the verdict is the majority (a tie gives WARNING)."""
-    min_agreement: float = Field(default=0.85, ge=0.0, le=1.0)
-    """Agreement with human labels a calibration needs before a judge FAIL fails a run."""
-    min_labels: int = Field(default=100, ge=1)
-    """Labelled items a calibration needs before a judge FAIL fails a run."""
-    confidence_floor: float = Field(default=0.6, ge=0.0, le=1.0)
-    """Verdicts less confident than this become WARNING and go to the review queue."""
-    allow_same_model: bool = False
-    """Let the judge be the agent's own model or family (self-preference bias: off)."""
-    max_retries: int = Field(default=2, ge=0)
-    """New calls after an answer that is not valid JSON, before the judge gives up."""
 
 
 class ConfigFile(BaseModel):

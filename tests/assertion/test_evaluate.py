@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from seatrial.assertion import AssertionParams, AssertionType, Check, _registry, evaluate
+from seatrial.assertion import AssertionParams, AssertionType, Check, evaluate
 from seatrial.errors import SuiteError
+from seatrial.registry import _assertions as _table
 from seatrial.trace import attrs as A
 
 from ._traces import TraceBuilder, context, make_case, spec
@@ -37,7 +38,7 @@ def judged(monkeypatch):
         check=graded,
         failure_type="semantic_mismatch",
     )
-    monkeypatch.setitem(_registry._TYPES, "graded", kind)
+    monkeypatch.setitem(_table._TYPES, "graded", kind)
     return calls
 
 

@@ -18,17 +18,16 @@ from seatrial.assertion import (
     AssertionContext,
     AssertionParams,
     Check,
-    _registry,
     assertion,
     evaluate,
 )
 from seatrial.assertion._evaluate import NEEDS_ASYNC, SKIPPED
 from seatrial.assertion._evaluate_async import evaluate_async
 from seatrial.case import AssertionSpec, Case
-from seatrial.config import JudgeSettings
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.judge import Calibration, Judge
-from seatrial.run import JudgeRuntime, judge_gate
+from seatrial.judge import Calibration, Judge, JudgeSettings, judge_gate
+from seatrial.registry import _assertions as _table
+from seatrial.run import JudgeRuntime
 from seatrial.testing import FakeOpenAI
 from tests.assertion._traces import TraceBuilder
 from tests.gateway.conftest import model_for
@@ -278,8 +277,8 @@ class _Echo(AssertionParams):
 @pytest.fixture
 def async_plugin(monkeypatch):
     """Register (for this test only) a plugin type whose check is ``async def``."""
-    monkeypatch.setattr(_registry, "_TYPES", dict(_registry._TYPES))
-    monkeypatch.setattr(_registry, "_ALIASES", dict(_registry._ALIASES))
+    monkeypatch.setattr(_table, "_TYPES", dict(_table._TYPES))
+    monkeypatch.setattr(_table, "_ALIASES", dict(_table._ALIASES))
 
     @assertion("test_async_echo", level="L3", params=_Echo, failure_type="semantic_mismatch")
     async def echo(params: _Echo, ctx: AssertionContext) -> Check:

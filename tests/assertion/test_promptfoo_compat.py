@@ -45,11 +45,10 @@ import pytest
 
 from seatrial.assertion import AssertionContext, aliases, evaluate, evaluate_async, lookup
 from seatrial.case import AssertionSpec, Case, load_suite
-from seatrial.config import JudgeSettings
 from seatrial.errors import SuiteError
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.judge import Calibration, Judge
-from seatrial.run import JudgeRuntime, judge_gate
+from seatrial.judge import Calibration, Judge, JudgeSettings, judge_gate
+from seatrial.run import JudgeRuntime
 from seatrial.testing import FakeOpenAI
 from tests.gateway.conftest import model_for
 

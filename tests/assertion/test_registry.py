@@ -108,3 +108,51 @@ def test_context_tool_calls_follow_a_replaced_trace():
     second.tool("b")
     ctx.trace = second.trace()
     assert [call.name for call in ctx.tool_calls()] == ["b"]
+
+
+class _ReplyLanguageParams(AssertionParams):
+    expected: str
+    """ISO code of the language the reply must be in."""
+
+
+def test_a_plugin_type_is_accepted_by_the_suite_loader_with_its_parameters_checked(
+    monkeypatch, tmp_path
+):
+    from seatrial.assertion import Check, assertion
+    from seatrial.case import load_suite
+    from seatrial.errors import SuiteError
+    from seatrial.registry import _assertions as table
+
+    monkeypatch.setattr(table, "_TYPES", dict(table._TYPES))
+    monkeypatch.setattr(table, "_ALIASES", dict(table._ALIASES))
+
+    @assertion("reply_language", level="L2", params=_ReplyLanguageParams, failure_type="format")
+    def reply_language(params: _ReplyLanguageParams, ctx) -> Check:
+        """The reply is in the expected language."""
+        return Check.passed()
+
+    good = tmp_path / "good.yaml"
+    good.write_text(
+        "cases:\n  - id: a\n    input: hi\n    assertions:\n"
+        "      - {type: reply_language, expected: zh}\n",
+        encoding="utf-8",
+    )
+    assert load_suite(good).cases[0].assertions[0].type == "reply_language"
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(
+        "cases:\n  - id: a\n    input: hi\n    assertions:\n"
+        "      - {type: reply_language, expectd: zh}\n",
+        encoding="utf-8",
+    )
+    with pytest.raises(SuiteError) as caught:
+        load_suite(bad)
+    assert "assertion `reply_language`: unknown parameter `expectd`" in str(caught.value)
+
+
+def test_the_assertion_package_and_the_registry_leaf_share_one_table():
+    import seatrial.registry as leaf
+
+    assert assertion.AssertionParams is leaf.AssertionParams
+    assert assertion.AssertionType is leaf.AssertionType
+    assert leaf.lookup("tool_called") is lookup("tool_called")
+    assert leaf.known_types() == known_types()

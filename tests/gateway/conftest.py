@@ -1,23 +1,15 @@
-"""Shared gateway fixtures: running fake model servers, models pointing at them, cleanup."""
+"""Shared gateway fixtures: running fake model servers and models pointing at them."""
 
 from __future__ import annotations
 
 import socket
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from seatrial.gateway._config import ModelConfig
-from seatrial.gateway._providers import close_providers
 from seatrial.testing import FakeAnthropic, FakeOpenAI
-
-
-@pytest.fixture(autouse=True)
-async def _close_providers_after_each_test() -> AsyncIterator[None]:
-    """SDK clients belong to the test's event loop: close them before it ends."""
-    yield
-    await close_providers()
 
 
 @pytest.fixture

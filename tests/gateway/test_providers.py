@@ -6,6 +6,8 @@ import importlib.util
 import json
 import sys
 import traceback
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ import pytest
 
 from seatrial.errors import GatewayError, ProviderError
 from seatrial.gateway._config import ModelConfig
-from seatrial.gateway._providers import provider_for
+from seatrial.gateway._providers import Provider, ProviderPool, new_provider
 from seatrial.gateway._types import ChatChunk, ChatRequest, EmbeddingRequest, Message, ToolCall
 from seatrial.testing import (
     FakeAnthropic,
@@ -54,21 +56,31 @@ def ask(text: str = "What is the capital of France?", **fields: Any) -> ChatRequ
     return ChatRequest(messages=[Message(role="user", content=text)], **fields)
 
 
+@asynccontextmanager
+async def opened(model: ModelConfig) -> AsyncIterator[Provider]:
+    """A provider of its own for ``model``, closed after (its SDK client belongs to the test)."""
+    provider = new_provider(model)
+    try:
+        yield provider
+    finally:
+        await provider.aclose()
+
+
 async def chat(model: ModelConfig, request: ChatRequest, first_byte: float = 5, total: float = 10):
-    provider = provider_for(model)
-    return await provider.chat(request, model, first_byte_timeout_s=first_byte, timeout_s=total)
+    async with opened(model) as provider:
+        return await provider.chat(request, model, first_byte_timeout_s=first_byte, timeout_s=total)
 
 
 async def stream(
     model: ModelConfig, request: ChatRequest, first_byte: float = 5, total: float = 10
 ) -> list[ChatChunk]:
-    provider = provider_for(model)
-    return [
-        chunk
-        async for chunk in provider.stream(
-            request, model, first_byte_timeout_s=first_byte, timeout_s=total
-        )
-    ]
+    async with opened(model) as provider:
+        return [
+            chunk
+            async for chunk in provider.stream(
+                request, model, first_byte_timeout_s=first_byte, timeout_s=total
+            )
+        ]
 
 
 def joined_tool_calls(chunks: list[ChatChunk]) -> dict[int, dict[str, str]]:
@@ -169,10 +181,10 @@ async def test_openai_embeddings_are_one_deterministic_vector_per_text(
     fake_openai: FakeOpenAI, openai_model: ModelConfig
 ) -> None:
     model = openai_model.model_copy(update={"embedding": True})
-    provider = provider_for(model)
     request = EmbeddingRequest(input=["cat", "dog", "cat"])
 
-    response = await provider.embed(request, model, timeout_s=5)
+    async with opened(model) as provider:
+        response = await provider.embed(request, model, timeout_s=5)
 
     assert response.vectors == [fake_embedding("cat"), fake_embedding("dog"), fake_embedding("cat")]
     assert response.model == "main" and response.usage.input_tokens == 3
@@ -231,7 +243,8 @@ async def test_a_server_that_is_not_there_is_a_retryable_connection_error(
     assert (caught.value.kind, caught.value.retryable) == ("connection", True)
     assert refused_url in str(caught.value)
     with pytest.raises(ProviderError) as caught:
-        await provider_for(model).embed(EmbeddingRequest(input=["x"]), model, timeout_s=5)
+        async with opened(model) as provider:
+            await provider.embed(EmbeddingRequest(input=["x"]), model, timeout_s=5)
     assert caught.value.kind == "connection"
 
 
@@ -259,12 +272,12 @@ async def test_a_stream_that_starts_but_runs_past_the_total_times_out(
 ) -> None:
     fake_openai.script = FakeReply("a b c d e f g h", chunk_delay_s=0.5)
     received: list[ChatChunk] = []
-    provider = provider_for(openai_model)
     with pytest.raises(ProviderError) as caught:
-        async for chunk in provider.stream(
-            ask(), openai_model, first_byte_timeout_s=5, timeout_s=0.8
-        ):
-            received.append(chunk)
+        async with opened(openai_model) as provider:
+            async for chunk in provider.stream(
+                ask(), openai_model, first_byte_timeout_s=5, timeout_s=0.8
+            ):
+                received.append(chunk)
     assert caught.value.kind == "timeout"
     assert "did not finish within 0.8 s" in str(caught.value)
     assert 0 < len(received) < 8  # it had started streaming
@@ -295,7 +308,7 @@ def test_an_unset_key_variable_is_named_and_not_retried(
 ) -> None:
     monkeypatch.delenv("SEATRIAL_MISSING_KEY", raising=False)
     with pytest.raises(ProviderError) as caught:
-        provider_for(model_for(fake_openai, api_key_env="SEATRIAL_MISSING_KEY"))
+        new_provider(model_for(fake_openai, api_key_env="SEATRIAL_MISSING_KEY"))
     assert "SEATRIAL_MISSING_KEY" in str(caught.value)
     assert (caught.value.kind, caught.value.retryable) == ("bad_request", False)
 
@@ -438,13 +451,12 @@ async def test_anthropic_cannot_embed_and_says_what_to_configure(
     anthropic_model: ModelConfig,
 ) -> None:
     with pytest.raises(ProviderError) as caught:
-        await provider_for(anthropic_model).embed(
-            EmbeddingRequest(input=["x"]), anthropic_model, timeout_s=5
-        )
+        async with opened(anthropic_model) as provider:
+            await provider.embed(EmbeddingRequest(input=["x"]), anthropic_model, timeout_s=5)
     assert caught.value.kind == "bad_request" and "embedding: true" in str(caught.value)
 
 
-# --- provider_for, litellm ---------------------------------------------------------------
+# --- the pool, litellm -------------------------------------------------------------------
 
 
 async def test_models_of_one_endpoint_share_a_provider_and_others_do_not(
@@ -453,9 +465,15 @@ async def test_models_of_one_endpoint_share_a_provider_and_others_do_not(
     a = model_for(fake_openai, name="a")
     b = model_for(fake_openai, name="b", model="other-model")
     c = model_for(fake_anthropic, name="c")
-    assert provider_for(a) is provider_for(b)
-    assert provider_for(a) is not provider_for(c)
-    assert (provider_for(a).name, provider_for(c).name) == ("openai", "anthropic")
+    pool, other = ProviderPool(), ProviderPool()
+    try:
+        assert pool.provider_for(a) is pool.provider_for(b)
+        assert pool.provider_for(a) is not pool.provider_for(c)
+        assert (pool.provider_for(a).name, pool.provider_for(c).name) == ("openai", "anthropic")
+        assert other.provider_for(a) is not pool.provider_for(a)  # two gateways share nothing
+    finally:
+        await pool.aclose()
+        await other.aclose()
 
 
 def test_litellm_missing_names_the_install_command(
@@ -464,7 +482,7 @@ def test_litellm_missing_names_the_install_command(
     monkeypatch.setitem(sys.modules, "litellm", None)  # makes `import litellm` fail
     model = model_for(fake_openai, provider="litellm", model="openai/fake")
     with pytest.raises(GatewayError, match=r'pip install "seatrial\[litellm\]"'):
-        provider_for(model)
+        new_provider(model)
 
 
 def test_the_litellm_requirements_pin_one_version_with_hashes() -> None:

@@ -13,9 +13,8 @@ from typing import Any
 import pytest
 from sklearn.metrics import accuracy_score
 
-from seatrial.judge._calibrate import calibration_alarm, meets_bar
-from seatrial.judge._types import Calibration
-from seatrial.store import ReviewItem, Store
+from seatrial.judge import calibration_alarm, meets_bar
+from seatrial.store import Calibration, ReviewItem, Store
 from seatrial.testing import FakeOpenAI
 from tests.conftest import bundled_data
 

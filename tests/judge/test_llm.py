@@ -10,14 +10,14 @@ from typing import Any
 
 import pytest
 
-from seatrial.config import JudgeSettings, load_config
+from seatrial.config import load_config
 from seatrial.errors import ConfigError, GatewayError
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.gateway._providers import close_providers
 from seatrial.judge import (
     Judge,
     JudgeError,
     JudgeInput,
+    JudgeSettings,
     load_prompt,
     parse_json_object,
 )
@@ -47,10 +47,15 @@ def user_text(body: dict[str, Any]) -> str:
     return str(body["messages"][-1]["content"])
 
 
+OPENED: list[Gateway] = []
+"""Gateways this test made; each owns SDK clients of the test's event loop."""
+
+
 @pytest.fixture(autouse=True)
-async def _close_providers_after_each_test() -> AsyncIterator[None]:
+async def _close_gateways_after_each_test() -> AsyncIterator[None]:
     yield
-    await close_providers()
+    while OPENED:
+        await OPENED.pop().aclose()
 
 
 @pytest.fixture
@@ -64,6 +69,7 @@ def judge_on(server: FakeOpenAI, agent_model: str | None = None, **settings: Any
     if agent_model:
         models["agent"] = model_for(server, name="agent", model=agent_model)
     gateway = Gateway(GatewayConfig(models=models))
+    OPENED.append(gateway)
     return Judge(gateway, JudgeSettings(model="judge", **settings))
 
 

@@ -18,9 +18,8 @@ import pytest
 
 from seatrial.agent import AgentOutput, AttemptContext
 from seatrial.case import Suite, load_suite
-from seatrial.config import JudgeSettings
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.judge import Calibration, Judge, load_prompt
+from seatrial.judge import Calibration, Judge, JudgeSettings, load_prompt
 from seatrial.run import JudgeRuntime, RunOptions, run_suite_async
 from seatrial.store import Store
 from seatrial.testing import FakeOpenAI

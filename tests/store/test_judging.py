@@ -2,14 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import delete
 
 from seatrial.errors import InputError
-from seatrial.judge._types import Calibration
-from seatrial.store import ReviewItem, Store, StoredLabel
+from seatrial.store import Calibration, ReviewItem, Store, StoredLabel
 from seatrial.store._schema import calibrations, labels, review_items
 
 
@@ -172,3 +173,16 @@ def test_an_ambiguous_prefix_or_a_bad_label_is_refused(judging: Store) -> None:
     with pytest.raises(InputError, match="status"):
         judging.review_items(status="closed")
     assert judging.labels() == []
+
+
+def test_the_store_keeps_calibrations_without_loading_the_judge() -> None:
+    # The judge writes through the store; the store importing the judge back would tie the
+    # two (and the gateway between them) into one knot that every store user loads.
+    code = (
+        "import sys, seatrial.store; "
+        "from seatrial.store import Calibration; "
+        "print(sorted(m for m in sys.modules "
+        "if m.startswith(('seatrial.judge', 'seatrial.gateway'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

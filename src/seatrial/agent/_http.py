@@ -65,7 +65,11 @@ def _short(text: str) -> str:
 
 
 class HttpAgent:
-    """Drives an agent over HTTP with one shared connection pool."""
+    """Drives an agent over HTTP with one shared connection pool.
+
+    ``transport`` replaces the network: an ``httpx.MockTransport`` (or any
+    ``httpx.AsyncBaseTransport``) answers the posts in-process, so a test needs no server.
+    """
 
     def __init__(
         self,
@@ -76,6 +80,7 @@ class HttpAgent:
         timeout_s: float | None = None,
         name: str | None = None,
         spec: str | None = None,
+        transport: httpx.AsyncBaseTransport | None = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -88,6 +93,7 @@ class HttpAgent:
         self._headers = resolve_headers(headers)
         self._concurrency = max(1, concurrency)
         self._timeout_s = timeout_s
+        self._transport = transport
         self._client: httpx.AsyncClient | None = None
 
     def _http(self) -> httpx.AsyncClient:
@@ -99,11 +105,18 @@ class HttpAgent:
             )
             connect = min(self._timeout_s, 10.0) if self._timeout_s else 10.0
             timeout = httpx.Timeout(self._timeout_s, connect=connect, pool=None)
-            self._client = httpx.AsyncClient(headers=self._headers, limits=limits, timeout=timeout)
+            self._client = httpx.AsyncClient(
+                headers=self._headers, limits=limits, timeout=timeout, transport=self._transport
+            )
         return self._client
 
     async def check(self) -> None:
-        """Open (and close) a TCP connection to the agent's host and port; nothing is posted."""
+        """Open (and close) a TCP connection to the agent's host and port; nothing is posted.
+
+        With a ``transport`` there is no host to reach, so there is nothing to check.
+        """
+        if self._transport is not None:
+            return
         try:
             _, writer = await asyncio.wait_for(
                 asyncio.open_connection(self._host, self._port), timeout=10

@@ -7,6 +7,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from seatrial.agent import _python, _replay
 from seatrial.agent._http import HttpAgent
 from seatrial.agent._protocol import AgentAdapter
@@ -46,6 +48,7 @@ def _build(
     base_dir: Path | None,
     concurrency: int,
     timeout_s: float | None,
+    transport: httpx.AsyncBaseTransport | None,
 ) -> AgentAdapter | None:
     if spec.startswith(("http://", "https://")):
         return HttpAgent(
@@ -55,9 +58,12 @@ def _build(
             timeout_s=timeout_s,
             name=name,
             spec=spec,
+            transport=transport,
         )
     if headers:
         raise AgentSpecError(f"`headers` apply to http agents only, not to `{spec}`")
+    if transport is not None and spec.startswith((_python.PREFIX, _replay.PREFIX)):
+        raise AgentSpecError(f"a `transport` applies to http agents only, not to `{spec}`")
     if spec.startswith(_python.PREFIX):
         return PythonAgent(spec, base_dir=base_dir, name=name, concurrency=concurrency)
     if spec.startswith(_replay.PREFIX):
@@ -76,6 +82,7 @@ def resolve_agent(
     concurrency: int = 8,
     timeout_s: float | None = None,
     agents_dir: Path | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
 ) -> AgentAdapter:
     """The adapter for ``spec``: ``python:``, ``http(s)://``, ``replay:``, or a named agent.
 
@@ -83,7 +90,8 @@ def resolve_agent(
     ``{spec, headers, timeout_s}``; a named agent's ``timeout_s`` wins over ``timeout_s``.
     Relative paths in a spec resolve against ``base_dir`` (default: the current folder);
     those in a named agent's spec against ``agents_dir`` (the folder holding seatrial.yaml;
-    default: ``base_dir``).
+    default: ``base_dir``). ``transport`` (an ``httpx.MockTransport`` in a test) answers an
+    http agent's posts in place of the network; other agents refuse it.
     """
     spec = spec.strip()
     adapter = _build(
@@ -93,6 +101,7 @@ def resolve_agent(
         base_dir=base_dir,
         concurrency=concurrency,
         timeout_s=timeout_s,
+        transport=transport,
     )
     if adapter is not None:
         return adapter
@@ -105,6 +114,7 @@ def resolve_agent(
             base_dir=agents_dir or base_dir,
             concurrency=concurrency,
             timeout_s=own_timeout if own_timeout is not None else timeout_s,
+            transport=transport,
         )
         if adapter is None:
             raise AgentSpecError(

@@ -7,7 +7,6 @@ Importing this package registers every built-in assertion type.
 from seatrial.assertion import _l1_params, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules
 from seatrial.assertion._evaluate import Evaluation, evaluate
 from seatrial.assertion._evaluate_async import evaluate_async
-from seatrial.assertion._l3 import JudgeHandle
 from seatrial.assertion._registry import (
     AssertionContext,
     AssertionParams,
@@ -19,6 +18,10 @@ from seatrial.assertion._registry import (
     known_types,
     lookup,
 )
+
+# Defined by the judge, re-exported for authors of L3 assertions; importing it loads only the
+# judge's lazy package and its handle module (no gateway, no embedding models).
+from seatrial.judge import JudgeHandle
 
 # The modules above register the built-in types when imported; keep them referenced.
 _BUILT_IN_MODULES = (_l1_params, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules)

@@ -12,7 +12,7 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from seatrial.assertion._registry import (
     AssertionContext,
@@ -20,10 +20,8 @@ from seatrial.assertion._registry import (
     AssertionType,
     Check,
     ReviewRequest,
-    known_types,
-    lookup,
 )
-from seatrial.case import Case
+from seatrial.case import Case, check_assertion
 from seatrial.errors import Problem, SuiteError
 from seatrial.record import AssertionResult, Level
 
@@ -87,26 +85,18 @@ def _automatic(case: Case) -> list[tuple[str, dict[str, Any]]]:
     return implied
 
 
-def _problem(case: Case, message: str, fix: str) -> Problem:
-    return Problem(path=f"case `{case.id}`", line=None, message=message, fix=fix)
+def _checked(
+    name: str, raw: dict[str, Any], where: str, problems: list[Problem]
+) -> tuple[AssertionType, AssertionParams] | None:
+    """The type and parameters of one assertion, or None with its problems noted.
 
-
-def _params(
-    kind: AssertionType, raw: dict[str, Any], case: Case, label: str, problems: list[Problem]
-) -> AssertionParams | None:
-    try:
-        return kind.params.model_validate(raw)
-    except ValidationError as exc:
-        for error in exc.errors():
-            where = ".".join(str(part) for part in error["loc"])
-            problems.append(
-                _problem(
-                    case,
-                    f"assertion {label}: " + (f"`{where}`: " if where else "") + error["msg"],
-                    f"see the parameters of `{kind.name}` in docs/cases.md",
-                )
-            )
+    The messages are the suite loader's own; ``where`` takes the place of its file and line.
+    """
+    checked = check_assertion(name, raw)
+    problems.extend(Problem(where, None, message, fix) for _, message, fix in checked.problems)
+    if checked.kind is None or checked.params is None:
         return None
+    return checked.kind, checked.params
 
 
 def plan(case: Case) -> list[Planned]:
@@ -117,29 +107,19 @@ def plan(case: Case) -> list[Planned]:
     problems: list[Problem] = []
     written: list[tuple[str, AssertionType, AssertionParams, Level, bool | None, float]] = []
     for number, spec in enumerate(case.assertions, start=1):
-        label = f"{number} (`{spec.type}`)"
-        try:
-            kind = lookup(spec.type)
-        except KeyError:
-            problems.append(
-                _problem(
-                    case,
-                    f"assertion {label}: unknown assertion type `{spec.type}`",
-                    "use one of: " + ", ".join(known_types()),
-                )
-            )
-            continue
-        params = _params(kind, spec.params, case, label, problems)
-        if params is not None:
+        found = _checked(spec.type, spec.params, f"case `{case.id}`, assertion {number}", problems)
+        if found is not None:
+            kind, params = found
             level = spec.level or kind.level
             written.append((spec.id or spec.type, kind, params, level, spec.must_pass, spec.weight))
     implied = []
     written_types = {kind.name for _, kind, *_ in written}
     for name, raw in _automatic(case):
         if name not in written_types:
-            kind = lookup(name)
-            params = _params(kind, raw, case, f"implied by the case (`{name}`)", problems)
-            if params is not None:
+            where = f"case `{case.id}`, the `{name}` check its fields imply"
+            found = _checked(name, raw, where, problems)
+            if found is not None:
+                kind, params = found
                 implied.append((name, kind, params, kind.level, None, 1.0))
     if problems:
         raise SuiteError(problems)

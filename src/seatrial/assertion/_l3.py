@@ -1,9 +1,9 @@
 """L3 semantic assertions: embedding similarity, the LLM judge, factuality.
 
 ``similar`` embeds with the bundled model, or with the multilingual one when a text holds CJK
-characters, unless the case names another. The LLM judge and
-factuality need a judge (``seatrial.judge``, handed over as ``AssertionContext.judge``); without
-one they are recorded as not evaluated, which never counts as passed.
+characters, unless the case names another. The LLM judge and factuality need a judge (a
+``seatrial.judge.JudgeHandle``, handed over as ``AssertionContext.judge``); without one they
+are recorded as not evaluated, which never counts as passed.
 
 A judge's FAIL fails the attempt only when its calibration says it may (the gate); otherwise,
 and whenever the judge is unsure, the attempt gets WARNING and a review-queue entry.
@@ -12,7 +12,7 @@ and whenever the judge is unsure, the attempt gets WARNING and a review-queue en
 from __future__ import annotations
 
 from collections.abc import Awaitable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from pydantic import Field, model_validator
 
@@ -29,7 +29,8 @@ from seatrial.case import Case
 from seatrial.errors import GatewayError, SeatrialError
 
 if TYPE_CHECKING:
-    from seatrial.judge._types import JudgeInput, JudgeVerdict
+    # Annotations only: the judge package loads when a judge is set up, not with the registry.
+    from seatrial.judge import JudgeHandle, JudgeInput, JudgeVerdict
 
 NO_JUDGE = (
     "no LLM judge is configured; L3 assertions are evaluated once a judge is set up "
@@ -39,33 +40,6 @@ NO_JUDGE = (
 
 NO_CRITERIA = "The reply does what the user asked, correctly and without inventing facts."
 """What the judge checks when an ``llm_judge`` names neither criteria nor a rubric."""
-
-
-class JudgeHandle(Protocol):
-    """The attempt's judge, as the L3 checks use it (the runner builds one per attempt)."""
-
-    @property
-    def model(self) -> str:
-        """The judge's gateway model name."""
-
-    @property
-    def confidence_floor(self) -> float:
-        """Verdicts less confident than this go to a person (WARNING and a review item)."""
-
-    def refusal(self) -> str | None:
-        """Why the judge may not judge this attempt (it is the agent's model), or None."""
-
-    def gate(self) -> str | None:
-        """None when a judge FAIL may fail the attempt; else why it is only advisory."""
-
-    def rubric(self, category: str) -> str | None:
-        """The suite's rubric for ``category``, if it has one."""
-
-    async def judge(self, item: JudgeInput) -> JudgeVerdict:
-        """Judge one attempt; raises GatewayError (``judge_error``) when no answer is usable."""
-
-    async def factuality(self, reply: str, reference: str) -> tuple[float, list[dict[str, Any]]]:
-        """The share of the reply's claims the reference supports, and each claim's finding."""
 
 
 def user_turns(case: Case) -> list[str]:
@@ -173,7 +147,7 @@ class SimilarParams(AssertionParams):
 def similar(params: SimilarParams, ctx: AssertionContext) -> Check:
     """The reply's embedding is at least ``threshold`` similar to ``value``'s (cosine)."""
     # Imported on first use: loading the assertion registry should not load numpy and models.
-    from seatrial.judge._embedding import default_model, default_threshold, similarities
+    from seatrial.judge import default_model, default_threshold, similarities
 
     texts = replies(ctx, params.target)
     references = [params.value] if isinstance(params.value, str) else params.value
@@ -240,7 +214,7 @@ def llm_judge(params: LlmJudgeParams, ctx: AssertionContext) -> Check | Awaitabl
 
 
 async def _llm_judge(params: LlmJudgeParams, ctx: AssertionContext, handle: JudgeHandle) -> Check:
-    from seatrial.judge._types import JudgeInput
+    from seatrial.judge import JudgeInput
 
     refused = handle.refusal()
     if refused is not None:

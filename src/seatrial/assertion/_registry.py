@@ -8,16 +8,15 @@
 A check may be ``async def`` (an LLM judge waits on the network): ``evaluate_async`` awaits
 it, while the synchronous ``evaluate`` records it as not evaluated.
 
-Third-party packages register from the entry-point group ``seatrial`` (loaded lazily, a broken
-plugin is a logged warning).
+The table itself (names, aliases, levels, parameter models) is :mod:`seatrial.registry`, a
+leaf that :mod:`seatrial.case` reads too. Third-party packages register from the entry-point
+group ``seatrial`` (loaded lazily, a broken plugin is a logged warning).
 """
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 from typing import Any, Literal, TypeVar
 
@@ -25,18 +24,22 @@ from pydantic import BaseModel, ConfigDict
 
 from seatrial.case import Case
 from seatrial.record import AssertionVerdict, Level
+from seatrial.registry import AssertionParams, AssertionType, aliases, known_types, lookup, register
 from seatrial.trace import ToolCall, Trace
 
-log = logging.getLogger(__name__)
-
-
-class AssertionParams(BaseModel):
-    """Base of every assertion's parameter model: unknown keys are errors.
-
-    Field docstrings become field descriptions, so docs and validation messages can quote them.
-    """
-
-    model_config = ConfigDict(extra="forbid", frozen=True, use_attribute_docstrings=True)
+__all__ = [
+    "AssertionContext",
+    "AssertionParams",
+    "AssertionType",
+    "Check",
+    "CheckFunction",
+    "CheckOutcome",
+    "ReviewRequest",
+    "aliases",
+    "assertion",
+    "known_types",
+    "lookup",
+]
 
 
 ReviewWhy = Literal["warning", "low_confidence", "disagreement"]
@@ -140,24 +143,6 @@ CheckFunction = Callable[[Any, AssertionContext], CheckOutcome]
 R = TypeVar("R", bound=CheckOutcome)
 
 
-@dataclass(frozen=True)
-class AssertionType:
-    """A registered assertion type."""
-
-    name: str
-    level: Level
-    params: type[AssertionParams]
-    check: CheckFunction
-    failure_type: str
-    aliases: tuple[str, ...] = ()
-    doc: str = ""
-
-
-_TYPES: dict[str, AssertionType] = {}
-_ALIASES: dict[str, str] = {}
-_plugins_loaded = False
-
-
 def assertion(
     name: str,
     *,
@@ -168,51 +153,18 @@ def assertion(
 ) -> Callable[[Callable[[P, AssertionContext], R]], Callable[[P, AssertionContext], R]]:
     """Register an assertion type under ``name`` (and ``aliases``); ``async def`` checks too."""
 
-    def register(
-        check: Callable[[P, AssertionContext], R],
-    ) -> Callable[[P, AssertionContext], R]:
-        _TYPES[name] = AssertionType(
-            name=name,
-            level=level,
-            params=params,
-            check=check,
-            failure_type=failure_type,
-            aliases=aliases,
-            doc=(check.__doc__ or "").strip(),
+    def add(check: Callable[[P, AssertionContext], R]) -> Callable[[P, AssertionContext], R]:
+        register(
+            AssertionType(
+                name=name,
+                level=level,
+                params=params,
+                check=check,
+                failure_type=failure_type,
+                aliases=aliases,
+                doc=(check.__doc__ or "").strip(),
+            )
         )
-        for alias in aliases:
-            _ALIASES[alias] = name
         return check
 
-    return register
-
-
-def _load_plugins() -> None:
-    global _plugins_loaded
-    if _plugins_loaded:
-        return
-    _plugins_loaded = True
-    for entry in entry_points(group="seatrial"):
-        try:
-            entry.load()
-        except Exception as exc:  # a broken plugin must not break Seatrial
-            log.warning("seatrial plugin %r failed to load: %s", entry.name, exc)
-
-
-def lookup(name: str) -> AssertionType:
-    """The assertion type registered as ``name`` or as an alias of it; KeyError if none."""
-    _load_plugins()
-    canonical = _ALIASES.get(name, name)
-    return _TYPES[canonical]
-
-
-def known_types() -> list[str]:
-    """Every registered type name, sorted (aliases not included)."""
-    _load_plugins()
-    return sorted(_TYPES)
-
-
-def aliases() -> dict[str, str]:
-    """Alias -> canonical type name."""
-    _load_plugins()
-    return dict(_ALIASES)
+    return add

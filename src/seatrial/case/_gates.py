@@ -1,8 +1,13 @@
-"""Release gates written before a run: per category, priority or tag, with statistics.
+"""The format of release gates written before a run, and reading them from files.
 
 A gate file holds ``gates:``, a list; a suite file and ``seatrial.yaml`` may hold the same
 list under ``gates:``. Each gate selects cases (``category``, ``priority``, ``tag``; none means
-every case) and states one or more checks. ``seatrial.compare`` evaluates them on a stored run.
+every case) and states one or more checks.
+
+Only the format lives here, because the suite loader validates a suite's ``gates:`` with it and
+``seatrial.case`` sits below everything that evaluates runs. What the gates mean on a run (each
+check's figure, the run's verdict, what a run stores about its gates) belongs to
+:mod:`seatrial.compare`.
 """
 
 from __future__ import annotations
@@ -10,7 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
@@ -125,17 +130,45 @@ def gates_hash(gates: list[GateSpec]) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+_Model = TypeVar("_Model", bound=BaseModel)
+
+
+class _GatesSection(BaseModel):
+    """The ``gates:`` of a file that holds other keys too; the other keys are not read."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    gates: list[GateSpec] = Field(default_factory=list)
+
+
 def load_gates(path: str | Path) -> list[GateSpec]:
     """Read a gates file (YAML or JSON).
 
     Raises:
         SuiteError: the file is missing or invalid; each problem names the line and the fix.
     """
+    return _read(path, GateFile).gates
+
+
+def load_gates_section(path: str | Path) -> list[GateSpec]:
+    """The ``gates:`` of a YAML or JSON mapping that holds other keys too (``seatrial.yaml``),
+    validated alone; empty when it has none. Lets the gates be re-read without loading the
+    whole project configuration.
+
+    Raises:
+        SuiteError: the file is missing, not a mapping, or its ``gates:`` is invalid.
+    """
+    return _read(path, _GatesSection).gates
+
+
+def _read(path: str | Path, model: type[_Model]) -> _Model:
     shown = str(path)
     text, problems = read_text(Path(path), shown)
     document = parse_yaml(text or "", shown)
     problems += document.problems
     data: Any = document.data
+    if data is None and model is _GatesSection:
+        data = {}  # an empty seatrial.yaml holds no gates, like one without `gates:`
     if not problems and not isinstance(data, dict):
         problems.append(
             Problem(
@@ -148,11 +181,11 @@ def load_gates(path: str | Path) -> list[GateSpec]:
     if problems:
         raise SuiteError(problems)
     try:
-        return GateFile.model_validate(data).gates
+        return model.model_validate(data)
     except ValidationError as exc:
         raise SuiteError(
             [
                 Problem(shown, document.locator.line(said.loc), said.message, said.fix)
-                for said in (explain(e, GateFile, noun="key") for e in exc.errors())
+                for said in (explain(e, model, noun="key") for e in exc.errors())
             ]
         ) from exc

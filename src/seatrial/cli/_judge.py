@@ -15,11 +15,8 @@ from seatrial.config import load_config
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
-    from seatrial.config import JudgeSettings
-    from seatrial.judge import AgreementReport
-    from seatrial.judge._stats import PositionalFigures
-    from seatrial.judge._types import Calibration
-    from seatrial.store import Store
+    from seatrial.judge import AgreementReport, JudgeSettings, PositionalFigures
+    from seatrial.store import Calibration, Store
 
 judge_app = typer.Typer(
     help="The LLM judge: how far its verdicts agree with people's.",
@@ -161,9 +158,8 @@ async def _calibrate(
     resamples: int, seed: int,
 ) -> tuple[Calibration, AgreementReport, JudgeSettings]:  # fmt: skip
     from seatrial.gateway import Gateway
-    from seatrial.judge._calibrate import calibrate as run_calibration
-    from seatrial.judge._calibrate import queue_items, read_labelled_items
-    from seatrial.judge._llm import Judge
+    from seatrial.judge import Judge, queue_items, read_labelled_items
+    from seatrial.judge import calibrate as run_calibration
     from seatrial.store import QUEUE_SOURCE
 
     config = load_config(Path.cwd())
@@ -234,7 +230,7 @@ def calibrate(
     """
     import asyncio
 
-    from seatrial.judge._calibrate import calibration_alarm, meets_bar
+    from seatrial.judge import calibration_alarm, meets_bar
 
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")

@@ -1,4 +1,10 @@
-"""Comparing runs: statistics, gates, comparisons, flaky cases, trace diff."""
+"""Comparing runs: statistics, gates, comparisons, flaky cases, trace diff.
+
+This package owns what release gates mean on a run: each check's figure
+(:func:`evaluate_gates`), the run's verdict (:func:`run_meets_gates`), what a run stores about
+its gates (:func:`gate_settings`) and whether their source changed since (:func:`gates_changed`).
+The gates' written format is :class:`seatrial.case.GateSpec`.
+"""
 
 from seatrial.compare._baseline import LATEST, LATEST_PASSING, resolve_run_ref
 from seatrial.compare._compare import (
@@ -29,14 +35,13 @@ from seatrial.compare._drift import (
     probe_drift,
 )
 from seatrial.compare._flaky import REPLAY_TAG, agent_version, flaky_cases
-from seatrial.compare._gates import (
-    GateOutcome,
-    builtin_outcomes,
-    evaluate_gates,
+from seatrial.compare._gate_source import (
     gate_settings,
     gates_changed,
+    stored_baseline_id,
     stored_gates,
 )
+from seatrial.compare._gates import GateOutcome, builtin_outcomes, evaluate_gates
 from seatrial.compare._refs import AttemptRef, load_attempt, parse_attempt_ref
 from seatrial.compare._render_compare import (
     TRANSITION_TITLES,
@@ -66,6 +71,7 @@ from seatrial.compare._stats import (
 )
 from seatrial.compare._steps import Step, StepKind, steps_of
 from seatrial.compare._summary import PassK, RunStatistics, run_statistics
+from seatrial.compare._verdict import GateResult, run_meets_gates, stored_baseline
 
 __all__ = [
     "LATEST",
@@ -84,6 +90,7 @@ __all__ = [
     "DriftReport",
     "DriftThresholds",
     "GateOutcome",
+    "GateResult",
     "GroupDelta",
     "Interval",
     "Latency",
@@ -130,10 +137,13 @@ __all__ = [
     "percentile",
     "probe_drift",
     "resolve_run_ref",
+    "run_meets_gates",
     "run_statistics",
     "significant_drop",
     "stale_cases",
     "steps_of",
+    "stored_baseline",
+    "stored_baseline_id",
     "stored_gates",
     "to_markdown",
     "to_text",

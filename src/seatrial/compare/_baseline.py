@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from seatrial.compare._flaky import REPLAY_TAG
-from seatrial.compare._gates import builtin_outcomes, evaluate_gates, stored_gates
 from seatrial.compare._runs import load_run
+from seatrial.compare._verdict import run_meets_gates
 from seatrial.errors import RunNotFound
 from seatrial.store import Store
 
@@ -45,10 +45,9 @@ def _latest_passing(store: Store, suite: str | None) -> str:
     for info in store.list_runs(limit=SEARCHED, suite=suite):
         if info.status != "finished" or REPLAY_TAG in info.tags:
             continue
-        run = load_run(store, info.run_id)
-        gates = [g for g in stored_gates(info.settings) if g.max_regression is None]
-        outcomes = builtin_outcomes(run) + evaluate_gates(run, gates)
-        if all(o.verdict != "unmet" for o in outcomes):
+        # Without a baseline its regression gates are not evaluated: a baseline's own
+        # baseline is not looked at.
+        if run_meets_gates(load_run(store, info.run_id)).passed:
             return info.run_id
     which = f"of suite {suite!r} " if suite else ""
     raise RunNotFound(

@@ -1,19 +1,19 @@
-"""Evaluating a run's release gates: the built-in ones and those written before the run.
+"""Evaluating release gates on a run: each check of each gate, with its figure.
 
 Built in: every P0 case must pass, and the suite's ``gate.min_pass_rate``. Written: the
-``gates:`` stored with the run when it started (see :mod:`seatrial.case._gates`). Each check
-gives a :class:`GateOutcome` with its figure; a check that cannot be evaluated (no baseline,
-too few repeats) says so and neither passes nor blocks.
+``gates:`` stored with the run when it started (their format is :class:`seatrial.case.GateSpec`).
+Each check gives a :class:`GateOutcome` with its figure; a check that cannot be evaluated (no
+baseline, too few repeats) says so and neither passes nor blocks. The run's verdict over all of
+them is :func:`seatrial.compare.run_meets_gates`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass
-from pathlib import Path
 from typing import Any, Literal
 
-from seatrial.case import GateSpec, gates_hash, load_gates, load_suite
+from seatrial.case import GateSpec
 from seatrial.compare._runs import CaseOutcome, RunData
 from seatrial.compare._stats import (
     latency_summary,
@@ -22,7 +22,6 @@ from seatrial.compare._stats import (
     significant_drop,
     wilson_interval,
 )
-from seatrial.errors import SeatrialError
 
 GateVerdict = Literal["met", "unmet", "not_evaluated"]
 
@@ -61,58 +60,6 @@ class GateOutcome:
         text = f"{self.gate} {self.check}: {self.figure}, needs {self.threshold}: "
         text += verdict[self.verdict]
         return f"{text} ({self.detail})" if self.detail else text
-
-
-def stored_gates(settings: dict[str, Any]) -> list[GateSpec]:
-    """The gates a run stored when it started."""
-    return [GateSpec.model_validate(g) for g in settings.get("gates") or []]
-
-
-def gate_settings(gates: list[GateSpec], source: str) -> dict[str, Any]:
-    """What a run stores about its gates when it starts: the gates, their hash, their source."""
-    return {
-        "gates": [g.model_dump(mode="json", exclude_defaults=True) for g in gates],
-        "gates_hash": gates_hash(gates),
-        "gates_source": source,
-    }
-
-
-def gates_changed(settings: dict[str, Any], project_dir: Path | None = None) -> str | None:
-    """A warning when the gates' source now differs from what the run stored; else None.
-
-    The source is a gates file, a suite file (``suite:PATH``) or ``seatrial.yaml``
-    (``config:PATH``). A source that is gone is not reported (nothing to compare with).
-    """
-    source = settings.get("gates_source")
-    stored = settings.get("gates_hash")
-    if not source or not stored:
-        return None
-    kind, _, where = str(source).partition(":")
-    path = Path(where)
-    if project_dir is not None and not path.is_absolute():
-        path = project_dir / path
-    if not path.is_file():
-        return None
-    try:
-        if kind == "file":
-            now = load_gates(path)
-        elif kind == "suite":
-            now = load_suite(path).gates
-        else:
-            from seatrial.config import load_config
-
-            now = load_config(path.parent).gates
-    except SeatrialError as exc:
-        return (
-            f"the gates' source {path} no longer loads ({exc}); "
-            "the verdict uses the gates as they were when the run started"
-        )
-    if gates_hash(now) == stored:
-        return None
-    return (
-        f"the gates in {path} changed after this run started (hash {stored[:12]} then, "
-        f"{gates_hash(now)[:12]} now); the verdict uses the gates as they were when it started"
-    )
 
 
 def builtin_outcomes(run: RunData) -> list[GateOutcome]:

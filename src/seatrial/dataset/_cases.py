@@ -10,9 +10,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from seatrial import assertion as registry
 from seatrial.assertion import AssertionContext, evaluate
-from seatrial.case import Case
+from seatrial.case import Case, check_assertion
 from seatrial.dataset._conversation import Conversation
 from seatrial.errors import InputError
 from seatrial.record import AssertionResult, AttemptRecord, Metrics, Verdict
@@ -78,15 +77,9 @@ def build_case(raw: dict[str, Any], where: str) -> Case:
         at = ".".join(str(part) for part in first["loc"])
         raise InputError(f"{where}: cannot make a case of it: `{at}`: {first['msg']}") from None
     for spec in case.assertions:
-        kind = registry.lookup(spec.type)
-        try:
-            kind.params.model_validate(spec.params)
-        except ValidationError as exc:
-            first = exc.errors(include_url=False)[0]
-            raise InputError(
-                f"{where}: its expected action makes an invalid `{spec.type}` assertion: "
-                f"{first['msg']}"
-            ) from None
+        problems = check_assertion(spec.type, spec.params).problems
+        if problems:
+            raise InputError(f"{where}: its expected action makes an invalid {problems[0][1]}")
     return case
 
 

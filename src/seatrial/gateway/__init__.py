@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from seatrial.gateway._faults import FaultInjector
     from seatrial.gateway._gateway import Gateway
     from seatrial.gateway._limits import RateLimits, estimate_tokens
-    from seatrial.gateway._providers import Provider, close_providers, provider_for
+    from seatrial.gateway._providers import Provider, ProviderPool, new_provider
     from seatrial.gateway._proxy import PURPOSE_HEADER, ProxyApp, resolve_model
     from seatrial.gateway._routing import RouteDecision, Router, complexity_score
     from seatrial.gateway._server import GatewayServer
@@ -79,6 +79,7 @@ _EXPORTS = {
     "PURPOSE_HEADER": "seatrial.gateway._proxy",
     "Price": "seatrial.gateway._config",
     "Provider": "seatrial.gateway._providers",
+    "ProviderPool": "seatrial.gateway._providers",
     "ProxyApp": "seatrial.gateway._proxy",
     "RateLimits": "seatrial.gateway._limits",
     "ResponseCache": "seatrial.gateway._cache",
@@ -90,13 +91,12 @@ _EXPORTS = {
     "ToolCall": "seatrial.gateway._types",
     "TracingConfig": "seatrial.gateway._config",
     "Usage": "seatrial.gateway._types",
-    "close_providers": "seatrial.gateway._providers",
     "complexity_score": "seatrial.gateway._routing",
     "cost_usd": "seatrial.gateway._cost",
     "estimate_tokens": "seatrial.gateway._limits",
     "fallback_chain": "seatrial.gateway._fallback",
+    "new_provider": "seatrial.gateway._providers",
     "price_for": "seatrial.gateway._cost",
-    "provider_for": "seatrial.gateway._providers",
     "resolve_model": "seatrial.gateway._proxy",
     "with_fallback": "seatrial.gateway._fallback",
 }
@@ -127,6 +127,7 @@ __all__ = [
     "ModelConfig",
     "Price",
     "Provider",
+    "ProviderPool",
     "ProxyApp",
     "RateLimits",
     "ResponseCache",
@@ -138,13 +139,12 @@ __all__ = [
     "ToolCall",
     "TracingConfig",
     "Usage",
-    "close_providers",
     "complexity_score",
     "cost_usd",
     "estimate_tokens",
     "fallback_chain",
+    "new_provider",
     "price_for",
-    "provider_for",
     "resolve_model",
     "with_fallback",
 ]

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-ProviderName = Literal["openai", "anthropic", "litellm"]
+ProviderName = Literal["openai", "anthropic", "litellm", "scripted"]
 
 
 class Price(BaseModel):
@@ -31,13 +31,15 @@ class ModelConfig(BaseModel):
     name: str
     """The name requests and fallbacks use, e.g. ``judge`` or ``gpt4o``."""
     provider: ProviderName = "openai"
-    """``openai`` (any OpenAI-compatible endpoint), ``anthropic`` or ``litellm``."""
+    """``openai`` (any OpenAI-compatible endpoint), ``anthropic``, ``litellm``, or
+    ``scripted`` (answers from a ``seatrial.testing.ScriptedModel`` in the process, for tests)."""
     model: str
     """The pinned model id sent upstream, e.g. ``gpt-4o-2024-08-06``."""
     family: str | None = None
     """Model family (e.g. ``gpt-4o``), so a judge of the agent's own family can be refused."""
     base_url: str | None = None
-    """The endpoint (OpenAI-compatible servers: vLLM, Ollama, DeepSeek ...)."""
+    """The endpoint (OpenAI-compatible servers: vLLM, Ollama, DeepSeek ...); for a
+    ``scripted`` model, ``python:module:NAME`` naming its ``ScriptedModel``."""
     api_key_env: str | None = None
     """Name of the environment variable holding the key; the key itself is never stored."""
     price: Price | None = None
@@ -56,6 +58,19 @@ class ModelConfig(BaseModel):
     """Retries with backoff on HTTP 429 and 5xx before moving to the next model."""
     embedding: bool = False
     """This model makes embeddings."""
+
+    @model_validator(mode="after")
+    def _script_is_python(self) -> ModelConfig:
+        if (
+            self.provider == "scripted"
+            and self.base_url
+            and not self.base_url.startswith("python:")
+        ):
+            raise ValueError(
+                f"model `{self.name}` is scripted, so `base_url` names its script: write "
+                "python:module:NAME (or python:path/to/file.py:NAME) for a ScriptedModel"
+            )
+        return self
 
 
 class RoutingRule(BaseModel):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from typing import TYPE_CHECKING, Any
 
@@ -9,7 +10,6 @@ from seatrial.errors import GatewayError
 from seatrial.gateway._config import ModelConfig
 from seatrial.gateway._cost import cost_usd, price_for
 from seatrial.gateway._fallback import fallback_chain, with_fallback
-from seatrial.gateway._providers import provider_for
 from seatrial.gateway._spans import OP_EMBEDDINGS, fail_span, open_span
 from seatrial.gateway._types import EmbeddingRequest, EmbeddingResponse
 from seatrial.store import ModelCallRow
@@ -39,7 +39,9 @@ async def embed(gateway: Gateway, request: EmbeddingRequest) -> EmbeddingRespons
 
         async def call(model: ModelConfig, _first_byte_s: float, timeout_s: float) -> Any:
             await gateway._limits.acquire(model.name, sum(len(t) for t in request.input) // 4)
-            return await provider_for(model).embed(request, model, timeout_s=timeout_s)
+            return await gateway._providers.provider_for(model).embed(
+                request, model, timeout_s=timeout_s
+            )
 
         answer, served_by, _attempts = await with_fallback(chain, call)
         response: EmbeddingResponse = answer.model_copy(
@@ -63,7 +65,9 @@ async def embed(gateway: Gateway, request: EmbeddingRequest) -> EmbeddingRespons
                 )
             ]
         )
-    except BaseException as exc:
+    except (Exception, asyncio.CancelledError) as exc:
+        # A cancelled call ended too: its span is ended as failed (no open span left in the
+        # trace) and the cancellation goes on unchanged.
         if recorder is not None and span is not None:
             fail_span(recorder, span, exc)
         raise

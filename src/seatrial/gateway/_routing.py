@@ -9,6 +9,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from seatrial.errors import ConfigError, GatewayError
@@ -95,6 +96,22 @@ def complexity_score(request: ChatRequest) -> float:
 
 def load_hook(spec: str, what: str) -> Callable[..., Any]:
     """The function a ``python:module:function`` or ``python:path/file.py:function`` names."""
+    module, target, name = _import_target(spec, what)
+    function = getattr(module, name, None)
+    if not callable(function):
+        raise ConfigError(f"{what} `{spec}`: `{target}` has no function `{name}`")
+    return function  # type: ignore[no-any-return]
+
+
+def load_object(spec: str, what: str) -> Any:
+    """The object a ``python:module:name`` or ``python:path/file.py:name`` names."""
+    module, target, name = _import_target(spec, what)
+    if not hasattr(module, name):
+        raise ConfigError(f"{what} `{spec}`: `{target}` has no `{name}`")
+    return getattr(module, name)
+
+
+def _import_target(spec: str, what: str) -> tuple[ModuleType, str, str]:
     target, _, name = spec.removeprefix(_PREFIX).strip().rpartition(":")
     if not spec.startswith(_PREFIX) or not target or not name:
         raise ConfigError(
@@ -118,10 +135,7 @@ def load_hook(spec: str, what: str) -> Callable[..., Any]:
             f"{what} `{spec}`: cannot import `{target}` ({exc}); make it importable from the "
             "project folder or give the path to its .py file"
         ) from exc
-    function = getattr(module, name, None)
-    if not callable(function):
-        raise ConfigError(f"{what} `{spec}`: `{target}` has no function `{name}`")
-    return function  # type: ignore[no-any-return]
+    return module, target, name
 
 
 class Router:

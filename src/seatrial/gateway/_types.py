@@ -113,7 +113,7 @@ class ChatResponse(BaseModel):
     model: str
     """The configured model name that answered."""
     provider: str = ""
-    """``openai``, ``anthropic`` or ``litellm``."""
+    """``openai``, ``anthropic``, ``litellm`` or ``scripted``."""
     provider_model: str = ""
     """The model id the provider reported (the pinned version)."""
     finish_reason: str | None = None

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING
 from seatrial.errors import InputError
 from seatrial.judge._labels import Kind, _read_records, load_labels
 from seatrial.judge._stats import AgreementReport, agreement_report
-from seatrial.judge._types import Calibration, JudgeError, JudgeInput
+from seatrial.judge._types import JudgeError, JudgeInput
+from seatrial.store import Calibration
 
 if TYPE_CHECKING:
     from seatrial.judge._llm import Judge
@@ -211,37 +212,3 @@ async def calibrate(
     """Judge every labelled item and measure the agreement (nothing is stored here)."""
     predictions = await judge_items(judge, labelled, concurrency=concurrency)
     return calibration_of(judge, labelled, predictions, resamples=resamples, seed=seed)
-
-
-def meets_bar(calibration: Calibration | None, min_agreement: float, min_labels: int) -> bool:
-    """Whether a calibration lets the judge's FAIL fail a run."""
-    return (
-        calibration is not None
-        and calibration.items >= min_labels
-        and calibration.agreement >= min_agreement
-    )
-
-
-def calibration_alarm(
-    previous: Calibration | None,
-    current: Calibration,
-    min_agreement: float,
-    min_labels: int,
-) -> str | None:
-    """The alarm to print when the judge met the bar last time and no longer does.
-
-    ``previous`` is the calibration of the same (model, prompt hash) before ``current``.
-    """
-    if not meets_bar(previous, min_agreement, min_labels) or meets_bar(
-        current, min_agreement, min_labels
-    ):
-        return None
-    assert previous is not None  # meets_bar said so
-    return (
-        f"ALARM: judge {current.judge_model} (prompt {current.prompt_version or '?'}, hash "
-        f"{current.prompt_hash[:12]}) agreed with people on {previous.agreement:.1%} of "
-        f"{previous.items} items last time and on {current.agreement:.1%} of {current.items} items "
-        f"now, below the bar (judge.min_agreement {min_agreement:.0%} on at least "
-        f"{min_labels} items): its FAIL verdicts are advisory (WARNING) again until it is "
-        "recalibrated; check the judge model's version and the labels"
-    )

@@ -17,13 +17,11 @@ from typing import Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from seatrial.config import JudgeSettings
 from seatrial.errors import ConfigError, GatewayError
-from seatrial.gateway._config import ModelConfig
-from seatrial.gateway._gateway import Gateway
-from seatrial.gateway._types import ChatRequest, Message
+from seatrial.gateway import ChatRequest, Gateway, Message, ModelConfig
 from seatrial.judge._factuality import ClaimList, claim_details, supported_share
 from seatrial.judge._prompt import load_prompt
+from seatrial.judge._settings import JudgeSettings
 from seatrial.judge._types import JudgeError, JudgeInput, JudgeLabel, JudgeSample, JudgeVerdict
 
 _Answer = TypeVar("_Answer", bound=BaseModel)

@@ -14,7 +14,7 @@ from importlib import resources
 from string import Template
 
 from seatrial.errors import ConfigError
-from seatrial.gateway._types import Message
+from seatrial.gateway import Message
 
 _SPLIT = "---USER---"
 PROMPT_KINDS = ("judge", "compare", "factuality")

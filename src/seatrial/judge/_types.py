@@ -1,10 +1,12 @@
-"""Records the LLM judge reads and writes: what it is shown, what it answers, and the
-calibration that says whether its FAIL may fail a run.
+"""Records the LLM judge reads and writes: what it is shown and what it answers.
+
+The calibration that says whether its FAIL may fail a run is a stored record
+(:class:`seatrial.store.Calibration`): the store keeps it without knowing the judge.
 """
 
 from __future__ import annotations
 
-from typing import Any, Literal
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -82,32 +84,3 @@ class JudgeVerdict(BaseModel):
     """sha256 of the prompt template's text: calibrations are keyed on it."""
     model: str
     """The gateway model name of the judge."""
-
-
-class Calibration(BaseModel):
-    """How well one judge (model + prompt) agreed with human labels, measured once."""
-
-    model_config = ConfigDict(frozen=True)
-
-    judge_model: str
-    """The gateway model name of the judge that was measured."""
-    prompt_hash: str
-    """sha256 of the prompt template measured; a new prompt needs a new calibration."""
-    prompt_version: str = ""
-    """Version of the prompt template measured, e.g. ``v1`` (for people; the hash decides)."""
-    created_at: float
-    """When the calibration was made, seconds since the epoch."""
-    items: int
-    """Number of labelled items the judge was compared on."""
-    agreement: float
-    """Share of items where the judge agreed with people."""
-    kappa: float | None
-    """Cohen's kappa; ``None`` where it is undefined (a single label on both sides)."""
-    kappa_low: float | None = None
-    """Lower bound of the bootstrap interval for kappa."""
-    kappa_high: float | None = None
-    """Upper bound of the bootstrap interval for kappa."""
-    base_rate: float
-    """Share of human labels that were the positive label (pass)."""
-    report: dict[str, Any] = Field(default_factory=dict)
-    """The full agreement report (``AgreementReport.model_dump()``)."""

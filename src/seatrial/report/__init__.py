@@ -1,8 +1,12 @@
-"""Renderers of a stored run: terminal summary, report.json, junit.xml, summary.md."""
+"""Renderers of a stored run: terminal summary, report.json, junit.xml, summary.md.
 
+``GateResult`` is :class:`seatrial.compare.GateResult` (the gate verdict's owner), re-exported
+because a report carries it.
+"""
+
+from seatrial.compare import GateResult
 from seatrial.report._build import (
     CategorySummary,
-    GateResult,
     RunReport,
     build_report,
     case_verdict,

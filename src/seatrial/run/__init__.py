@@ -8,14 +8,7 @@ from seatrial.run._gateway_hook import (
     gateway_for_run,
     use_gateway,
 )
-from seatrial.run._judge_hook import (
-    AttemptJudge,
-    JudgeGate,
-    JudgeRuntime,
-    active_judge,
-    judge_gate,
-    use_judge,
-)
+from seatrial.run._judge_hook import JudgeRuntime, active_judge, use_judge
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
 from seatrial.run._replay import ReplayResult, replay_attempt, replay_attempt_async
 from seatrial.run._replay_plan import ReplayMode
@@ -32,8 +25,6 @@ from seatrial.run._snapshot import case_hash, fixture_hash
 from seatrial.run._workers import can_fork
 
 __all__ = [
-    "AttemptJudge",
-    "JudgeGate",
     "JudgeRuntime",
     "PlainProgress",
     "Progress",
@@ -50,7 +41,6 @@ __all__ = [
     "case_hash",
     "fixture_hash",
     "gateway_for_run",
-    "judge_gate",
     "new_run_id",
     "progress_for",
     "replay_attempt",

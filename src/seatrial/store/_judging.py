@@ -5,6 +5,9 @@ the newest one. Review items are verdicts a person should look at (a WARNING, a 
 confidence, a judge that disagreed with the rules); labelling one stores a human label, which
 later calibrations can use (``seatrial judge calibrate --labels queue``). Review items and
 labels carry no foreign key to ``runs``: people's labels are worth keeping after a run is gone.
+
+The records are defined here, not in :mod:`seatrial.judge`: the judge writes calibrations
+through the store, so the store importing the judge would make the two depend on each other.
 """
 
 from __future__ import annotations
@@ -15,12 +18,11 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from seatrial.errors import InputError, StoreError
-from seatrial.judge._types import Calibration
 from seatrial.store._bulk import insert_many
 from seatrial.store._schema import calibrations, labels, review_items
 from seatrial.store._translate import translated
@@ -32,6 +34,35 @@ REVIEW_STATUSES = ("open", "labelled")
 """The statuses a review item can have: waiting for a person, or labelled by one."""
 QUEUE_SOURCE = "review"
 """The ``source`` of labels given in the review queue."""
+
+
+class Calibration(BaseModel):
+    """How well one judge (model + prompt) agreed with human labels, measured once."""
+
+    model_config = ConfigDict(frozen=True)
+
+    judge_model: str
+    """The gateway model name of the judge that was measured."""
+    prompt_hash: str
+    """sha256 of the prompt template measured; a new prompt needs a new calibration."""
+    prompt_version: str = ""
+    """Version of the prompt template measured, e.g. ``v1`` (for people; the hash decides)."""
+    created_at: float
+    """When the calibration was made, seconds since the epoch."""
+    items: int
+    """Number of labelled items the judge was compared on."""
+    agreement: float
+    """Share of items where the judge agreed with people."""
+    kappa: float | None
+    """Cohen's kappa; ``None`` where it is undefined (a single label on both sides)."""
+    kappa_low: float | None = None
+    """Lower bound of the bootstrap interval for kappa."""
+    kappa_high: float | None = None
+    """Upper bound of the bootstrap interval for kappa."""
+    base_rate: float
+    """Share of human labels that were the positive label (pass)."""
+    report: dict[str, Any] = Field(default_factory=dict)
+    """The full agreement report (``AgreementReport.model_dump()``)."""
 
 
 class ReviewItem(BaseModel):

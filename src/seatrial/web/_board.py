@@ -10,21 +10,21 @@ from __future__ import annotations
 from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse
 
-from seatrial.compare import resolve_run_ref
+from seatrial.compare import REPLAY_TAG, resolve_run_ref
 from seatrial.errors import RunNotFound
+from seatrial.store import newest_run_of_suite, newest_suite, suite_names, suite_of_run
 from seatrial.web._board_coverage import Coverage, coverage
 from seatrial.web._board_leaderboard import Leaderboard, leaderboard
-from seatrial.web._board_runs import newest_run, newest_suite, suite_of, suites
 from seatrial.web._deps import render, store_of
 
 router = APIRouter()
 
 
 def _leaderboard(request: Request, suite: str | None) -> Leaderboard:
-    engine = store_of(request).engine
-    every = suites(engine)
-    chosen = suite or newest_suite(engine)
-    return leaderboard(engine, chosen, every)
+    store = store_of(request)
+    every = suite_names(store)
+    chosen = suite or newest_suite(store)
+    return leaderboard(store, chosen, every)
 
 
 def _coverage(request: Request, suite: str | None, run: str | None) -> Coverage:
@@ -33,17 +33,16 @@ def _coverage(request: Request, suite: str | None, run: str | None) -> Coverage:
     RunNotFound when ``run`` names no run.
     """
     store = store_of(request)
-    engine = store.engine
-    every = suites(engine)
+    every = suite_names(store)
     if run:
         run_id: str | None = resolve_run_ref(store, run, suite=suite)
-        chosen = suite_of(engine, run_id) if run_id else suite
+        chosen = suite_of_run(store, run_id) if run_id else suite
     else:
-        chosen = suite or newest_suite(engine)
-        run_id = newest_run(engine, chosen) if chosen else None
+        chosen = suite or newest_suite(store)
+        run_id = newest_run_of_suite(store, chosen, skip_tag=REPLAY_TAG) if chosen else None
     if run_id is None:
         return Coverage(suite=chosen, suites=every)
-    found = coverage(engine, run_id, store.run_cases(run_id))
+    found = coverage(store, run_id, store.run_cases(run_id))
     return found.model_copy(update={"suite": chosen, "suites": every})
 
 

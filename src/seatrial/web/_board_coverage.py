@@ -1,7 +1,8 @@
 """Coverage of one run: which tools and skills its cases exercised, and which none did.
 
 The tools called come from the run's ``execute_tool`` spans, grouped in SQL by tool, case,
-attempt and verdict; skills from ``seatrial.skill`` routing evidence. The tools the cases
+attempt and verdict (the store's ``tool_uses``); skills from ``seatrial.skill`` routing
+evidence (``skill_uses``). The tools the cases
 name (allowed tools, permission grants, tool assertions) come from the run's case definitions;
 a named tool no attempt called is listed as not exercised.
 """
@@ -12,13 +13,9 @@ from collections import defaultdict
 from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import Text, case, cast, func, or_, select
-from sqlalchemy.engine import Engine
 
 from seatrial.case import Case
-from seatrial.store._schema import attempts, spans
-from seatrial.trace import attrs as A
-from seatrial.web._board_leaderboard import TOOL_SPAN
+from seatrial.store import Store, skill_uses, tool_uses
 
 MATRIX_CASES = 60
 """Most cases for which the cases x tools matrix is drawn."""
@@ -116,64 +113,10 @@ def _exercised(name: str, called: set[str], prefixes: set[str]) -> bool:
     return name in prefixes and any(tool.startswith(name) for tool in called)
 
 
-def _tool_rows(engine: Engine, run_id: str) -> list[Any]:
-    tool = func.substr(spans.c.name, len(TOOL_SPAN) + 1).label("tool")
-    errors = func.sum(case((spans.c.status == "error", 1), else_=0)).label("errors")
-    query = (
-        select(
-            tool,
-            attempts.c.case_id,
-            attempts.c.attempt,
-            attempts.c.verdict,
-            func.count().label("calls"),
-            errors,
-        )
-        .select_from(spans.join(attempts, spans.c.attempt_id == attempts.c.id))
-        .where(attempts.c.run_id == run_id)
-        .where(func.substr(spans.c.name, 1, len(TOOL_SPAN)) == TOOL_SPAN)
-        .group_by(tool, attempts.c.case_id, attempts.c.attempt, attempts.c.verdict)
-    )
-    with engine.connect() as connection:
-        return [
-            ("tool", r.tool, r.case_id, r.attempt, r.verdict, int(r.calls), int(r.errors or 0))
-            for r in connection.execute(query)
-        ]
-
-
-def _skill_rows(engine: Engine, run_id: str) -> list[Any]:
-    # Only spans whose JSON mentions a skill are read back; the JSON is parsed here.
-    query = (
-        select(
-            attempts.c.case_id,
-            attempts.c.attempt,
-            attempts.c.verdict,
-            spans.c.attributes,
-            spans.c.events,
-        )
-        .select_from(spans.join(attempts, spans.c.attempt_id == attempts.c.id))
-        .where(attempts.c.run_id == run_id)
-        .where(
-            or_(
-                cast(spans.c.events, Text).contains(A.SKILL),
-                cast(spans.c.attributes, Text).contains(A.SKILL_NAME),
-            )
-        )
-    )
-    found = []
-    with engine.connect() as connection:
-        for r in connection.execute(query):
-            names = [str(r.attributes[A.SKILL_NAME])] if A.SKILL_NAME in r.attributes else []
-            for event in r.events or []:
-                if event.get("name") == A.SKILL:
-                    skill = A.event_value(event.get("attributes") or {}, A.SKILL_NAME)
-                    names += [] if skill is None else [str(skill)]
-            found += [("skill", n, r.case_id, r.attempt, r.verdict, 1, 0) for n in names]
-    return found
-
-
-def coverage(engine: Engine, run_id: str, cases: list[Case]) -> Coverage:
+def coverage(store: Store, run_id: str, cases: list[Case]) -> Coverage:
     """The coverage of one run whose case definitions are ``cases``."""
-    rows = _tool_rows(engine, run_id) + _skill_rows(engine, run_id)
+    rows = [("tool", *use) for use in tool_uses(store, run_id)]
+    rows += [("skill", *use, 1, 0) for use in skill_uses(store, run_id)]
     named, prefixes = named_tools(cases)
     seen: dict[tuple[str, str], dict[str, Any]] = {}
     matrix: dict[str, dict[str, int]] = defaultdict(dict)

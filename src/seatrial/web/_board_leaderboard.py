@@ -1,25 +1,27 @@
 """The leaderboard: one suite, one row per agent (its newest finished run), ranked by success.
 
-Read with aggregate SQL over the chosen runs only: their attempts' verdicts and figures (a
-few hundred rows per run) and, for tool success, a count of their ``execute_tool`` spans.
+Read through the store's queries over the chosen runs only: their attempts' verdicts and
+figures (a few hundred rows per run) and, for tool success, a count of their ``execute_tool``
+spans.
 """
 
 from __future__ import annotations
 
 import math
 from collections import defaultdict
-from typing import Any
 
 from pydantic import BaseModel, Field
-from sqlalchemy import case, func, select
-from sqlalchemy.engine import Engine
 
-from seatrial.compare import latency_summary, mean_pass_hat_k, wilson_interval
-from seatrial.store._schema import attempts, spans
-from seatrial.web._board_runs import PickedRun, newest_per_agent
-
-TOOL_SPAN = "execute_tool "
-"""How the name of a tool call's span starts (the tool's name follows)."""
+from seatrial.compare import REPLAY_TAG, latency_summary, mean_pass_hat_k, wilson_interval
+from seatrial.store import (
+    AgentRun,
+    AttemptFigures,
+    Store,
+    ToolCounts,
+    attempt_figures,
+    newest_run_per_agent,
+    tool_call_counts,
+)
 
 
 class LeaderboardEntry(BaseModel):
@@ -72,36 +74,10 @@ class Leaderboard(BaseModel):
     """One per agent, best first."""
 
 
-def _tool_counts(engine: Engine, run_ids: list[str]) -> dict[str, tuple[int, int]]:
-    errors = func.sum(case((spans.c.status == "error", 1), else_=0))
-    query = (
-        select(attempts.c.run_id, func.count().label("calls"), errors.label("errors"))
-        .select_from(spans.join(attempts, spans.c.attempt_id == attempts.c.id))
-        .where(attempts.c.run_id.in_(run_ids))
-        .where(func.substr(spans.c.name, 1, len(TOOL_SPAN)) == TOOL_SPAN)
-        .group_by(attempts.c.run_id)
-    )
-    with engine.connect() as connection:
-        return {r.run_id: (int(r.calls), int(r.errors or 0)) for r in connection.execute(query)}
+_NO_TOOLS = ToolCounts(calls=0, errors=0)
 
 
-def _attempt_rows(engine: Engine, run_ids: list[str]) -> dict[str, list[Any]]:
-    query = select(
-        attempts.c.run_id,
-        attempts.c.case_id,
-        attempts.c.verdict,
-        attempts.c.wall_time_ms,
-        (attempts.c.input_tokens + attempts.c.output_tokens).label("tokens"),
-        attempts.c.cost_usd,
-    ).where(attempts.c.run_id.in_(run_ids))
-    rows: dict[str, list[Any]] = defaultdict(list)
-    with engine.connect() as connection:
-        for row in connection.execute(query):
-            rows[row.run_id].append(row)
-    return rows
-
-
-def _entry(run: PickedRun, rows: list[Any], tools: tuple[int, int]) -> LeaderboardEntry:
+def _entry(run: AgentRun, rows: list[AttemptFigures], tools: ToolCounts) -> LeaderboardEntry:
     per_case: dict[str, list[bool]] = defaultdict(list)
     for row in rows:
         per_case[row.case_id].append(row.verdict == "PASS")
@@ -133,18 +109,18 @@ def _entry(run: PickedRun, rows: list[Any], tools: tuple[int, int]) -> Leaderboa
     )
 
 
-def leaderboard(engine: Engine, suite: str | None, all_suites: list[str]) -> Leaderboard:
+def leaderboard(store: Store, suite: str | None, all_suites: list[str]) -> Leaderboard:
     """Rank every agent's newest finished run of ``suite`` by attempt pass rate.
 
     Ties go to the higher lower bound of the interval (more evidence), then to the name.
     """
     if suite is None:
         return Leaderboard(suite=None, suites=all_suites)
-    picked = newest_per_agent(engine, suite)
+    picked = newest_run_per_agent(store, suite, skip_tag=REPLAY_TAG)
     run_ids = [run.run_id for run in picked]
-    rows = _attempt_rows(engine, run_ids) if run_ids else {}
-    tools = _tool_counts(engine, run_ids) if run_ids else {}
-    entries = [_entry(run, rows[run.run_id], tools.get(run.run_id, (0, 0))) for run in picked]
+    rows = attempt_figures(store, run_ids)
+    tools = tool_call_counts(store, run_ids)
+    entries = [_entry(run, rows[run.run_id], tools.get(run.run_id, _NO_TOOLS)) for run in picked]
     entries = [e for e in entries if e.attempts]
     entries.sort(key=lambda e: (-e.success["estimate"], -e.success["low"], e.agent))
     ranked = [e.model_copy(update={"rank": i}) for i, e in enumerate(entries, start=1)]

@@ -13,16 +13,13 @@ from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
 from seatrial.errors import InputError
-from seatrial.store import ReviewItem
+from seatrial.store import ReviewItem, label_counts, next_open_review_id, open_review_count
 from seatrial.web._board_judging import (
     LABELS,
     STATUSES,
     CalibrationView,
     ReviewPage,
     calibration_chart,
-    label_counts,
-    next_open,
-    open_count,
     queue_page,
 )
 from seatrial.web._deps import PAGE_SIZE, render, store_of
@@ -66,7 +63,7 @@ def review_page(request: Request, status: str = "open", page: int = 1) -> HTMLRe
     error = None
     if status not in STATUSES:
         error, status = f"status is one of {', '.join(STATUSES)}, not {status!r}", "open"
-    found = queue_page(store_of(request).engine, status, page, PAGE_SIZE)
+    found = queue_page(store_of(request), status, page, PAGE_SIZE)
     response = render(
         request,
         "review.html",
@@ -82,7 +79,7 @@ def review_page(request: Request, status: str = "open", page: int = 1) -> HTMLRe
 @router.get("/api/review", tags=["review"])
 def review_api(request: Request, status: str = "open", page: int = 1) -> ReviewPage:
     """A page of review items, oldest first, filtered by status (open, labelled, all)."""
-    return queue_page(store_of(request).engine, _status(status), page, PAGE_SIZE)
+    return queue_page(store_of(request), _status(status), page, PAGE_SIZE)
 
 
 @router.get("/review/{item_id}", response_class=HTMLResponse, include_in_schema=False)
@@ -134,7 +131,7 @@ def label_item(
         done = {"labelled": item.id, "label": verdict, "who": person}
     else:
         done = {"skipped": item.id}
-    following = next_open(store.engine, item)
+    following = next_open_review_id(store, item)
     target = f"/review/{following}" if following else "/review"
     return RedirectResponse(f"{target}?{urlencode(done)}", status_code=303)
 
@@ -148,7 +145,7 @@ def calibration_page(request: Request) -> HTMLResponse:
         "calibration.html",
         view=view,
         chart=calibration_chart(view.calibrations),
-        open_items=open_count(store_of(request).engine),
+        open_items=open_review_count(store_of(request)),
     )
 
 
@@ -160,4 +157,4 @@ def calibrations_api(request: Request) -> CalibrationView:
 
 def _calibrations(request: Request) -> CalibrationView:
     store = store_of(request)
-    return CalibrationView(calibrations=store.calibrations(), labels=label_counts(store.engine))
+    return CalibrationView(calibrations=store.calibrations(), labels=label_counts(store))

@@ -10,13 +10,10 @@ from collections import Counter, OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
-
 from seatrial.compare import gates_changed
 from seatrial.record import CaseResult
 from seatrial.report import RunReport, build_report
-from seatrial.store import Store
-from seatrial.store._schema import runs
+from seatrial.store import Store, previous_run_id
 
 VERDICTS = ("PASS", "FAIL", "WARNING", "ERROR")
 """The columns of the category x verdict matrix."""
@@ -84,17 +81,7 @@ def cached_report(store: Store, state: Any, run_id: str) -> RunReport:
 
 def previous_run(store: Store, report: RunReport) -> str | None:
     """The run of the same suite started just before this one, if any."""
-    info = report.info
-    query = (
-        select(runs.c.run_id)
-        .where(runs.c.suite == info.suite, runs.c.run_id != info.run_id)
-        .where(runs.c.started_at <= info.started_at)
-        .order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
-        .limit(1)
-    )
-    with store.engine.connect() as connection:
-        found = connection.execute(query).scalar()
-    return None if found is None else str(found)
+    return previous_run_id(store, report.info)
 
 
 def run_view(store: Store, report: RunReport) -> RunView:

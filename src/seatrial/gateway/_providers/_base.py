@@ -47,7 +47,7 @@ class Provider(Protocol):
     """One way of calling models (an SDK), shared by every model configured with it."""
 
     name: str
-    """``openai``, ``anthropic`` or ``litellm``."""
+    """``openai``, ``anthropic``, ``litellm`` or ``scripted``."""
 
     async def chat(
         self,

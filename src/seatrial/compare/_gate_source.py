@@ -1,0 +1,71 @@
+"""What a run stores about its gates when it starts, and whether their source changed since.
+
+A run keeps the gates it was started with, so a verdict never depends on a file edited later.
+:func:`gates_changed` is the one place that reads a gates source from disk again: only to warn
+that the file now says something else. Evaluation itself never touches the disk.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from seatrial.case import GateSpec, gates_hash, load_gates, load_gates_section, load_suite
+from seatrial.errors import SeatrialError
+
+
+def stored_gates(settings: dict[str, Any]) -> list[GateSpec]:
+    """The gates a run stored when it started."""
+    return [GateSpec.model_validate(g) for g in settings.get("gates") or []]
+
+
+def gate_settings(gates: list[GateSpec], source: str) -> dict[str, Any]:
+    """What a run stores about its gates when it starts: the gates, their hash, their source
+    (``file:PATH``, ``suite:PATH`` or ``config:PATH``)."""
+    return {
+        "gates": [g.model_dump(mode="json", exclude_defaults=True) for g in gates],
+        "gates_hash": gates_hash(gates),
+        "gates_source": source,
+    }
+
+
+def stored_baseline_id(settings: dict[str, Any]) -> str | None:
+    """The baseline run a run stored when it started (resolved then), if any."""
+    return (settings.get("baseline") or {}).get("run_id") or None
+
+
+def gates_changed(settings: dict[str, Any], project_dir: Path | None = None) -> str | None:
+    """A warning when the gates' source now differs from what the run stored; else None.
+
+    Reads the source from disk: a gates file, a suite file, or only the ``gates:`` of
+    seatrial.yaml (the project's other settings are not this check's business). A source that
+    is gone is not reported (nothing to compare with).
+    """
+    source = settings.get("gates_source")
+    stored = settings.get("gates_hash")
+    if not source or not stored:
+        return None
+    kind, _, where = str(source).partition(":")
+    path = Path(where)
+    if project_dir is not None and not path.is_absolute():
+        path = project_dir / path
+    if not path.is_file():
+        return None
+    try:
+        if kind == "file":
+            now = load_gates(path)
+        elif kind == "suite":
+            now = load_suite(path).gates
+        else:
+            now = load_gates_section(path)
+    except SeatrialError as exc:
+        return (
+            f"the gates' source {path} no longer loads ({exc}); "
+            "the verdict uses the gates as they were when the run started"
+        )
+    if gates_hash(now) == stored:
+        return None
+    return (
+        f"the gates in {path} changed after this run started (hash {stored[:12]} then, "
+        f"{gates_hash(now)[:12]} now); the verdict uses the gates as they were when it started"
+    )
