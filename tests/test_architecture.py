@@ -266,3 +266,150 @@ def test_a_cycle_through_three_packages_names_every_edge(tmp_path):
     described = _described(group, edges)
     assert "seatrial.gateway -> seatrial.store  (seatrial/gateway/__init__.py:2)" in described
     assert "seatrial.store -> seatrial.judge" in described
+
+
+# No private import across packages. ``lint-imports`` checks private modules (its
+# ``private_modules`` contract); this walk also sees what that contract cannot: imports under
+# ``if TYPE_CHECKING:`` (a type is coupling too) and private names (``from seatrial.x import
+# _helper``). An exception is named once, with its reason, in that contract's ``ignore_imports``.
+
+PYPROJECT = Path(__file__).resolve().parents[1] / "pyproject.toml"
+
+
+def _private_parts(name: str) -> list[int]:
+    parts = name.split(".")
+    return [i for i, part in enumerate(parts) if part.startswith("_") and not part.startswith("__")]
+
+
+def private_imports(src: Path, root: str = ROOT) -> list[Edge]:
+    """Every import of a private module or name from outside the package that holds it."""
+    found: list[Edge] = []
+    for path in sorted((src / root).rglob("*.py")):
+        module = _module_name(path, src)
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for statement in ast.walk(tree):
+            if not isinstance(statement, ast.Import | ast.ImportFrom):
+                continue
+            outside = [
+                name
+                for name in _targets(statement, module, path.name == "__init__.py")
+                if name.split(".")[0] == root and not _inside_owner(module, name)
+            ]
+            if outside:  # ``from a._b import c`` names ``a._b`` and ``a._b.c``: one finding
+                where = f"{path.relative_to(src)}:{statement.lineno}"
+                found.append(Edge(module, min(outside, key=len), where))
+    return found
+
+
+def _inside_owner(module: str, name: str) -> bool:
+    """Whether ``module`` lies in the package that owns the private parts of ``name``.
+
+    The owner is the top-level package (``seatrial.store`` for ``seatrial.store._schema``),
+    or Seatrial itself for a top-level private module (``seatrial._execute``): inside its own
+    package a private module is a file layout choice, across packages it is a dependency on
+    what the owner may move.
+    """
+    private = _private_parts(name)
+    if not private:
+        return True
+    owner = ".".join(name.split(".")[: min(private[0], 2)])
+    return module == owner or module.startswith(owner + ".")
+
+
+def named_exceptions() -> set[tuple[str, str]]:
+    """The ``importer -> imported`` pairs the private-modules contract names as exceptions."""
+    import tomllib
+
+    settings = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    contracts = settings["tool"]["importlinter"]["contracts"]
+    (private,) = [c for c in contracts if c["type"] == "private_modules"]
+    pairs = (line.split("->") for line in private.get("ignore_imports", []))
+    return {(importer.strip(), imported.strip()) for importer, imported in pairs}
+
+
+def _excepted(edge: Edge, exceptions: set[tuple[str, str]]) -> bool:
+    return any(
+        edge.source == importer and (edge.target + ".").startswith(imported + ".")
+        for importer, imported in exceptions
+    )
+
+
+def test_no_private_import_across_packages():
+    exceptions = named_exceptions()
+    found = [e for e in private_imports(SRC) if not _excepted(e, exceptions)]
+    assert not found, "import these from their package's __init__ instead:\n" + "\n".join(
+        f"  {e.where}: {e.target}" for e in found
+    )
+
+
+def test_the_private_walk_covers_every_package():
+    # Every package of Seatrial lies under the private-modules contract; a narrower list would
+    # let a new package's private modules be imported from anywhere.
+    import tomllib
+
+    settings = tomllib.loads(PYPROJECT.read_text(encoding="utf-8"))
+    contracts = settings["tool"]["importlinter"]["contracts"]
+    (private,) = [c for c in contracts if c["type"] == "private_modules"]
+    assert private["packages_with_private_modules"] == [ROOT]
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from seatrial.b._impl import y\n",
+        "import seatrial.b._impl\n",
+        "from seatrial.b import _helper\n",
+        "from ..b._impl import y\n",
+        "from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from seatrial.b._impl import y\n",
+        "def later():\n    from seatrial.b._impl import y\n",
+    ],
+    ids=["from", "import", "private-name", "relative", "type-checking", "lazy"],
+)
+def test_a_private_import_from_another_package_is_found(tmp_path, statement):
+    src = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "a/__init__.py": "",
+            "a/_user.py": statement,
+            "b/__init__.py": "",
+            "b/_impl.py": "y = 1\n_helper = 2\n",
+        },
+    )
+    (edge,) = private_imports(src)
+    assert edge.source == "seatrial.a._user"
+    assert edge.where == "seatrial/a/_user.py:" + str(statement.count("\n"))
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "from seatrial.b import y\n",  # the package's public name
+        "from seatrial._front import run\n",  # a top-level private module: seatrial's own
+        "from seatrial import __version__\n",  # dunder names are not private
+        "import seatrial_b._impl\n",  # not Seatrial
+    ],
+    ids=["public", "top-level-private", "dunder", "other-root"],
+)
+def test_a_public_or_top_level_import_is_no_private_import(tmp_path, statement):
+    src = _package(
+        tmp_path,
+        {
+            "__init__.py": "__version__ = '1'\n",
+            "_front.py": "run = 1\n",
+            "a/__init__.py": "",
+            "a/_user.py": statement,
+            "b/__init__.py": "from seatrial.b._impl import y\nfrom . import _impl\n",
+            "b/_impl.py": "y = 1\n_helper = 2\n",
+            "b/deep/__init__.py": "from seatrial.b._impl import y\n",
+            "b/_sibling.py": "from seatrial.b._impl import _helper\n",  # same package
+        },
+    )
+    assert private_imports(src) == []
+
+
+def test_a_named_exception_is_matched_on_the_importer_and_the_module():
+    edge = Edge("seatrial.a._user", "seatrial.b._impl.y", "seatrial/a/_user.py:1")
+    assert _excepted(edge, {("seatrial.a._user", "seatrial.b._impl")})
+    assert not _excepted(edge, {("seatrial.a._other", "seatrial.b._impl")})
+    assert not _excepted(edge, {("seatrial.a._user", "seatrial.b._im")})

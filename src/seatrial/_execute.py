@@ -160,7 +160,7 @@ async def _open_judge(
     """The run's judge on a gateway of its own (no ``gateway=True`` needed), its gate read
     from the store's calibrations."""
     from seatrial.gateway import Gateway
-    from seatrial.judge._llm import Judge
+    from seatrial.judge import Judge
 
     gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
     stack.push_async_callback(gateway.aclose)

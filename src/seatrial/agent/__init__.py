@@ -7,7 +7,7 @@ calls ``check()`` once, then ``run(ctx)`` per attempt, then ``aclose()``.
 from seatrial.agent._errors import PERMISSION_DENIED, ToolDenied, ToolError
 from seatrial.agent._http import HttpAgent
 from seatrial.agent._policy import WRITE_TOOLS, Decision, PermissionPolicy
-from seatrial.agent._protocol import AgentAdapter, AgentOutput, AttemptContext
+from seatrial.agent._protocol import AgentAdapter, AgentOutput, AttemptContext, content_hash
 from seatrial.agent._python import PythonAgent
 from seatrial.agent._replay import ReplayAgent
 from seatrial.agent._resolve import resolve_agent
@@ -36,6 +36,7 @@ __all__ = [
     "ToolError",
     "ToolInfo",
     "Workspace",
+    "content_hash",
     "prepare_workspace",
     "registered_tool",
     "resolve_agent",

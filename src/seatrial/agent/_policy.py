@@ -26,6 +26,11 @@ WRITE_TOOLS = frozenset({"write_file", "run_command", "http_request"})
 _current_policy: contextvars.ContextVar[PermissionPolicy | None] = contextvars.ContextVar(
     "seatrial_policy", default=None
 )
+"""The attempt's permission policy, for ``@seatrial.tool`` functions the agent calls directly.
+Set only by :meth:`PermissionPolicy.activate`: the Python adapter activates the session's
+policy around each turn of the agent function, ``Session.call_tool`` around the tool it calls;
+the value is reset when that block ends. Defined in ``agent``, below ``run``, because the
+tools that read it are agent code."""
 
 
 @dataclass(frozen=True)

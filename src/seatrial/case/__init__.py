@@ -1,4 +1,8 @@
-"""Suites and cases: the models, loaders for YAML, JSONL and XLSX, and validation."""
+"""Suites and cases: the models, loaders for YAML, JSONL and XLSX, and validation.
+
+``parse_yaml``, ``read_text`` and ``explain`` are public so that ``seatrial.yaml`` is read the
+way suites are: with the line of every key, and validation errors explained with a fix.
+"""
 
 from seatrial.case._assertions import CheckedAssertion, check_assertion
 from seatrial.case._explain import explain
@@ -24,28 +28,26 @@ from seatrial.case._model import (
 from seatrial.case._yaml import parse_yaml, read_text
 
 __all__ = [
-    "CheckedAssertion",
-    "check_assertion",
     "CHECKS",
-    "GateSpec",
-    "PassHatK",
-    "Regression",
-    "gates_hash",
-    "load_gates",
-    "load_gates_section",
     "SUITE_FORMAT_VERSION",
     "SUITE_SUFFIXES",
     "AssertionSpec",
     "Case",
+    "CheckedAssertion",
     "Gate",
+    "GateSpec",
     "Limits",
+    "PassHatK",
+    "Regression",
     "Suite",
     "Turn",
-    "load_suite",
-    "validate_paths",
-    # Reading a YAML settings file with the line of every key, and explaining validation
-    # errors with a fix: seatrial.yaml is read the way suites are.
+    "check_assertion",
     "explain",
+    "gates_hash",
+    "load_gates",
+    "load_gates_section",
+    "load_suite",
     "parse_yaml",
     "read_text",
+    "validate_paths",
 ]

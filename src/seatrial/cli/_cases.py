@@ -12,7 +12,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.compare._stale import StaleCase, StaleReport, stale_cases
+from seatrial.compare import StaleCase, StaleReport, stale_cases
 from seatrial.errors import InputError, RunNotFound
 
 cases_app = typer.Typer(

@@ -10,9 +10,15 @@ import typer
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.compare._diff import diff_attempts
-from seatrial.compare._refs import load_attempt, parse_attempt_ref
-from seatrial.compare._render_diff import diff_json, header_of, render_markdown, render_terminal
+from seatrial.compare import (
+    diff_attempts,
+    diff_json,
+    header_of,
+    load_attempt,
+    parse_attempt_ref,
+    render_markdown,
+    render_terminal,
+)
 from seatrial.errors import InputError
 
 _FORMATS = ("text", "json", "md")

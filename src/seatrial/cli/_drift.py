@@ -12,8 +12,14 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.compare import resolve_run_ref
-from seatrial.compare._drift import METRICS, POOLED, DriftReport, MetricDrift, probe_drift
+from seatrial.compare import (
+    METRICS,
+    POOLED,
+    DriftReport,
+    MetricDrift,
+    probe_drift,
+    resolve_run_ref,
+)
 from seatrial.errors import InputError
 
 FORMATS = ("text", "json")

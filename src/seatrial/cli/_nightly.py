@@ -16,7 +16,7 @@ from seatrial.case import SUITE_SUFFIXES, Suite, load_suite
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._drift import print_drift
 from seatrial.cli._run import print_notice
-from seatrial.compare._drift import probe_drift
+from seatrial.compare import probe_drift
 from seatrial.config import CONFIG_FILE, Config, load_config, resolve_db_url
 from seatrial.errors import ConfigError, RunNotFound
 from seatrial.report import print_summary

@@ -11,7 +11,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.compare._render_diff import header_of, render_terminal
+from seatrial.compare import header_of, render_terminal
 from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import InputError
 from seatrial.run import ReplayResult, replay_attempt

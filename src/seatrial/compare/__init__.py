@@ -27,10 +27,12 @@ from seatrial.compare._diff import (
 )
 from seatrial.compare._distance import ks_statistic, total_variation
 from seatrial.compare._drift import (
+    METRICS,
     POOLED,
     DriftAlarm,
     DriftReport,
     DriftThresholds,
+    MetricDrift,
     default_baseline,
     probe_drift,
 )
@@ -50,6 +52,13 @@ from seatrial.compare._render_compare import (
     metric_number,
     to_markdown,
     to_text,
+)
+from seatrial.compare._render_diff import (
+    AttemptHeader,
+    diff_json,
+    header_of,
+    render_markdown,
+    render_terminal,
 )
 from seatrial.compare._runs import CaseOutcome, RunData, case_verdict, load_run, outcome_of
 from seatrial.compare._stale import StaleCase, StaleReport, stale_cases
@@ -76,10 +85,12 @@ from seatrial.compare._verdict import GateResult, run_meets_gates, stored_baseli
 __all__ = [
     "LATEST",
     "LATEST_PASSING",
+    "METRICS",
     "POOLED",
     "REPLAY_TAG",
     "TRANSITIONS",
     "TRANSITION_TITLES",
+    "AttemptHeader",
     "AttemptRef",
     "CaseChange",
     "CaseOutcome",
@@ -95,6 +106,7 @@ __all__ = [
     "Interval",
     "Latency",
     "MetricDelta",
+    "MetricDrift",
     "Paired",
     "PassK",
     "Row",
@@ -114,11 +126,13 @@ __all__ = [
     "compare_runs",
     "default_baseline",
     "diff_attempts",
+    "diff_json",
     "diff_traces",
     "evaluate_gates",
     "flaky_cases",
     "gate_settings",
     "gates_changed",
+    "header_of",
     "headline",
     "ks_statistic",
     "latency_summary",
@@ -136,6 +150,8 @@ __all__ = [
     "pass_hat_k",
     "percentile",
     "probe_drift",
+    "render_markdown",
+    "render_terminal",
     "resolve_run_ref",
     "run_meets_gates",
     "run_statistics",

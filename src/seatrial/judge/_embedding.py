@@ -134,6 +134,9 @@ GatewayFactory = Callable[[str], Embedder]
 _gateway_factory: contextvars.ContextVar[GatewayFactory | None] = contextvars.ContextVar(
     "seatrial_gateway_embeddings", default=None
 )
+"""How ``similar`` reaches embedding models other than the built-in ones. Set only by
+:func:`use_embedders` (which :func:`seatrial.judge.use_gateway_embeddings` calls around the
+block that uses the gateway's models); reset when that block ends."""
 _loaded: dict[str, Embedder] = {}
 _loaded_lock = threading.Lock()
 

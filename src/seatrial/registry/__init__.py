@@ -21,10 +21,10 @@ from seatrial.registry._assertions import (
 )
 
 __all__ = [
-    "AssertionParams",
-    "AssertionType",
     "BUILT_IN_MODULE",
     "PLUGIN_GROUP",
+    "AssertionParams",
+    "AssertionType",
     "aliases",
     "known_types",
     "lookup",

@@ -2,13 +2,9 @@
 
 from seatrial.run._attempt import run_attempt
 from seatrial.run._changes import SnapshotChange
-from seatrial.run._gateway_hook import (
-    active_gateway,
-    attempt_gateway,
-    gateway_for_run,
-    use_gateway,
-)
-from seatrial.run._judge_hook import JudgeRuntime, active_judge, use_judge
+from seatrial.run._context import active_gateway, use_gateway
+from seatrial.run._gateway_hook import attempt_gateway, gateway_for_run
+from seatrial.run._judge_hook import JudgeRuntime
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
 from seatrial.run._replay import ReplayResult, replay_attempt, replay_attempt_async
 from seatrial.run._replay_plan import ReplayMode
@@ -35,7 +31,6 @@ __all__ = [
     "RunOutcome",
     "SnapshotChange",
     "active_gateway",
-    "active_judge",
     "attempt_gateway",
     "can_fork",
     "case_hash",
@@ -50,5 +45,4 @@ __all__ = [
     "run_suite_async",
     "suite_hash",
     "use_gateway",
-    "use_judge",
 ]

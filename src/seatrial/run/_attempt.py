@@ -8,7 +8,7 @@ import random
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from seatrial.agent import (
     SANDBOX_TOOLS,
@@ -23,10 +23,13 @@ from seatrial.case import Case
 from seatrial.errors import AgentError
 from seatrial.record import AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
-from seatrial.run._judge_hook import active_judge
 from seatrial.run._snapshot import attempt_snapshot, case_facts
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
+
+if TYPE_CHECKING:
+    from seatrial.gateway import GatewayServer
+    from seatrial.run._judge_hook import JudgeRuntime
 
 
 def needs_workspace(case: Case) -> bool:
@@ -60,8 +63,16 @@ async def run_attempt(
     attempt: int,
     run_id: str,
     timeout_s: float | None,
+    *,
+    judge: JudgeRuntime | None = None,
+    gateway: GatewayServer | None = None,
 ) -> AttemptRecord:
-    """Run one attempt and return its evaluated record. Agent failures become ERROR."""
+    """Run one attempt and return its evaluated record. Agent failures become ERROR.
+
+    ``judge`` answers the LLM-judged assertions (without one they are reported as not
+    evaluated); ``gateway`` gives the agent its own base URL on that server. The runner
+    passes the run's.
+    """
     recorder = TraceRecorder()
     session_id = f"sess_{random.getrandbits(64):016x}"
     user_id = user_id_for(case)
@@ -71,7 +82,7 @@ async def run_attempt(
     error: AgentError | None = None
     with (
         _maybe_workspace(case) as workspace,
-        attempt_gateway(recorder, run_id, case.id, attempt) as gateway_url,
+        attempt_gateway(gateway, recorder, run_id, case.id, attempt) as gateway_url,
     ):
         sandbox = Sandbox(workspace, case, recorder) if workspace is not None else None
         ctx = AttemptContext(
@@ -134,7 +145,6 @@ async def run_attempt(
                 reason=f"{error.failure_type}: {error}",
                 finished_at=time.time(),
             )
-        judge = active_judge()
         assertion_context = AssertionContext(
             case=case,
             trace=trace,

@@ -4,11 +4,16 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
 
 from seatrial.agent import AgentAdapter
 from seatrial.case import Case
 from seatrial.record import AttemptRecord
 from seatrial.run._attempt import run_attempt
+
+if TYPE_CHECKING:
+    from seatrial.gateway import GatewayServer
+    from seatrial.run._judge_hook import JudgeRuntime
 
 
 async def drain(
@@ -18,12 +23,19 @@ async def drain(
     timeout_s: float | None,
     concurrency: int,
     on_record: Callable[[AttemptRecord], None],
+    *,
+    judge: JudgeRuntime | None = None,
+    gateway: GatewayServer | None = None,
 ) -> None:
-    """Run every (case, attempt) of ``plan`` with at most ``concurrency`` in flight."""
+    """Run every (case, attempt) of ``plan`` with at most ``concurrency`` in flight, each
+    with the run's ``judge`` and ``gateway`` server (when it has them)."""
     jobs: Iterator[tuple[Case, int]] = iter(plan)
 
     async def lane() -> None:
         for case, attempt in jobs:
-            on_record(await run_attempt(adapter, case, attempt, run_id, timeout_s))
+            record = await run_attempt(
+                adapter, case, attempt, run_id, timeout_s, judge=judge, gateway=gateway
+            )
+            on_record(record)
 
     await asyncio.gather(*(lane() for _ in range(max(1, min(concurrency, len(plan))))))

@@ -9,37 +9,18 @@ attempt (for cost, cache, cassettes and faults).
 
 from __future__ import annotations
 
-import contextvars
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from seatrial.run._context import use_gateway
 from seatrial.store import Store
 from seatrial.trace import TraceRecorder
 
 if TYPE_CHECKING:
     # The gateway pulls in the model SDKs and the web server: only runs that use it pay.
     from seatrial.gateway import GatewayConfig, GatewayServer
-
-_active_server: contextvars.ContextVar[GatewayServer | None] = contextvars.ContextVar(
-    "seatrial_gateway_server", default=None
-)
-
-
-def active_gateway() -> GatewayServer | None:
-    """The gateway server attempts started in this context register with, if any."""
-    return _active_server.get()
-
-
-@contextmanager
-def use_gateway(server: GatewayServer) -> Iterator[GatewayServer]:
-    """Register the attempts started in this block (and tasks it creates) with ``server``."""
-    token = _active_server.set(server)
-    try:
-        yield server
-    finally:
-        _active_server.reset(token)
 
 
 @asynccontextmanager
@@ -51,7 +32,11 @@ async def gateway_for_run(
     host: str = "127.0.0.1",
     port: int = 0,
 ) -> AsyncIterator[GatewayServer]:
-    """Start a gateway and its proxy in this event loop for the attempts run in the block."""
+    """Start a gateway and its proxy in this event loop for the attempts run in the block.
+
+    The server is the block's :func:`~seatrial.run.active_gateway`: runs started inside it
+    register their attempts with it.
+    """
     from seatrial.gateway import Gateway, GatewayServer
 
     gateway = Gateway(config, store=store, project_dir=project_dir)
@@ -65,10 +50,9 @@ async def gateway_for_run(
 
 @contextmanager
 def attempt_gateway(
-    recorder: TraceRecorder, run_id: str, case_id: str, attempt: int
+    server: GatewayServer | None, recorder: TraceRecorder, run_id: str, case_id: str, attempt: int
 ) -> Iterator[str | None]:
-    """The attempt's base URL while it runs, or None when no gateway is in use."""
-    server = _active_server.get()
+    """The attempt's base URL on ``server`` while it runs, or None without a server."""
     if server is None:
         yield None
         return

@@ -3,15 +3,13 @@
 The runner's side only: the gate itself (may this judge's FAIL fail an attempt?) is decided
 by :mod:`seatrial.judge`'s calibration policy, once, when the run starts; each attempt gets a
 :class:`seatrial.judge.AttemptJudge`. Review items the assertions ask for are collected here
-and stored when the run ends (after the attempts they point at).
+and stored when the run ends (after the attempts they point at). The runtime is handed to
+each attempt (``RunOptions.judge``), never looked up from the context.
 """
 
 from __future__ import annotations
 
-import contextvars
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 from seatrial.assertion import Evaluation
@@ -22,10 +20,6 @@ if TYPE_CHECKING:
     # The judge pulls in the gateway and its SDKs: only runs that use one pay for it.
     from seatrial.judge import Judge, JudgeGate
     from seatrial.store import ReviewItem, Store
-
-_active: contextvars.ContextVar[JudgeRuntime | None] = contextvars.ContextVar(
-    "seatrial_judge", default=None
-)
 
 
 class JudgeRuntime:
@@ -98,18 +92,3 @@ class JudgeRuntime:
         """The review items queued since the last call (the caller stores them)."""
         items, self._pending = self._pending, []
         return items
-
-
-def active_judge() -> JudgeRuntime | None:
-    """The judge attempts started in this context are evaluated with, if any."""
-    return _active.get()
-
-
-@contextmanager
-def use_judge(runtime: JudgeRuntime | None) -> Iterator[JudgeRuntime | None]:
-    """Evaluate the attempts started in this block (and the tasks it creates) with ``runtime``."""
-    token = _active.set(runtime)
-    try:
-        yield runtime
-    finally:
-        _active.reset(token)

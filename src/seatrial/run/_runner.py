@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import asyncio
-import gc
 import hashlib
 import json
 import random
-import signal
 import time
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -17,18 +13,16 @@ from seatrial._version import __version__
 from seatrial.agent import AgentAdapter
 from seatrial.case import Case, Suite
 from seatrial.record import AttemptRecord, RunInfo
+from seatrial.run._context import active_gateway, run_process_settings
 from seatrial.run._drain import drain
-from seatrial.run._judge_hook import use_judge
 from seatrial.run._snapshot import run_snapshot
 from seatrial.run._workers import can_fork, run_in_workers
 from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
 
 if TYPE_CHECKING:
+    from seatrial.gateway import GatewayServer
     from seatrial.run._judge_hook import JudgeRuntime
-
-RUN_GC_THRESHOLD = 50_000
-"""Gen-0 threshold of Python's garbage collector while a run executes."""
 
 
 class Progress(Protocol):
@@ -107,6 +101,7 @@ async def run_suite_async(
 ) -> RunOutcome:
     """Run every case and repeat of ``suite`` against ``adapter``, storing each attempt."""
     options = options or RunOptions()
+    gateway = active_gateway()
     info = RunInfo(
         run_id=options.run_id or new_run_id(),
         suite=suite.name,
@@ -124,7 +119,7 @@ async def run_suite_async(
             "rubrics": suite.rubrics,
             "suite_hash": suite_hash(suite.cases),
             "probe": suite.probe,
-            "snapshot": run_snapshot(adapter).model_dump(mode="json"),
+            "snapshot": run_snapshot(adapter, gateway).model_dump(mode="json"),
             **options.settings,
         },
     )
@@ -133,7 +128,7 @@ async def run_suite_async(
         info.settings["judge"] = options.judge.record()
     store.create_run(info, suite.cases)
     plan = _plan(suite.cases, options.repeats, set())
-    return await _execute(info.run_id, plan, 0, adapter, store, options, progress)
+    return await _execute(info.run_id, plan, 0, adapter, store, options, progress, gateway)
 
 
 async def resume_async(
@@ -158,7 +153,9 @@ async def resume_async(
         judge.rubrics = dict(settings.get("rubrics") or {})
     done = store.finished_attempts(run_id)
     plan = _plan(store.run_cases(run_id), options.repeats, done)
-    return await _execute(run_id, plan, len(done), adapter, store, options, progress)
+    return await _execute(
+        run_id, plan, len(done), adapter, store, options, progress, active_gateway()
+    )
 
 
 async def _execute(
@@ -169,6 +166,7 @@ async def _execute(
     store: Store,
     options: RunOptions,
     progress: Progress | None,
+    gateway: GatewayServer | None,
 ) -> RunOutcome:
     finished = 0
 
@@ -181,25 +179,21 @@ async def _execute(
     if progress is not None:
         progress.start(len(plan) + already_done, already_done)
     interrupted = True
-    restore = _cancel_on_sigterm()
-    gc_thresholds = gc.get_threshold()
-    # A run allocates many short-lived objects per attempt (spans, results, records); the
-    # default gen-0 threshold of 700 makes the collector a measurable share of the harness's
-    # CPU (benchmarks/runner_overhead.py: 3.5 s -> 2.7 s). Collections still happen, rarer.
-    gc.set_threshold(RUN_GC_THRESHOLD, 20, 100)
     try:
-        # The judge's connections belong to this process's event loop: no forked workers.
-        if options.workers > 1 and len(plan) > 1 and can_fork() and options.judge is None:
-            await run_in_workers(run_id, plan, adapter, store, options, on_record)
-        else:
-            writer = AttemptWriter(store)
-            try:
+        with run_process_settings():
+            # The judge's connections and the gateway's proxy belong to this process's event
+            # loop: no forked workers.
+            in_process = options.judge is not None or gateway is not None
+            if options.workers > 1 and len(plan) > 1 and can_fork() and not in_process:
+                await run_in_workers(run_id, plan, adapter, store, options, on_record)
+            else:
+                writer = AttemptWriter(store)
+                try:
 
-                def store_and_count(record: AttemptRecord) -> None:
-                    writer.submit(record)
-                    on_record(record)
+                    def store_and_count(record: AttemptRecord) -> None:
+                        writer.submit(record)
+                        on_record(record)
 
-                with use_judge(options.judge):
                     await drain(
                         plan,
                         adapter,
@@ -207,13 +201,13 @@ async def _execute(
                         options.timeout_s,
                         options.concurrency,
                         store_and_count,
+                        judge=options.judge,
+                        gateway=gateway,
                     )
-            finally:
-                writer.close()
+                finally:
+                    writer.close()
         interrupted = False
     finally:
-        gc.set_threshold(*gc_thresholds)
-        restore()
         if progress is not None:
             progress.stop()
         if options.judge is not None:
@@ -221,20 +215,3 @@ async def _execute(
             store.add_review_items(options.judge.take_review_items())
         store.finish_run(run_id, "interrupted" if interrupted else "finished", time.time())
     return RunOutcome(run_id=run_id, attempts_run=finished, interrupted=interrupted)
-
-
-def _cancel_on_sigterm() -> Callable[[], None]:
-    """Treat SIGTERM like Ctrl-C: stop, store what finished, mark the run interrupted."""
-    loop = asyncio.get_running_loop()
-    task = asyncio.current_task()
-    if task is None:
-        return lambda: None
-    try:
-        loop.add_signal_handler(signal.SIGTERM, task.cancel)
-    except (NotImplementedError, RuntimeError, ValueError):  # not the main thread, or Windows
-        return lambda: None
-
-    def restore() -> None:
-        loop.remove_signal_handler(signal.SIGTERM)
-
-    return restore

@@ -17,8 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seatrial._version import __version__
-from seatrial.agent import AgentAdapter, HttpAgent, PythonAgent, ReplayAgent
-from seatrial.agent._protocol import content_hash
+from seatrial.agent import AgentAdapter, HttpAgent, PythonAgent, ReplayAgent, content_hash
 from seatrial.case import Case
 from seatrial.record import (
     AttemptSnapshot,
@@ -27,7 +26,6 @@ from seatrial.record import (
     RunSnapshotAgent,
     RunSnapshotGateway,
 )
-from seatrial.run._gateway_hook import active_gateway
 from seatrial.trace import Trace
 from seatrial.trace import attrs as A
 
@@ -131,13 +129,13 @@ def gateway_snapshot(server: GatewayServer | None) -> RunSnapshotGateway | None:
     )
 
 
-def run_snapshot(adapter: AgentAdapter) -> RunSnapshot:
-    """The run-level snapshot, taken when the run starts (in the gateway's context)."""
+def run_snapshot(adapter: AgentAdapter, gateway: GatewayServer | None = None) -> RunSnapshot:
+    """The run-level snapshot, taken when the run starts, with the run's gateway server."""
     return RunSnapshot(
         seatrial_version=__version__,
         python_version=platform.python_version(),
         agent=agent_source(adapter),
-        gateway=gateway_snapshot(active_gateway()),
+        gateway=gateway_snapshot(gateway),
     )
 
 

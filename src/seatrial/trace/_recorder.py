@@ -20,6 +20,11 @@ from seatrial.trace._span import Span, SpanEvent, Trace
 _current_recorder: contextvars.ContextVar[TraceRecorder | None] = contextvars.ContextVar(
     "seatrial_recorder", default=None
 )
+"""The attempt's recorder, for code that is not handed one (``@seatrial.tool`` functions, the
+gateway's pipeline). Set only by :meth:`TraceRecorder.activate`: each attempt activates its
+recorder around the agent, the gateway's proxy around each request it relays for an attempt;
+the value is reset when that block ends. Defined here because ``trace`` imports no other
+Seatrial package, and everyone who reads it may import ``trace``."""
 
 
 def new_id(bits: int = 64) -> str:
@@ -41,6 +46,9 @@ class TraceRecorder:
         self.trace_id = trace_id or new_id(128)
         self.spans: list[Span] = []
         self.turn_index: int | None = None
+        # The open span is per recorder, not module-wide: two recorders active in one context
+        # (an attempt's and a proxied request's) must not parent each other's spans. Set only
+        # by span(), which resets it when its block ends.
         self._stack: contextvars.ContextVar[Span | None] = contextvars.ContextVar(
             f"seatrial_span_{self.trace_id}", default=None
         )
