@@ -217,7 +217,7 @@ class AttemptRecord(BaseModel):
     trace: Trace | None = None
     """The full trajectory."""
     snapshot: AttemptSnapshot | None = None
-    """What the attempt ran with (``seatrial replay`` re-runs it from this); None for
+    """What the attempt ran with (``seatrial rerun`` re-runs it from this); None for
     attempts stored before Seatrial recorded snapshots."""
 
 

@@ -34,7 +34,7 @@ async def test_multi_turn_posts_each_turn_with_one_session_id():
     }
     async with AgentServer(replies) as server:
         adapter = HttpAgent(server.url)
-        ctx = make_context(TWO_TURNS, run_id="replay_xyz")
+        ctx = make_context(TWO_TURNS, run_id="20260701-101500-3fa2c1")
         output, _ = await drive(adapter, ctx)
         await adapter.aclose()
     assert output.responses == ["请问还是上次那个地址吗？", "已预约"]
@@ -48,7 +48,10 @@ async def test_multi_turn_posts_each_turn_with_one_session_id():
         "user_id": "test_user_001",
         "user_profile": {"phone": "138****1234"},
     }
-    assert bodies[0]["metadata"] == {"case_id": "order_booking_001", "replay_id": "replay_xyz"}
+    assert bodies[0]["metadata"]["case_id"] == "order_booking_001"
+    assert bodies[0]["metadata"]["run_id"] == "20260701-101500-3fa2c1"
+    # Agents written against the old field name still get the run id under it.
+    assert bodies[0]["metadata"]["replay_id"] == "20260701-101500-3fa2c1"
 
 
 async def test_each_attempt_sends_its_own_user_id():

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from seatrial.agent import AgentAdapter, HttpAgent, PythonAgent, ReplayAgent, resolve_agent
+from seatrial.agent import AgentAdapter, HttpAgent, PythonAgent, RecordedAgent, resolve_agent
 from seatrial.case import Case
 from seatrial.errors import AgentSpecError
 from seatrial.testing import AgentServer
@@ -21,7 +21,7 @@ def test_each_form_resolves_to_its_adapter(tmp_path):
     replay = resolve_agent("replay:recorded/sessions.jsonl", base_dir=tmp_path)
     assert isinstance(python, PythonAgent) and python.name == "support"
     assert isinstance(http, HttpAgent) and http.name == "agents.example.com:8443"
-    assert isinstance(replay, ReplayAgent)
+    assert isinstance(replay, RecordedAgent)
     assert replay.path == tmp_path / "recorded" / "sessions.jsonl"
     assert all(isinstance(a, AgentAdapter) for a in (python, http, replay))
     assert [a.spec for a in (python, http, replay)] == [
@@ -57,7 +57,8 @@ def test_an_unknown_spec_lists_the_accepted_forms_and_a_close_name():
         resolve_agent("support-stagin", agents={"support-staging": "http://127.0.0.1:1/"})
     message = str(caught.value)
     assert "Did you mean `support-staging`?" in message
-    for form in ("python:module:function", "http://host:port/path", "replay:", "seatrial.yaml"):
+    forms = ("python:module:function", "http://host:port/path", "recorded:", "replay:")
+    for form in (*forms, "seatrial.yaml"):
         assert form in message
 
 
@@ -77,8 +78,18 @@ def test_named_agents_resolve_relative_paths_against_the_config_folder(tmp_path)
     adapter = resolve_agent(
         "recorded", agents=agents, base_dir=tmp_path / "suites", agents_dir=tmp_path
     )
-    assert isinstance(adapter, ReplayAgent)
+    assert isinstance(adapter, RecordedAgent)
     assert adapter.path == tmp_path / "recorded" / "sessions.jsonl"
     direct = resolve_agent("replay:x.jsonl", base_dir=tmp_path / "suites", agents_dir=tmp_path)
-    assert isinstance(direct, ReplayAgent)
+    assert isinstance(direct, RecordedAgent)
     assert direct.path == tmp_path / "suites" / "x.jsonl"
+
+
+def test_recorded_and_replay_prefixes_name_the_same_recorded_sessions(tmp_path):
+    recorded = resolve_agent("recorded:sessions.jsonl", base_dir=tmp_path)
+    replay = resolve_agent("replay:sessions.jsonl", base_dir=tmp_path)
+    assert isinstance(recorded, RecordedAgent) and isinstance(replay, RecordedAgent)
+    assert recorded.path == replay.path == tmp_path / "sessions.jsonl"
+    assert recorded.spec == "recorded:sessions.jsonl"  # the spec is kept as the user wrote it
+    with pytest.raises(AgentSpecError):
+        resolve_agent("recording:sessions.jsonl", base_dir=tmp_path)

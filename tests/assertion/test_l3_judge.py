@@ -25,7 +25,7 @@ from seatrial.assertion._evaluate import NEEDS_ASYNC, SKIPPED
 from seatrial.assertion._evaluate_async import evaluate_async
 from seatrial.case import AssertionSpec, Case
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.judge import Calibration, Judge, JudgeSettings, judge_gate
+from seatrial.judge import Calibration, Judge, JudgeSettings, judge_trust
 from seatrial.registry import _assertions as _table
 from seatrial.run import JudgeRuntime
 from seatrial.testing import FakeOpenAI
@@ -79,7 +79,7 @@ def runtime(
 ) -> JudgeRuntime:
     judge = Judge(gateway, JudgeSettings(model="judge", **settings))
     ours = [c.model_copy(update={"prompt_hash": judge.prompt_hash}) for c in history or []]
-    gate = judge_gate(judge.model, judge.prompt_version, judge.prompt_hash, ours, judge.settings)
+    gate = judge_trust(judge.model, judge.prompt_version, judge.prompt_hash, ours, judge.settings)
     return JudgeRuntime(judge, gate, rubrics)
 
 
@@ -307,11 +307,11 @@ def test_the_synchronous_evaluate_records_an_async_check_as_not_evaluated():
 def test_a_calibration_below_the_bar_after_one_above_it_raises_the_alarm():
     settings = JudgeSettings(model="judge")
     history = [calibration(0.80, 200, 2.0), calibration(0.90, 200, 1.0)]
-    gate = judge_gate("judge", "v1", "ab" * 32, history, settings)
+    gate = judge_trust("judge", "v1", "ab" * 32, history, settings)
     assert not gate.calibrated
     assert gate.alarm is not None and "fell below the bar" in gate.alarm
     assert "90.0%" in gate.alarm and "80.0%" in gate.alarm
-    steady = judge_gate("judge", "v1", "ab" * 32, history[1:], settings)
+    steady = judge_trust("judge", "v1", "ab" * 32, history[1:], settings)
     assert steady.calibrated and steady.alarm is None
 
 

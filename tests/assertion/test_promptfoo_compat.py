@@ -47,7 +47,7 @@ from seatrial.assertion import AssertionContext, aliases, evaluate, evaluate_asy
 from seatrial.case import AssertionSpec, Case, load_suite
 from seatrial.errors import SuiteError
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.judge import Calibration, Judge, JudgeSettings, judge_gate
+from seatrial.judge import Calibration, Judge, JudgeSettings, judge_trust
 from seatrial.run import JudgeRuntime
 from seatrial.testing import FakeOpenAI
 from tests.gateway.conftest import model_for
@@ -629,7 +629,7 @@ def judge_runtime(gateway: Gateway, *, calibrated: bool) -> JudgeRuntime:
             base_rate=0.5,
         )
     ]
-    gate = judge_gate(
+    gate = judge_trust(
         judge.model,
         judge.prompt_version,
         judge.prompt_hash,

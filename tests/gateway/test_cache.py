@@ -12,7 +12,7 @@ from seatrial.errors import GatewayError
 from seatrial.gateway import _cache
 from seatrial.gateway._cache import ResponseCache, normalised_request
 from seatrial.gateway._config import CacheConfig
-from seatrial.gateway._types import ChatRequest, ChatResponse, Message, ToolCall, Usage
+from seatrial.gateway._types import ChatRequest, ChatResponse, ChatToolCall, Message, Usage
 
 WEATHER_TOOL = {
     "type": "function",
@@ -123,7 +123,9 @@ def conversation(call_id: str) -> ChatRequest:
             Message(role="user", content="Weather in Paris?"),
             Message(
                 role="assistant",
-                tool_calls=[ToolCall(id=call_id, name="get_weather", arguments='{"city":"Paris"}')],
+                tool_calls=[
+                    ChatToolCall(id=call_id, name="get_weather", arguments='{"city":"Paris"}')
+                ],
             ),
             Message(role="tool", tool_call_id=call_id, content="18C, cloudy"),
         ],

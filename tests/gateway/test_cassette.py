@@ -15,8 +15,8 @@ from seatrial.gateway._types import (
     CallAttempt,
     ChatRequest,
     ChatResponse,
+    ChatToolCall,
     Message,
-    ToolCall,
     Usage,
 )
 
@@ -47,7 +47,9 @@ def answers() -> list[ChatResponse]:
             message=Message(
                 role="assistant",
                 tool_calls=[
-                    ToolCall(id="call_a1", name="book_reservation", arguments='{"flight":"HAT170"}')
+                    ChatToolCall(
+                        id="call_a1", name="book_reservation", arguments='{"flight":"HAT170"}'
+                    )
                 ],
             ),
             usage=Usage(input_tokens=812, output_tokens=31, cached_input_tokens=512),

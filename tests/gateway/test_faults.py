@@ -10,7 +10,7 @@ import pytest
 from seatrial.errors import ProviderError
 from seatrial.gateway._config import FaultSpec, GatewayConfig
 from seatrial.gateway._faults import FaultInjector, malformed
-from seatrial.gateway._types import ChatRequest, ChatResponse, Message, ToolCall, Usage
+from seatrial.gateway._types import ChatRequest, ChatResponse, ChatToolCall, Message, Usage
 
 LOOKUP_TOOL = {
     "type": "function",
@@ -34,7 +34,9 @@ def tool_answer() -> ChatResponse:
         message=Message(
             role="assistant",
             content=None,
-            tool_calls=[ToolCall(id="call_1", name="get_order", arguments='{"order_id": "12345"}')],
+            tool_calls=[
+                ChatToolCall(id="call_1", name="get_order", arguments='{"order_id": "12345"}')
+            ],
         ),
         usage=Usage(input_tokens=50, output_tokens=12),
         model="gpt4o",

@@ -13,7 +13,7 @@ import redis
 from seatrial.errors import GatewayError, RateLimitTimeout
 from seatrial.gateway._config import ModelConfig
 from seatrial.gateway._limits import RateLimits, estimate_tokens
-from seatrial.gateway._types import ChatRequest, Message, ToolCall
+from seatrial.gateway._types import ChatRequest, ChatToolCall, Message
 
 REDIS_URL = "redis://127.0.0.1:6379/0"
 
@@ -215,7 +215,7 @@ def test_estimate_counts_content_parts_tool_calls_and_tool_definitions() -> None
             Message(role="user", content=[{"type": "text", "text": "book a table for two"}]),
             Message(
                 role="assistant",
-                tool_calls=[ToolCall(id="c1", name="book", arguments='{"people": 2}' * 10)],
+                tool_calls=[ChatToolCall(id="c1", name="book", arguments='{"people": 2}' * 10)],
             ),
         ],
         tools=[{"type": "function", "function": {"name": "book", "description": "x" * 400}}],

@@ -17,7 +17,7 @@ import pytest
 from seatrial.errors import GatewayError, ProviderError
 from seatrial.gateway._config import ModelConfig
 from seatrial.gateway._providers import Provider, ProviderPool, new_provider
-from seatrial.gateway._types import ChatChunk, ChatRequest, EmbeddingRequest, Message, ToolCall
+from seatrial.gateway._types import ChatChunk, ChatRequest, ChatToolCall, EmbeddingRequest, Message
 from seatrial.testing import (
     FakeAnthropic,
     FakeOpenAI,
@@ -43,8 +43,8 @@ TOOL_HISTORY = [
     Message(
         role="assistant",
         tool_calls=[
-            ToolCall(id="c1", name="get_weather", arguments='{"city": "Paris"}'),
-            ToolCall(id="c2", name="get_weather", arguments='{"city": "Rome"}'),
+            ChatToolCall(id="c1", name="get_weather", arguments='{"city": "Paris"}'),
+            ChatToolCall(id="c2", name="get_weather", arguments='{"city": "Rome"}'),
         ],
     ),
     Message(role="tool", tool_call_id="c1", content="sunny"),
@@ -132,7 +132,7 @@ async def test_openai_tool_calls_go_out_and_come_back(
     response = await chat(openai_model, request)
 
     assert response.tool_calls == [
-        ToolCall(id="call_9", name="get_weather", arguments='{"city": "Oslo"}')
+        ChatToolCall(id="call_9", name="get_weather", arguments='{"city": "Oslo"}')
     ]
     assert response.message.content is None and response.finish_reason == "tool_calls"
     sent = fake_openai.requests[0].body
@@ -386,7 +386,7 @@ async def test_anthropic_round_trip_maps_system_tools_and_tool_results_both_ways
     ]
     assert response.message.content == "Checking."
     assert response.tool_calls == [
-        ToolCall(id="toolu_1", name="get_weather", arguments='{"city": "Oslo"}')
+        ChatToolCall(id="toolu_1", name="get_weather", arguments='{"city": "Oslo"}')
     ]
     assert response.finish_reason == "tool_calls"
     assert (response.provider, response.provider_model) == ("anthropic", "claude-fake-20250101")

@@ -15,7 +15,7 @@ from seatrial.gateway._config import (
     RoutingRule,
 )
 from seatrial.gateway._routing import RouteDecision, Router, complexity_score
-from seatrial.gateway._types import ChatRequest, Message, ToolCall
+from seatrial.gateway._types import ChatRequest, ChatToolCall, Message
 
 MODELS = {
     "small": ModelConfig(name="small", model="gpt-4o-mini-2024-07-18"),
@@ -295,7 +295,7 @@ def test_tool_calls_and_tool_results_count_towards_complexity() -> None:
             *plain.messages,
             Message(
                 role="assistant",
-                tool_calls=[ToolCall(id="c1", name="book", arguments='{"people": 2}')],
+                tool_calls=[ChatToolCall(id="c1", name="book", arguments='{"people": 2}')],
             ),
             Message(role="tool", tool_call_id="c1", content='{"ok": true}'),
         ]

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator, Iterator
 import pytest
 
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.judge import Judge, JudgeSettings, gate_of
+from seatrial.judge import Judge, JudgeSettings, trust_of
 from seatrial.store import Calibration
 from seatrial.testing import FakeOpenAI
 from tests.gateway.conftest import model_for
@@ -46,7 +46,7 @@ async def test_a_calibration_of_another_prompt_or_model_does_not_unlock_the_gate
 ) -> None:
     pairwise = measured(judge.model, judge.compare_prompt_hash, 0.99)
     other_model = measured("other-judge", judge.prompt_hash, 0.99)
-    gate = gate_of(judge, [pairwise, other_model])
+    gate = trust_of(judge, [pairwise, other_model])
     assert not gate.calibrated
     assert "no calibration yet" in gate.reason
 
@@ -54,7 +54,7 @@ async def test_a_calibration_of_another_prompt_or_model_does_not_unlock_the_gate
 async def test_the_judges_own_calibration_unlocks_the_gate_among_others(judge: Judge) -> None:
     own = measured(judge.model, judge.prompt_hash, 0.9)
     other_model = measured("other-judge", judge.prompt_hash, 0.1)
-    gate = gate_of(judge, [other_model, own])
+    gate = trust_of(judge, [other_model, own])
     assert gate.calibrated
     assert (gate.agreement, gate.items) == (0.9, 200)
 
@@ -64,12 +64,12 @@ async def test_the_newest_own_calibration_decides_and_a_drop_raises_the_alarm(
 ) -> None:
     newer = measured(judge.model, judge.prompt_hash, 0.8)
     older = measured(judge.model, judge.prompt_hash, 0.9)
-    gate = gate_of(judge, [newer, older])
+    gate = trust_of(judge, [newer, older])
     assert not gate.calibrated
     assert gate.alarm is not None and "fell below the bar" in gate.alarm
 
 
 async def test_enough_agreement_on_too_few_labels_stays_advisory(judge: Judge) -> None:
-    gate = gate_of(judge, [measured(judge.model, judge.prompt_hash, 1.0, items=99)])
+    gate = trust_of(judge, [measured(judge.model, judge.prompt_hash, 1.0, items=99)])
     assert not gate.calibrated
     assert "under judge.min_agreement 85% on judge.min_labels 100 items" in gate.reason

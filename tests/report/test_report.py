@@ -10,7 +10,7 @@ import pytest
 
 from seatrial.case import Case
 from seatrial.record import AttemptRecord, RunInfo
-from seatrial.report import build_report, case_verdict, render, write_reports
+from seatrial.report import build_report, render, verdict_of_attempts, write_reports
 
 
 def _attempt(case_id: str, n: int, verdict: str, failure_type: str | None = None) -> AttemptRecord:
@@ -36,7 +36,7 @@ def _attempt(case_id: str, n: int, verdict: str, failure_type: str | None = None
 )
 def test_a_case_passes_when_most_of_its_repeats_pass(verdicts, expected):
     attempts = [_attempt("c", i + 1, v) for i, v in enumerate(verdicts)]
-    assert case_verdict(attempts) == expected
+    assert verdict_of_attempts(attempts) == expected
 
 
 def _store_run(store, gate: dict[str, float] | None = None) -> str:

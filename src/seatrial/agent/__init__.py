@@ -9,7 +9,7 @@ from seatrial.agent._http import HttpAgent
 from seatrial.agent._policy import WRITE_TOOLS, Decision, PermissionPolicy
 from seatrial.agent._protocol import AgentAdapter, AgentOutput, AttemptContext, content_hash
 from seatrial.agent._python import PythonAgent
-from seatrial.agent._replay import ReplayAgent
+from seatrial.agent._recorded import RecordedAgent
 from seatrial.agent._resolve import resolve_agent
 from seatrial.agent._sandbox import EVENT_KINDS, SANDBOX_TOOLS, Sandbox
 from seatrial.agent._session import ModelCallSpan, Session
@@ -29,7 +29,7 @@ __all__ = [
     "ModelCallSpan",
     "PermissionPolicy",
     "PythonAgent",
-    "ReplayAgent",
+    "RecordedAgent",
     "Sandbox",
     "Session",
     "ToolDenied",

@@ -5,7 +5,7 @@ Request::
     {"session_id", "user_id", "message",
      "context": {"channel": "eval", "env": ..., **case.context,
                  "gateway_base_url": ...},   # only under `seatrial run --gateway`
-     "metadata": {"case_id", "replay_id": run_id}}
+     "metadata": {"case_id", "run_id", "replay_id"}}   # replay_id: run_id, deprecated
 
 Response::
 
@@ -146,7 +146,9 @@ class HttpAgent:
                 "user_id": ctx.user_id,
                 "message": message,
                 "context": context,
-                "metadata": {"case_id": ctx.case.id, "replay_id": ctx.run_id},
+                # ``replay_id`` is the old name of ``run_id``, still sent so agents that read
+                # it keep working until they move to ``run_id``.
+                "metadata": {"case_id": ctx.case.id, "run_id": ctx.run_id, "replay_id": ctx.run_id},
             }
             started = time.time_ns()
             body = await self._post(payload, index)

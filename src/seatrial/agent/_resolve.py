@@ -9,18 +9,18 @@ from typing import Any
 
 import httpx
 
-from seatrial.agent import _python, _replay
+from seatrial.agent import _python, _recorded
 from seatrial.agent._http import HttpAgent
 from seatrial.agent._protocol import AgentAdapter
 from seatrial.agent._python import PythonAgent
-from seatrial.agent._replay import ReplayAgent
+from seatrial.agent._recorded import RecordedAgent
 from seatrial.errors import AgentSpecError
 
 FORMS = (
     "python:module:function",
     "python:path/to/agent.py:function",
     "http://host:port/path (or https://)",
-    "replay:path/to/sessions.jsonl",
+    "recorded:path/to/sessions.jsonl (or replay:)",
     "a name from `agents` in seatrial.yaml",
 )
 
@@ -62,15 +62,16 @@ def _build(
         )
     if headers:
         raise AgentSpecError(f"`headers` apply to http agents only, not to `{spec}`")
-    if transport is not None and spec.startswith((_python.PREFIX, _replay.PREFIX)):
+    if transport is not None and spec.startswith((_python.PREFIX, *_recorded.PREFIXES)):
         raise AgentSpecError(f"a `transport` applies to http agents only, not to `{spec}`")
     if spec.startswith(_python.PREFIX):
         return PythonAgent(spec, base_dir=base_dir, name=name, concurrency=concurrency)
-    if spec.startswith(_replay.PREFIX):
-        path = Path(spec.removeprefix(_replay.PREFIX))
+    recorded = next((p for p in _recorded.PREFIXES if spec.startswith(p)), None)
+    if recorded is not None:
+        path = Path(spec.removeprefix(recorded))
         if not path.is_absolute():
             path = (base_dir or Path.cwd()) / path
-        return ReplayAgent(path, spec=spec, name=name)
+        return RecordedAgent(path, spec=spec, name=name)
     return None
 
 
@@ -84,7 +85,8 @@ def resolve_agent(
     agents_dir: Path | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> AgentAdapter:
-    """The adapter for ``spec``: ``python:``, ``http(s)://``, ``replay:``, or a named agent.
+    """The adapter for ``spec``: ``python:``, ``http(s)://``, ``recorded:`` (or ``replay:``),
+    or a named agent.
 
     ``agents`` maps names (seatrial.yaml's ``agents``) to a spec string or to
     ``{spec, headers, timeout_s}``; a named agent's ``timeout_s`` wins over ``timeout_s``.

@@ -175,7 +175,7 @@ class Session:
         model: str | None = None,
         **other: str | int | float | bool,
     ) -> None:
-        """Say what this agent is; stored in the attempt's snapshot (``seatrial replay``).
+        """Say what this agent is; stored in the attempt's snapshot (``seatrial rerun``).
 
         The prompt and the tool schemas are stored as hashes, never as text: a changed
         prompt shows as a changed ``prompt_hash`` when an attempt is replayed::

@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator
 
 from seatrial.assertion._registry import AssertionContext
-from seatrial.trace import ToolCall
+from seatrial.trace import TraceToolCall
 
 Target = Literal["final_response", "all_responses"]
 NameMatch = Literal["exact", "prefix"]
@@ -29,7 +29,7 @@ def name_matches(name: str, wanted: str, match: NameMatch) -> bool:
     return name.startswith(wanted) if match == "prefix" else name == wanted
 
 
-def called_names(calls: Iterable[ToolCall]) -> str:
+def called_names(calls: Iterable[TraceToolCall]) -> str:
     """The tools called, in order, for a reason ("none" when nothing was called)."""
     names = [call.name for call in calls]
     return ", ".join(names) if names else "none"

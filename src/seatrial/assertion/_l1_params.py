@@ -12,7 +12,7 @@ from pydantic import model_validator
 
 from seatrial.assertion._common import as_text, called_names, mismatch, short
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.trace import ToolCall
+from seatrial.trace import TraceToolCall
 
 
 class ToolParamsParams(AssertionParams):
@@ -113,7 +113,7 @@ def tool_params(params: ToolParamsParams, ctx: AssertionContext) -> Check:
             f"`{params.tool}` was never called (tools called: {called_names(every)})",
             failure_type="tool_not_called",
         )
-    numbered: list[tuple[int, ToolCall]] = list(enumerate(calls, start=1))
+    numbered: list[tuple[int, TraceToolCall]] = list(enumerate(calls, start=1))
     if params.call == "first":
         numbered = numbered[:1]
     elif params.call == "last":

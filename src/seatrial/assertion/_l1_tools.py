@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 
 from seatrial.assertion._common import NameMatch, Names, called_names, name_matches
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.trace import ToolCall
+from seatrial.trace import TraceToolCall
 
 
 def times(count: int) -> str:
@@ -159,7 +159,7 @@ class ToolSuccessParams(AssertionParams):
 def tool_success(params: ToolSuccessParams, ctx: AssertionContext) -> Check:
     """Every call (or the last call of each tool) ended without an error."""
     calls = ctx.tool_calls()
-    groups: dict[str, list[ToolCall]] = {}
+    groups: dict[str, list[TraceToolCall]] = {}
     for call in calls:
         groups.setdefault(call.name, []).append(call)
     if params.expected is not None:

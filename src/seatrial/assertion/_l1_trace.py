@@ -10,7 +10,7 @@ from pydantic import Field, model_validator
 from seatrial.assertion._common import NameMatch, Names, name_matches
 from seatrial.assertion._l1_tools import times
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.trace import Span, ToolCall, Trace
+from seatrial.trace import Span, Trace, TraceToolCall
 from seatrial.trace import attrs as A
 
 DENIED_DECISIONS = frozenset({"denied", "deny"})
@@ -198,11 +198,11 @@ def permissions_respected(params: PermissionsRespectedParams, ctx: AssertionCont
     """
     problems, refused = _recorded_refusals(ctx)
     calls = ctx.tool_calls()
-    by_tool: dict[str, list[ToolCall]] = {}
+    by_tool: dict[str, list[TraceToolCall]] = {}
     for call in calls:
         by_tool.setdefault(call.name, []).append(call)
 
-    def unreported(beyond: list[ToolCall]) -> bool:
+    def unreported(beyond: list[TraceToolCall]) -> bool:
         # A call the sandbox already refused is reported above, with the sandbox's reason.
         return any(call.span.span_id not in refused for call in beyond)
 

@@ -25,7 +25,7 @@ from pydantic import BaseModel, ConfigDict
 from seatrial.case import Case
 from seatrial.record import AssertionVerdict, Level
 from seatrial.registry import AssertionParams, AssertionType, aliases, known_types, lookup, register
-from seatrial.trace import ToolCall, Trace
+from seatrial.trace import Trace, TraceToolCall
 
 __all__ = [
     "AssertionContext",
@@ -123,11 +123,11 @@ class AssertionContext:
     workspace: Path | None = None
     judge: Any | None = None
     """The attempt's LLM judge (``seatrial.assertion.JudgeHandle``); None when none is set up."""
-    _tool_calls: tuple[Trace, list[ToolCall]] | None = field(
+    _tool_calls: tuple[Trace, list[TraceToolCall]] | None = field(
         default=None, init=False, repr=False, compare=False
     )
 
-    def tool_calls(self) -> list[ToolCall]:
+    def tool_calls(self) -> list[TraceToolCall]:
         """The trace's tool calls, decoded once per context (most L1 checks read them)."""
         cached = self._tool_calls
         if cached is None or cached[0] is not self.trace:

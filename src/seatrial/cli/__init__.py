@@ -10,7 +10,7 @@ from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _import,
     _judge,
     _nightly,
-    _replay,
+    _rerun,
     _review,
     _run,
     _serve,

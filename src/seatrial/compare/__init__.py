@@ -60,7 +60,7 @@ from seatrial.compare._render_diff import (
     render_markdown,
     render_terminal,
 )
-from seatrial.compare._runs import CaseOutcome, RunData, case_verdict, load_run, outcome_of
+from seatrial.compare._runs import CaseOutcome, RunData, load_run, outcome_of, verdict_of_repeats
 from seatrial.compare._stale import StaleCase, StaleReport, stale_cases
 from seatrial.compare._stats import (
     Interval,
@@ -120,7 +120,6 @@ __all__ = [
     "Transition",
     "agent_version",
     "builtin_outcomes",
-    "case_verdict",
     "change_text",
     "compare",
     "compare_runs",
@@ -164,5 +163,6 @@ __all__ = [
     "to_markdown",
     "to_text",
     "total_variation",
+    "verdict_of_repeats",
     "wilson_interval",
 ]

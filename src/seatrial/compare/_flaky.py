@@ -15,7 +15,7 @@ HISTORY = 3
 """How many runs of the same agent version (this one included) are looked at."""
 
 REPLAY_TAG = "replay"
-"""Runs made by ``seatrial replay`` carry this tag; they are not history."""
+"""Runs made by ``seatrial rerun`` carry this tag; they are not history."""
 
 
 def agent_version(info: RunInfo) -> tuple[str, str]:

@@ -13,7 +13,7 @@ from seatrial.record import AttemptRecord, RunInfo, Verdict
 from seatrial.store import Store
 
 
-def case_verdict(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
+def verdict_of_repeats(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
     """A case's verdict over its repeats (stability mode: 2 of 3 PASS is PASS).
 
     PASS when more than half the attempts passed; else WARNING when passes and warnings
@@ -59,8 +59,8 @@ class CaseOutcome:
 
     @property
     def verdict(self) -> Verdict:
-        """The case's verdict over its repeats (:func:`case_verdict`)."""
-        return case_verdict(self.verdicts)
+        """The case's verdict over its repeats (:func:`verdict_of_repeats`)."""
+        return verdict_of_repeats(self.verdicts)
 
     @property
     def passed(self) -> bool:

@@ -15,7 +15,7 @@ import threading
 
 from seatrial.errors import ProviderError
 from seatrial.gateway._config import FaultSpec
-from seatrial.gateway._types import ChatRequest, ChatResponse, Message, ToolCall
+from seatrial.gateway._types import ChatRequest, ChatResponse, ChatToolCall, Message
 
 _UNIT = float(1 << 64)
 
@@ -109,7 +109,9 @@ class FaultInjector:
             calls = [
                 call.model_copy(update={"arguments": malformed(call.arguments)})
                 for call in message.tool_calls
-            ] or [ToolCall(id="call_fault_0", name=_first_tool(request), arguments=malformed(""))]
+            ] or [
+                ChatToolCall(id="call_fault_0", name=_first_tool(request), arguments=malformed(""))
+            ]
             update["message"] = message.model_copy(update={"tool_calls": calls})
             update["finish_reason"] = "tool_calls"
         return response.model_copy(update=update)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from seatrial.gateway._types import ChatChunk, Message, ToolCall, Usage
+from seatrial.gateway._types import ChatChunk, ChatToolCall, Message, Usage
 
 
 @dataclass
@@ -43,7 +43,7 @@ class StreamAccumulator:
     def message(self) -> Message:
         """The assistant message the chunks spelled out."""
         calls = [
-            ToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
+            ChatToolCall(id=c.id, name=c.name, arguments="".join(c.arguments))
             for _, c in sorted(self.calls.items())
         ]
         text = "".join(self.content)

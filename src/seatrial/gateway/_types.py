@@ -10,7 +10,7 @@ Purpose = Literal["agent", "judge", "generation"]
 Role = Literal["system", "user", "assistant", "tool"]
 
 
-class ToolCall(BaseModel):
+class ChatToolCall(BaseModel):
     """A tool call the model asked for."""
 
     model_config = ConfigDict(frozen=True)
@@ -32,7 +32,7 @@ class Message(BaseModel):
     """system, user, assistant or tool."""
     content: str | list[dict[str, Any]] | None = None
     """Text, or OpenAI content parts; None for an assistant message with only tool calls."""
-    tool_calls: list[ToolCall] = Field(default_factory=list)
+    tool_calls: list[ChatToolCall] = Field(default_factory=list)
     """Tool calls of an assistant message."""
     tool_call_id: str | None = None
     """For a ``tool`` message: the call it answers."""
@@ -134,7 +134,7 @@ class ChatResponse(BaseModel):
     """Time spent waiting for RPM/TPM limits before the call could go."""
 
     @property
-    def tool_calls(self) -> list[ToolCall]:
+    def tool_calls(self) -> list[ChatToolCall]:
         """The tool calls the model asked for."""
         return self.message.tool_calls
 

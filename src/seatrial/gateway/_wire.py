@@ -17,10 +17,10 @@ from seatrial.gateway._types import (
     ChatChunk,
     ChatRequest,
     ChatResponse,
+    ChatToolCall,
     EmbeddingRequest,
     EmbeddingResponse,
     Message,
-    ToolCall,
     Usage,
 )
 from seatrial.trace import new_id
@@ -39,7 +39,7 @@ def _message(raw: Any, index: int) -> Message:
     for call in raw.get("tool_calls") or []:
         function = call.get("function") or {}
         calls.append(
-            ToolCall(
+            ChatToolCall(
                 id=str(call.get("id") or ""),
                 name=str(function.get("name") or ""),
                 arguments=str(function.get("arguments") or ""),
@@ -91,7 +91,7 @@ def chat_request_from_openai(body: Any, **who: Any) -> ChatRequest:
         raise WireError(f"`{where}`: {first['msg']}") from exc
 
 
-def _tool_calls_to_openai(calls: list[ToolCall]) -> list[dict[str, Any]]:
+def _tool_calls_to_openai(calls: list[ChatToolCall]) -> list[dict[str, Any]]:
     return [
         {
             "id": call.id,

@@ -15,7 +15,7 @@ from seatrial.trace import attrs as A
 
 if TYPE_CHECKING:
     from seatrial.judge._llm import Judge
-    from seatrial.judge._trust import JudgeGate
+    from seatrial.judge._trust import JudgeTrust
     from seatrial.judge._types import JudgeInput, JudgeVerdict
 
 
@@ -66,7 +66,7 @@ class AttemptJudge:
     def __init__(
         self,
         judge: Judge,
-        gate: JudgeGate,
+        gate: JudgeTrust,
         *,
         run_id: str,
         case_id: str,

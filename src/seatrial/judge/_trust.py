@@ -53,7 +53,7 @@ def calibration_alarm(
 
 
 @dataclass(frozen=True)
-class JudgeGate:
+class JudgeTrust:
     """Whether the judge's FAIL may fail an attempt, and why (quoted in every report)."""
 
     calibrated: bool
@@ -68,15 +68,15 @@ class JudgeGate:
     """Set when the latest calibration fell below the bar the previous one met."""
 
 
-def judge_gate(
+def judge_trust(
     model: str,
     prompt_version: str,
     prompt_hash: str,
     history: list[Calibration],
     settings: JudgeSettings,
-) -> JudgeGate:
-    """Decide the gate from ``history`` (this model and prompt hash's calibrations, newest
-    first) against ``judge.min_agreement`` and ``judge.min_labels``."""
+) -> JudgeTrust:
+    """Decide whether to trust the judge from ``history`` (this model and prompt hash's
+    calibrations, newest first) against ``judge.min_agreement`` and ``judge.min_labels``."""
     who = f"judge {model} prompt {prompt_version} (hash {prompt_hash[:12]})"
     fix = f"run `seatrial judge calibrate --judge {model} --labels FILE`"
     bar = (
@@ -84,13 +84,13 @@ def judge_gate(
         f"judge.min_labels {settings.min_labels} items"
     )
     if not history:
-        return JudgeGate(
+        return JudgeTrust(
             False, f"{who} is not calibrated: no calibration yet; its FAIL is advisory; {fix}"
         )
     latest = history[0]
     measured = f"{latest.agreement:.1%} agreement on {latest.items} labelled items"
     if meets_bar(latest, settings.min_agreement, settings.min_labels):
-        return JudgeGate(
+        return JudgeTrust(
             True, f"{who} is calibrated: {measured} (bar: {bar})", latest.agreement, latest.items
         )
     alarm = None
@@ -101,7 +101,7 @@ def judge_gate(
             f"now {measured} (bar: {bar}); its FAIL no longer fails runs until it is "
             "recalibrated"
         )
-    return JudgeGate(
+    return JudgeTrust(
         False,
         f"{who} is not calibrated: {measured}, under {bar}; its FAIL is advisory; {fix}",
         latest.agreement,
@@ -110,8 +110,8 @@ def judge_gate(
     )
 
 
-def gate_of(judge: Judge, calibrations: Iterable[Calibration]) -> JudgeGate:
-    """The gate of ``judge`` from ``calibrations`` (newest first, of any judge): only those
+def trust_of(judge: Judge, calibrations: Iterable[Calibration]) -> JudgeTrust:
+    """How far ``judge`` is trusted, from ``calibrations`` (newest first, of any judge): only those
     of its model and pointwise prompt hash count, since a calibration vouches for exactly the
     prompt it measured."""
     history = [
@@ -119,4 +119,6 @@ def gate_of(judge: Judge, calibrations: Iterable[Calibration]) -> JudgeGate:
         for c in calibrations
         if c.judge_model == judge.model and c.prompt_hash == judge.prompt_hash
     ]
-    return judge_gate(judge.model, judge.prompt_version, judge.prompt_hash, history, judge.settings)
+    return judge_trust(
+        judge.model, judge.prompt_version, judge.prompt_hash, history, judge.settings
+    )

@@ -9,9 +9,9 @@ from seatrial.report._build import (
     CategorySummary,
     RunReport,
     build_report,
-    case_verdict,
     check_gate,
     summarize,
+    verdict_of_attempts,
 )
 from seatrial.report._formats import FORMATS, render, to_json, to_junit, to_markdown, write_reports
 from seatrial.report._terminal import print_summary
@@ -22,7 +22,6 @@ __all__ = [
     "GateResult",
     "RunReport",
     "build_report",
-    "case_verdict",
     "check_gate",
     "print_summary",
     "render",
@@ -30,5 +29,6 @@ __all__ = [
     "to_json",
     "to_junit",
     "to_markdown",
+    "verdict_of_attempts",
     "write_reports",
 ]

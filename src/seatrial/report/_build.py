@@ -23,9 +23,9 @@ from seatrial.compare import (
     run_meets_gates,
     run_statistics,
     stored_baseline,
+    verdict_of_repeats,
     wilson_interval,
 )
-from seatrial.compare import case_verdict as verdict_over
 from seatrial.record import AttemptRecord, CaseResult, RunInfo, Summary, Verdict
 from seatrial.store import Store
 
@@ -76,9 +76,9 @@ class RunReport(BaseModel):
     """With a baseline: its run id, the regressed and fixed cases, and a one-line headline."""
 
 
-def case_verdict(attempts: list[AttemptRecord]) -> Verdict:
-    """A case's verdict over its repeats (see :func:`seatrial.compare.case_verdict`)."""
-    return verdict_over([a.verdict for a in attempts])
+def verdict_of_attempts(attempts: list[AttemptRecord]) -> Verdict:
+    """A case's verdict over its repeats (see :func:`seatrial.compare.verdict_of_repeats`)."""
+    return verdict_of_repeats([a.verdict for a in attempts])
 
 
 def summarize(attempts: list[AttemptRecord], cases: int) -> Summary:
@@ -158,7 +158,7 @@ def build_report(
                 name=case.name,
                 category=case.category,
                 priority=case.priority,
-                verdict=case_verdict(attempts),
+                verdict=verdict_of_attempts(attempts),
                 pass_rate=sum(a.verdict == "PASS" for a in attempts) / len(attempts),
                 attempts=attempts,
             )

@@ -6,8 +6,8 @@ from seatrial.run._context import active_gateway, use_gateway
 from seatrial.run._gateway_hook import attempt_gateway, gateway_for_run
 from seatrial.run._judge_hook import JudgeRuntime
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
-from seatrial.run._replay import ReplayResult, replay_attempt, replay_attempt_async
-from seatrial.run._replay_plan import ReplayMode
+from seatrial.run._rerun import RerunResult, rerun_attempt, rerun_attempt_async
+from seatrial.run._rerun_plan import RerunMode
 from seatrial.run._runner import (
     Progress,
     RunOptions,
@@ -24,8 +24,8 @@ __all__ = [
     "JudgeRuntime",
     "PlainProgress",
     "Progress",
-    "ReplayMode",
-    "ReplayResult",
+    "RerunMode",
+    "RerunResult",
     "RichProgress",
     "RunOptions",
     "RunOutcome",
@@ -38,8 +38,8 @@ __all__ = [
     "gateway_for_run",
     "new_run_id",
     "progress_for",
-    "replay_attempt",
-    "replay_attempt_async",
+    "rerun_attempt",
+    "rerun_attempt_async",
     "resume_async",
     "run_attempt",
     "run_suite_async",

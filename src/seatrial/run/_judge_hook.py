@@ -13,12 +13,12 @@ import time
 from typing import TYPE_CHECKING, Any
 
 from seatrial.assertion import Evaluation
-from seatrial.judge import AttemptJudge, agent_models, gate_of
+from seatrial.judge import AttemptJudge, agent_models, trust_of
 from seatrial.trace import Trace
 
 if TYPE_CHECKING:
     # The judge pulls in the gateway and its SDKs: only runs that use one pay for it.
-    from seatrial.judge import Judge, JudgeGate
+    from seatrial.judge import Judge, JudgeTrust
     from seatrial.store import ReviewItem, Store
 
 
@@ -26,7 +26,7 @@ class JudgeRuntime:
     """A run's judge: the Judge, its gate, the suite's rubrics and the review items queued."""
 
     def __init__(
-        self, judge: Judge, gate: JudgeGate, rubrics: dict[str, str] | None = None
+        self, judge: Judge, gate: JudgeTrust, rubrics: dict[str, str] | None = None
     ) -> None:
         self.judge = judge
         self.gate = gate
@@ -38,7 +38,7 @@ class JudgeRuntime:
         cls, judge: Judge, store: Store, rubrics: dict[str, str] | None = None
     ) -> JudgeRuntime:
         """The runtime for ``judge``, its gate read from ``store``'s calibrations."""
-        return cls(judge, gate_of(judge, store.calibrations(judge.model)), rubrics)
+        return cls(judge, trust_of(judge, store.calibrations(judge.model)), rubrics)
 
     def record(self) -> dict[str, Any]:
         """What the run's settings say about the judge (reports quote it)."""

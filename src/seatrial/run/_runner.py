@@ -57,7 +57,7 @@ class RunOptions:
     settings: dict[str, Any] = field(default_factory=dict)
     """More settings to store with the run when it starts (its gates, its baseline ...)."""
     run_id: str | None = None
-    """The new run's id; None makes one (:func:`new_run_id`). ``seatrial replay`` picks it
+    """The new run's id; None makes one (:func:`new_run_id`). ``seatrial rerun`` picks it
     beforehand to point the gateway's cassette at the attempt it replays."""
 
 

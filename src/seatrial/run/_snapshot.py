@@ -1,4 +1,4 @@
-"""Snapshots: what a run and each of its attempts ran with, for ``seatrial replay``.
+"""Snapshots: what a run and each of its attempts ran with, for ``seatrial rerun``.
 
 A run's snapshot (Seatrial and Python versions, the agent's spec and module hash, the
 gateway's configuration hash and cassette) is stored in its settings when it starts. An
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seatrial._version import __version__
-from seatrial.agent import AgentAdapter, HttpAgent, PythonAgent, ReplayAgent, content_hash
+from seatrial.agent import AgentAdapter, HttpAgent, PythonAgent, RecordedAgent, content_hash
 from seatrial.case import Case
 from seatrial.record import (
     AttemptSnapshot,
@@ -109,7 +109,7 @@ def agent_source(adapter: AgentAdapter) -> RunSnapshotAgent:
         "http"
         if isinstance(adapter, HttpAgent)
         else "replay"
-        if isinstance(adapter, ReplayAgent)
+        if isinstance(adapter, RecordedAgent)
         else type(adapter).__name__
     )
     return RunSnapshotAgent(spec=adapter.spec, kind=kind)

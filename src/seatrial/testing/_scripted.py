@@ -26,11 +26,11 @@ from seatrial.gateway import (
     ChatChunk,
     ChatRequest,
     ChatResponse,
+    ChatToolCall,
     EmbeddingRequest,
     EmbeddingResponse,
     Message,
     ModelConfig,
-    ToolCall,
     Usage,
 )
 from seatrial.testing._agent_server import Hang, HttpReply
@@ -183,7 +183,7 @@ class ScriptedModel:
 
 def _response(request: ChatRequest, model: ModelConfig, reply: FakeReply, n: int) -> ChatResponse:
     calls = [
-        ToolCall(id=t.id or f"call_{n}_{i}", name=t.name, arguments=t.arguments_text())
+        ChatToolCall(id=t.id or f"call_{n}_{i}", name=t.name, arguments=t.arguments_text())
         for i, t in enumerate(reply.tool_calls)
     ]
     words = sum(len(_text_of(m.content).split()) for m in request.messages)

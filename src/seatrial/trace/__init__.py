@@ -18,8 +18,8 @@ from seatrial.trace._span import (
     ModelCall,
     Span,
     SpanEvent,
-    ToolCall,
     Trace,
+    TraceToolCall,
     decode_attribute,
 )
 from seatrial.trace._tools_called import (
@@ -37,9 +37,9 @@ __all__ = [
     "OtlpFormatError",
     "Span",
     "SpanEvent",
-    "ToolCall",
     "Trace",
     "TraceRecorder",
+    "TraceToolCall",
     "add_usage",
     "attrs",
     "decode_attribute",

@@ -77,7 +77,7 @@ def decode_attribute(value: Any) -> Any:
 
 
 @dataclass(frozen=True)
-class ToolCall:
+class TraceToolCall:
     """A tool call read off an ``execute_tool`` span."""
 
     name: str
@@ -145,18 +145,18 @@ class Trace(BaseModel):
         roots = [s for s in agents if s.parent_span_id not in ids]
         return roots[0] if roots else None
 
-    def tool_calls(self) -> list[ToolCall]:
+    def tool_calls(self) -> list[TraceToolCall]:
         """Tool calls in the order they started."""
         return list(self._cached("tool_calls", self._tool_calls))
 
-    def _tool_calls(self) -> list[ToolCall]:
+    def _tool_calls(self) -> list[TraceToolCall]:
         calls = []
         for span in self.spans:
             if span.operation != A.OP_EXECUTE_TOOL:
                 continue
             error = span.attributes.get(A.ERROR_TYPE)
             calls.append(
-                ToolCall(
+                TraceToolCall(
                     name=str(
                         span.attributes.get(A.TOOL_NAME, span.name.removeprefix("execute_tool "))
                     ),

@@ -26,10 +26,10 @@ from seatrial.gateway._types import (
     ChatChunk,
     ChatRequest,
     ChatResponse,
+    ChatToolCall,
     EmbeddingRequest,
     EmbeddingResponse,
     Message,
-    ToolCall,
     Usage,
 )
 
@@ -160,13 +160,13 @@ def anthropic_usage(usage: Any) -> Usage:
 def anthropic_response(message: Any, model: ModelConfig) -> ChatResponse:
     """A ChatResponse from a Messages API message."""
     texts: list[str] = []
-    calls: list[ToolCall] = []
+    calls: list[ChatToolCall] = []
     for block in message.content:
         if block.type == "text":
             texts.append(block.text)
         elif block.type == "tool_use":
             arguments = json.dumps(block.input, ensure_ascii=False)
-            calls.append(ToolCall(id=block.id, name=block.name, arguments=arguments))
+            calls.append(ChatToolCall(id=block.id, name=block.name, arguments=arguments))
     return ChatResponse(
         message=Message(
             role="assistant", content="".join(texts) if texts else None, tool_calls=calls

@@ -26,10 +26,10 @@ from seatrial.gateway._types import (
     ChatChunk,
     ChatRequest,
     ChatResponse,
+    ChatToolCall,
     EmbeddingRequest,
     EmbeddingResponse,
     Message,
-    ToolCall,
     Usage,
 )
 
@@ -98,7 +98,7 @@ def openai_response(completion: Any, model: ModelConfig, provider: str) -> ChatR
     choice = completion.choices[0]
     message = choice.message
     calls = [
-        ToolCall(id=call.id, name=call.function.name, arguments=call.function.arguments or "")
+        ChatToolCall(id=call.id, name=call.function.name, arguments=call.function.arguments or "")
         for call in message.tool_calls or []
         if getattr(call, "function", None) is not None
     ]

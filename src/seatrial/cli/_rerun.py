@@ -1,20 +1,25 @@
-"""``seatrial replay``: re-run a stored attempt from its snapshot and diff the trajectories."""
+"""``seatrial rerun``: re-run a stored attempt from its snapshot and diff the trajectories.
+
+``seatrial replay`` is its old name, kept hidden for one release: "replay" also names the
+gateway's cassette mode and the ``replay:`` agent, so the command got a word of its own.
+"""
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.markup import escape
 
-from seatrial.cli._app import app, console, guarded
+from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.compare import header_of, render_terminal
 from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import InputError
-from seatrial.run import ReplayResult, replay_attempt
+from seatrial.run import RerunResult, rerun_attempt
 from seatrial.store import Store
 
 _FORMATS = ("text", "json")
@@ -24,13 +29,13 @@ def _verdict(verdict: str, failure_type: str | None) -> str:
     return verdict + (f" ({failure_type})" if failure_type else "")
 
 
-def _print_text(result: ReplayResult, agent: str) -> None:
+def _print_text(result: RerunResult, agent: str) -> None:
     how = (
         f"model answers from the cassette {result.cassette}"
         if result.mode == "cassette"
         else "live"
     )
-    console.print(f"replay of {result.source} ({escape(how)})")
+    console.print(f"rerun of {result.source} ({escape(how)})")
     if result.changes:
         console.print("changed since the snapshot:")
         for change in result.changes:
@@ -64,7 +69,7 @@ def _print_text(result: ReplayResult, agent: str) -> None:
 
 @app.command()
 @guarded
-def replay(
+def rerun(
     attempt: Annotated[
         str,
         typer.Argument(
@@ -90,10 +95,19 @@ def replay(
         raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
     config = load_config(Path.cwd())
     with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
-        result = replay_attempt(store, attempt, config=config, live=live)
+        result = rerun_attempt(store, attempt, config=config, live=live)
         agent = store.get_run(result.source.run_id).agent
     if format == "json":
         sys.stdout.write(json.dumps(result.to_dict(), indent=2, ensure_ascii=False) + "\n")
     else:
         _print_text(result, agent)
     raise typer.Exit(result.exit_code)
+
+
+@app.command("replay", hidden=True)
+@functools.wraps(rerun)
+def replay(*args: Any, **kwargs: Any) -> None:
+    err_console.print(
+        "note: `seatrial replay` is now `seatrial rerun`; the old name goes in a later release"
+    )
+    rerun(*args, **kwargs)

@@ -13,7 +13,7 @@ from seatrial.config import load_config
 from seatrial.demo._demo import PROJECT, SUITE
 from seatrial.errors import AgentSpecError, InputError
 from seatrial.record import RunInfo
-from seatrial.run import RunOptions, replay_attempt_async, run_suite_async
+from seatrial.run import RunOptions, rerun_attempt_async, run_suite_async
 from seatrial.store import Store
 from seatrial.testing import FakeOpenAI
 from tests.run.replay_project import KEY_ENV, order_model, record_run, write_project
@@ -28,14 +28,14 @@ def _key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(KEY_ENV, "sk-test-replay")
 
 
-async def test_a_recorded_attempt_replays_from_its_cassette_with_the_model_gone(
+async def test_a_recorded_attempt_reruns_from_its_cassette_with_the_model_gone(
     tmp_path: Path, store: Store
 ) -> None:
     async with FakeOpenAI(order_model) as upstream:
         write_project(tmp_path, upstream.base_url)
         run_id = await record_run(tmp_path, store)
     asked = len(upstream.requests)  # the upstream is stopped: a call would fail
-    result = await replay_attempt_async(store, f"{run_id}:{CASE}", config=load_config(tmp_path))
+    result = await rerun_attempt_async(store, f"{run_id}:{CASE}", config=load_config(tmp_path))
     assert result.reproduced and result.exit_code == 0
     assert result.mode == "cassette" and result.changes == [] and result.mismatch is None
     assert (result.stored.verdict, result.replayed.verdict) == ("PASS", "PASS")
@@ -50,21 +50,21 @@ async def test_a_recorded_attempt_replays_from_its_cassette_with_the_model_gone(
     new_calls = [c.span.attributes for c in result.replayed.trace.model_calls()]
     assert [a[CASSETTE] for a in new_calls] == ["replay", "replay"]
     assert [a[REQUEST_HASH] for a in new_calls] == [a[REQUEST_HASH] for a in old_calls]
-    # A replay of the replay is served from the original recording too.
-    again = await replay_attempt_async(
+    # A rerun of the rerun is served from the original recording too.
+    again = await rerun_attempt_async(
         store, f"{result.run_id}:{CASE}", config=load_config(tmp_path)
     )
     assert again.reproduced and again.mode == "cassette"
     assert again.cassette == result.cassette and len(upstream.requests) == 2
 
 
-async def test_a_live_replay_asks_the_models_again_and_records_no_cassette(
+async def test_a_live_rerun_asks_the_models_again_and_records_no_cassette(
     tmp_path: Path, store: Store
 ) -> None:
     async with FakeOpenAI(order_model) as upstream:
         write_project(tmp_path, upstream.base_url)
         run_id = await record_run(tmp_path, store)
-        result = await replay_attempt_async(
+        result = await rerun_attempt_async(
             store, f"{run_id}:{CASE}", config=load_config(tmp_path), live=True
         )
         asked = len(upstream.requests)
@@ -76,7 +76,7 @@ async def test_a_live_replay_asks_the_models_again_and_records_no_cassette(
     assert cassettes == [f"{run_id}.jsonl"]
 
 
-async def test_a_replay_whose_cassette_is_gone_is_refused_saying_use_live(
+async def test_a_rerun_whose_cassette_is_gone_is_refused_saying_use_live(
     tmp_path: Path, store: Store
 ) -> None:
     async with FakeOpenAI(order_model) as upstream:
@@ -84,7 +84,7 @@ async def test_a_replay_whose_cassette_is_gone_is_refused_saying_use_live(
         run_id = await record_run(tmp_path, store)
     (tmp_path / ".seatrial" / "cassettes" / f"{run_id}.jsonl").unlink()
     with pytest.raises(InputError, match="--live") as raised:
-        await replay_attempt_async(store, f"{run_id}:{CASE}", config=load_config(tmp_path))
+        await rerun_attempt_async(store, f"{run_id}:{CASE}", config=load_config(tmp_path))
     assert raised.value.exit_code == 2
 
 
@@ -103,7 +103,7 @@ async def test_a_scripted_agent_without_a_gateway_is_run_again_and_reproduces(
     store: Store,
 ) -> None:
     run_id = await _run_demo_case(store, load_suite(SUITE), "summarize-readme", PROJECT)
-    result = await replay_attempt_async(
+    result = await rerun_attempt_async(
         store, f"{run_id}:summarize-readme", config=load_config(PROJECT)
     )
     assert result.reproduced and result.exit_code == 0
@@ -123,9 +123,7 @@ async def test_a_changed_fixture_is_reported_and_the_step_it_changed_is_found(
     )
     notes = tmp_path / "fixtures" / "three-files" / "notes.txt"
     notes.write_text(notes.read_text(encoding="utf-8") + "a third line\n", encoding="utf-8")
-    result = await replay_attempt_async(
-        store, f"{run_id}:count-lines", config=load_config(tmp_path)
-    )
+    result = await rerun_attempt_async(store, f"{run_id}:count-lines", config=load_config(tmp_path))
     assert [c.what for c in result.changes] == ["fixture"]
     assert result.changes[0].then == result.stored.snapshot.fixture_hash  # type: ignore[union-attr]
     assert not result.reproduced and result.exit_code == 1
@@ -134,7 +132,7 @@ async def test_a_changed_fixture_is_reported_and_the_step_it_changed_is_found(
     assert first.a is not None and first.a.detail["name"] == "read_file"
 
 
-async def test_a_changed_case_in_the_suite_file_is_reported_and_the_stored_case_replayed(
+async def test_a_changed_case_in_the_suite_file_is_reported_and_the_stored_case_rerun(
     tmp_path: Path, store: Store
 ) -> None:
     shutil.copytree(PROJECT / "fixtures", tmp_path / "fixtures")
@@ -145,7 +143,7 @@ async def test_a_changed_case_in_the_suite_file_is_reported_and_the_stored_case_
     suite_file.write_text(
         text.replace("{type: icontains, value: seatrial demo}", "{type: no_loop}")
     )
-    result = await replay_attempt_async(
+    result = await rerun_attempt_async(
         store, f"{run_id}:summarize-readme", config=load_config(tmp_path)
     )
     assert [c.what for c in result.changes] == [f"case summarize-readme in {suite_file}"]
@@ -168,10 +166,10 @@ async def _copy_without_snapshots(store: Store, run_id: str, agent: str) -> str:
     return "old-run"
 
 
-async def test_an_attempt_stored_before_snapshots_replays_with_a_note(store: Store) -> None:
+async def test_an_attempt_stored_before_snapshots_reruns_with_a_note(store: Store) -> None:
     run_id = await _run_demo_case(store, load_suite(SUITE), "summarize-readme", PROJECT)
     old = await _copy_without_snapshots(store, run_id, "python:seatrial.demo.agents:v1")
-    result = await replay_attempt_async(
+    result = await rerun_attempt_async(
         store, f"{old}:summarize-readme", config=load_config(PROJECT)
     )
     assert result.reproduced
@@ -182,7 +180,7 @@ async def test_an_agent_that_cannot_be_resolved_is_bad_input(store: Store) -> No
     run_id = await _run_demo_case(store, load_suite(SUITE), "summarize-readme", PROJECT)
     old = await _copy_without_snapshots(store, run_id, "tau-bench-import")
     with pytest.raises(AgentSpecError, match="unknown agent `tau-bench-import`"):
-        await replay_attempt_async(store, f"{old}:summarize-readme", config=load_config(PROJECT))
+        await rerun_attempt_async(store, f"{old}:summarize-readme", config=load_config(PROJECT))
     assert store.list_runs(tag="replay") == []  # refused before anything ran
 
 
@@ -197,7 +195,7 @@ async def test_a_model_pinned_anew_in_seatrial_yaml_is_reported_and_the_cassette
         config_file.read_text(encoding="utf-8").replace("model: main-v1", "model: main-v2"),
         encoding="utf-8",
     )
-    result = await replay_attempt_async(store, f"{run_id}:{CASE}", config=load_config(tmp_path))
+    result = await rerun_attempt_async(store, f"{run_id}:{CASE}", config=load_config(tmp_path))
     found = {change.what: change for change in result.changes}
     assert set(found) == {"gateway configuration", "model main"}
     assert found["gateway configuration"].then != found["gateway configuration"].now

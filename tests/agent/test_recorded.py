@@ -1,4 +1,4 @@
-"""The replay adapter: recorded sessions in OTLP or tools_called form."""
+"""The recorded-sessions adapter (`recorded:` or `replay:`): OTLP or tools_called form."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from seatrial.agent import ReplayAgent, resolve_agent
+from seatrial.agent import RecordedAgent, resolve_agent
 from seatrial.case import AssertionSpec, Case
 from seatrial.errors import AgentError, AgentSpecError
 from seatrial.run import run_attempt
@@ -61,7 +61,7 @@ async def test_the_same_session_as_otlp_and_as_tools_called_gives_the_same_traje
         {"case_id": CASE.id, "response": "已预约", "tools_called": TOOLS_CALLED, "usage": USAGE},
         {"case_id": "same-as-otlp", "response": "已预约", "otlp": trace_to_otlp(recorded)},
     )
-    adapter = ReplayAgent(path)
+    adapter = RecordedAgent(path)
     await adapter.check()
     _, from_tools = await drive(adapter, make_context(CASE))
     other = CASE.model_copy(update={"id": "same-as-otlp"})
@@ -77,7 +77,7 @@ async def test_the_replayed_trace_has_the_http_adapters_shape(tmp_path):
         {"case_id": CASE.id, "response": "ok", "tools_called": TOOLS_CALLED, "usage": USAGE},
     )
     ctx = make_context(CASE)
-    output, trace = await drive(ReplayAgent(path), ctx)
+    output, trace = await drive(RecordedAgent(path), ctx)
     assert output.trace is trace
     root = trace.agent_span()
     assert root is not None and root.name == f"invoke_agent {path.stem}"
@@ -101,7 +101,7 @@ async def test_sessions_are_found_by_attempt_else_cycled_in_file_order(tmp_path)
         {"case_id": "c", "attempt": 2, "response": "c2"},
         {"case_id": "c", "attempt": 1, "response": "c1"},
     )
-    adapter = ReplayAgent(path)
+    adapter = RecordedAgent(path)
     replies = []
     for attempt in (1, 2, 3):
         output, _ = await drive(adapter, make_context(Case(id="a", input="x"), attempt=attempt))
@@ -114,7 +114,7 @@ async def test_sessions_are_found_by_attempt_else_cycled_in_file_order(tmp_path)
 async def test_a_case_with_no_recorded_session_is_an_agent_error(tmp_path):
     path = write_sessions(tmp_path / "s.jsonl", {"case_id": "a", "response": "x"})
     with pytest.raises(AgentError, match=f"no recorded session for case `zzz` in {path}"):
-        await drive(ReplayAgent(path), make_context(Case(id="zzz", input="x")))
+        await drive(RecordedAgent(path), make_context(Case(id="zzz", input="x")))
 
 
 async def test_responses_and_final_state_are_replayed(tmp_path):
@@ -127,7 +127,7 @@ async def test_responses_and_final_state_are_replayed(tmp_path):
         },
     )
     case = Case(id="m", turns=["book", "same address"])
-    output, trace = await drive(ReplayAgent(path), make_context(case))
+    output, trace = await drive(RecordedAgent(path), make_context(case))
     assert output.responses == ["which address?", "booked"]
     assert output.final_state == {"order_created": {"status": "pending"}}
     assert [e.attributes[A.TURN_INDEX] for _, e in trace.events(A.TURN)] == [0, 1]
@@ -141,7 +141,7 @@ async def test_an_otlp_trace_without_an_agent_span_gets_one(tmp_path):
     path = write_sessions(
         tmp_path / "s.jsonl", {"case_id": "a", "response": "x", "otlp": trace_to_otlp(without_root)}
     )
-    _, trace = await drive(ReplayAgent(path), make_context(Case(id="a", input="x")))
+    _, trace = await drive(RecordedAgent(path), make_context(Case(id="a", input="x")))
     root = trace.agent_span()
     assert root is not None
     assert {c.span.parent_span_id for c in trace.tool_calls()} == {root.span_id}
@@ -159,7 +159,7 @@ def lost_root_sessions(tmp_path: Path) -> Path:
 
 
 async def test_a_recorded_trace_whose_root_never_arrived_keeps_its_missing_parent(tmp_path):
-    adapter = ReplayAgent(lost_root_sessions(tmp_path))
+    adapter = RecordedAgent(lost_root_sessions(tmp_path))
     _, trace = await drive(adapter, make_context(Case(id="cut", input="x")))
     known = {s.span_id for s in trace.spans}
     parents = {c.span.parent_span_id for c in trace.tool_calls()}
@@ -209,7 +209,7 @@ async def test_the_tools_called_form_carries_recorded_permission_decisions(tmp_p
 async def test_each_attempt_gets_fresh_span_ids(tmp_path):
     otlp = trace_to_otlp(trace_from_tools_called(TOOLS_CALLED))
     path = write_sessions(tmp_path / "s.jsonl", {"case_id": "a", "response": "x", "otlp": otlp})
-    adapter = ReplayAgent(path)
+    adapter = RecordedAgent(path)
     _, one = await drive(adapter, make_context(Case(id="a", input="x"), attempt=1))
     _, two = await drive(adapter, make_context(Case(id="a", input="x"), attempt=2))
     assert not {s.span_id for s in one.spans} & {s.span_id for s in two.spans}
@@ -235,14 +235,14 @@ async def test_a_bad_line_is_reported_with_file_and_line(tmp_path, line, message
     path = tmp_path / "s.jsonl"
     path.write_text('{"case_id": "ok", "response": "fine"}\n\n' + line + "\n", "utf-8")
     with pytest.raises(AgentSpecError) as caught:
-        await ReplayAgent(path).check()
+        await RecordedAgent(path).check()
     assert str(caught.value).startswith(f"{path}:3: ")
     assert message in str(caught.value)
 
 
 async def test_a_missing_file_is_a_spec_error(tmp_path):
     with pytest.raises(AgentSpecError, match="cannot read replay file"):
-        await ReplayAgent(tmp_path / "nope.jsonl").check()
+        await RecordedAgent(tmp_path / "nope.jsonl").check()
 
 
 @pytest.mark.parametrize(

@@ -1,6 +1,6 @@
 """The Time Machine: re-run a stored attempt from its snapshot and diff the two trajectories.
 
-``replay_attempt`` reads the stored attempt, its case as it was run and its run's snapshot;
+``rerun_attempt`` reads the stored attempt, its case as it was run and its run's snapshot;
 resolves the agent from the stored spec; runs that one case once as a new stored run (tag
 ``replay``); and aligns the new trajectory with the stored one. When the stored run recorded
 its model answers in a cassette, the gateway serves them back (strict: a request that differs
@@ -35,7 +35,7 @@ from seatrial.run._changes import (
     run_changes,
     suite_changes,
 )
-from seatrial.run._replay_plan import ReplayMode, replay_gateway, replay_plan, run_snapshot_of
+from seatrial.run._rerun_plan import RerunMode, rerun_gateway, rerun_plan, run_snapshot_of
 from seatrial.run._runner import Progress, RunOptions, new_run_id, run_suite_async
 from seatrial.store import Store
 
@@ -44,17 +44,17 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class ReplayResult:
-    """A replayed attempt: the new run, what changed since the snapshot, and the diff."""
+class RerunResult:
+    """A rerun attempt: the new run, what changed since the snapshot, and the diff."""
 
     source: AttemptRef
-    """The stored attempt replayed."""
+    """The stored attempt that was run again."""
     run_id: str
-    """The new run holding the replayed attempt (attempt 1 of the same case)."""
-    mode: ReplayMode
+    """The new run holding the rerun attempt (attempt 1 of the same case)."""
+    mode: RerunMode
     """How model answers were served."""
     live: bool
-    """The replay was asked to run live (``--live``)."""
+    """The rerun was asked to run live (``--live``)."""
     stored: AttemptRecord
     """The stored attempt, with its trace."""
     replayed: AttemptRecord
@@ -64,7 +64,7 @@ class ReplayResult:
     changes: list[SnapshotChange] = field(default_factory=list)
     """What is not as it was when the attempt was stored."""
     notes: list[str] = field(default_factory=list)
-    """What the reader should know about how the replay ran."""
+    """What the reader should know about how the rerun ran."""
     cassette: str | None = None
     """The cassette file the answers came from (cassette mode)."""
     mismatch: str | None = None
@@ -151,17 +151,17 @@ def _changes(
     return changes, notes
 
 
-async def replay_attempt_async(
+async def rerun_attempt_async(
     store: Store,
     ref: AttemptRef | str,
     *,
     config: Config,
     live: bool = False,
     progress: Progress | None = None,
-) -> ReplayResult:
+) -> RerunResult:
     """Re-run a stored attempt as a new run (tag ``replay``) and diff it with the stored one.
 
-    ``ref`` is an :class:`AttemptRef` or text as ``seatrial replay`` takes it
+    ``ref`` is an :class:`AttemptRef` or text as ``seatrial rerun`` takes it
     (``RUN:CASE#N``). ``config`` is the project's: its agents, base folder and gateway.
     Raises :class:`InputError` (exit 2) for an unknown attempt, an agent that cannot be
     resolved, or a recorded run whose cassette is gone.
@@ -172,7 +172,7 @@ async def replay_attempt_async(
     stored = load_attempt(store, ref)
     case = _case_of(store, ref)
     snapshot = run_snapshot_of(info)
-    plan = replay_plan(config, info, snapshot, stored, live)
+    plan = rerun_plan(config, info, snapshot, stored, live)
     adapter: AgentAdapter = resolve_agent(
         info.agent,
         agents=config.agents,
@@ -200,14 +200,14 @@ async def replay_attempt_async(
     )
     try:
         await adapter.check()
-        async with replay_gateway(plan, store, config, run_id, case.id):
+        async with rerun_gateway(plan, store, config, run_id, case.id):
             await run_suite_async(suite, adapter, store, options, progress)
     finally:
         await adapter.aclose()
     replayed = load_attempt(store, AttemptRef(run_id, case.id, 1))
     diff = diff_attempts(stored, replayed)
     changes, notes = _changes(info, snapshot, store.get_run(run_id), stored, replayed, case, config)
-    return ReplayResult(
+    return RerunResult(
         source=ref,
         run_id=run_id,
         mode=plan.mode,
@@ -222,15 +222,13 @@ async def replay_attempt_async(
     )
 
 
-def replay_attempt(
+def rerun_attempt(
     store: Store,
     ref: AttemptRef | str,
     *,
     config: Config,
     live: bool = False,
     progress: Progress | None = None,
-) -> ReplayResult:
-    """:func:`replay_attempt_async` from synchronous code (it runs its own event loop)."""
-    return asyncio.run(
-        replay_attempt_async(store, ref, config=config, live=live, progress=progress)
-    )
+) -> RerunResult:
+    """:func:`rerun_attempt_async` from synchronous code (it runs its own event loop)."""
+    return asyncio.run(rerun_attempt_async(store, ref, config=config, live=live, progress=progress))

@@ -1,4 +1,5 @@
-"""``replay:PATH``: recorded sessions (JSONL) played back as if the agent ran again.
+"""``recorded:PATH`` (or ``replay:PATH``): recorded sessions (JSONL) played back as if the
+agent ran again.
 
 One JSON object per line::
 
@@ -24,7 +25,10 @@ from seatrial.errors import AgentError, AgentSpecError
 from seatrial.trace import Span, Trace, new_id, trace_from_otlp, trace_from_tools_called
 from seatrial.trace import attrs as A
 
-PREFIX = "replay:"
+PREFIX = "recorded:"
+PREFIXES = (PREFIX, "replay:")
+"""``replay:`` is the older spelling, still accepted: the word also names the gateway's
+cassette mode, so this adapter is named after what it reads."""
 
 
 class _Session:
@@ -136,7 +140,7 @@ def _renumbered(trace: Trace, trace_id: str) -> Trace:
     return Trace(trace_id=trace_id, spans=spans)
 
 
-class ReplayAgent:
+class RecordedAgent:
     """Plays back recorded sessions from a JSONL file."""
 
     def __init__(self, path: Path, *, spec: str | None = None, name: str | None = None) -> None:

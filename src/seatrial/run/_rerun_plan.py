@@ -1,6 +1,6 @@
-"""How a replay serves its model answers: the stored run's cassette, or the live models.
+"""How a rerun serves its model answers: the stored run's cassette, or the live models.
 
-Read off the stored run's snapshot: a run that recorded a cassette (or a replay run that
+Read off the stored run's snapshot: a run that recorded a cassette (or a rerun that
 served one) is replayed from that recording in strict mode, with the model names the agent
 asks for filled in from the snapshot when seatrial.yaml lost them; ``--live``, a run without
 a cassette, or a run from before snapshots calls the project's models; a run without a
@@ -24,17 +24,17 @@ if TYPE_CHECKING:
     from seatrial.config import Config
     from seatrial.gateway import GatewayConfig, GatewayServer
 
-ReplayMode = Literal["cassette", "live"]
+RerunMode = Literal["cassette", "live"]
 """``cassette``: recorded model answers served back; ``live``: the models (or no gateway)."""
 
 _GATEWAY_PREFIX = "seatrial.gateway."
 
 
 @dataclass
-class ReplayPlan:
-    """How a replay will run: its mode, gateway configuration and what to tell the reader."""
+class RerunPlan:
+    """How a rerun will run: its mode, gateway configuration and what to tell the reader."""
 
-    mode: ReplayMode
+    mode: RerunMode
     gateway: GatewayConfig | None
     cassette: Path | None = None
     source: tuple[str, int] | None = None
@@ -59,7 +59,7 @@ def _recorded_source(
     info: RunInfo, snapshot: RunSnapshot | None, attempt: int
 ) -> tuple[str, int] | None:
     """The recorded (run, attempt) to serve answers from: the run's own recording, or for a
-    replay run in cassette mode the recording it replayed; None when there is none."""
+    rerun in cassette mode the recording it replayed; None when there is none."""
     recording = snapshot.gateway if snapshot is not None else None
     if recording is None:
         return None
@@ -71,14 +71,14 @@ def _recorded_source(
     return None
 
 
-def replay_plan(
+def rerun_plan(
     config: Config, info: RunInfo, snapshot: RunSnapshot | None, stored: AttemptRecord, live: bool
-) -> ReplayPlan:
+) -> RerunPlan:
     """Cassette replay when the run recorded one and live is not asked; else live."""
     from seatrial.gateway import Cassette, CassetteConfig, ModelConfig
 
     if not _used_gateway(snapshot, stored):
-        return ReplayPlan(
+        return RerunPlan(
             "live", None, notes=["the stored run had no gateway: the agent is run again"]
         )
     project = config.gateway_config()
@@ -93,13 +93,13 @@ def replay_plan(
             )
         notes = [] if live else ["the stored run recorded no cassette: the models answer live"]
         off = project.model_copy(update={"cassette": CassetteConfig(mode="off")})
-        return ReplayPlan("live", off, notes=notes)
+        return RerunPlan("live", off, notes=notes)
     folder = recording.cassette_path or str(config.project_dir / ".seatrial" / "cassettes")
     cassette = CassetteConfig(mode="replay", match="strict", path=folder)
     path = Cassette(cassette, config.project_dir).path_for(source[0])
     if not path.is_file():
         raise InputError(
-            f"the cassette of run {source[0]} is gone ({path}); replay it with --live, "
+            f"the cassette of run {source[0]} is gone ({path}); rerun it with --live, "
             "or record the run again (gateway.cassette.mode: record)"
         )
     # Recorded answers need no upstream, only the model names the agent asks for.
@@ -107,12 +107,12 @@ def replay_plan(
     for name, model_id in recording.models.items():
         models.setdefault(name, ModelConfig(name=name, model=model_id))
     replaying = project.model_copy(update={"cassette": cassette, "models": models})
-    return ReplayPlan("cassette", replaying, cassette=path, source=source)
+    return RerunPlan("cassette", replaying, cassette=path, source=source)
 
 
 @asynccontextmanager
-async def replay_gateway(
-    plan: ReplayPlan, store: Store, config: Config, run_id: str, case_id: str
+async def rerun_gateway(
+    plan: RerunPlan, store: Store, config: Config, run_id: str, case_id: str
 ) -> AsyncIterator[GatewayServer | None]:
     """The plan's gateway for the block (None without one); in cassette mode, attempt 1 of
     ``case_id`` in the new run ``run_id`` is served the recorded attempt's answers."""
