@@ -30,16 +30,7 @@ from pydantic import (
 
 from seatrial.case import GateSpec, explain, parse_yaml, read_text
 from seatrial.errors import ConfigError, Problem
-from seatrial.gateway import (
-    BudgetConfig,
-    CacheConfig,
-    CassetteConfig,
-    FaultSpec,
-    GatewayConfig,
-    ModelConfig,
-    RoutingConfig,
-    TracingConfig,
-)
+from seatrial.gateway import GatewayConfig, GatewaySettings, ModelConfig
 from seatrial.judge import JudgeSettings
 
 __all__ = [
@@ -97,31 +88,6 @@ class RunDefaults(BaseModel):
     report_dir: str | None = None
     """Folder for report files, relative to the project folder; each run writes into its own
     ``RUN_ID/`` subfolder. Unset means ``.seatrial/reports/``."""
-
-
-class GatewaySettings(BaseModel):
-    """The ``gateway:`` section: everything about model calls but the models themselves."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    routing: RoutingConfig = Field(default_factory=RoutingConfig)
-    """Model choice for requests that name none (default, rules, complexity)."""
-    budgets: BudgetConfig = Field(default_factory=BudgetConfig)
-    """Spending limits per run and per project."""
-    cache: CacheConfig = Field(default_factory=CacheConfig)
-    """Response cache defaults per purpose."""
-    cassette: CassetteConfig = Field(default_factory=CassetteConfig)
-    """Recording and replaying model answers."""
-    faults: list[FaultSpec] = Field(default_factory=list)
-    """Faults to inject into model calls."""
-    fault_seed: int = 0
-    """Seed for probabilistic faults (and trace sampling)."""
-    redis_url: str | None = Field(default=None, repr=False)
-    """Share rate limits across processes through this Redis."""
-    max_limit_wait_s: float = Field(default=10.0, ge=0)
-    """Longest a call waits for its rate limit before failing."""
-    tracing: TracingConfig = Field(default_factory=TracingConfig)
-    """OTLP export of gateway spans."""
 
 
 class ConfigFile(BaseModel):

@@ -203,6 +203,31 @@ class TracingConfig(BaseModel):
     """Share of successful calls exported; every failed call is exported."""
 
 
+class GatewaySettings(BaseModel):
+    """The ``gateway:`` section: everything about model calls but the models themselves."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    routing: RoutingConfig = Field(default_factory=RoutingConfig)
+    """Model choice for requests that name none (default, rules, complexity)."""
+    budgets: BudgetConfig = Field(default_factory=BudgetConfig)
+    """Spending limits per run and per project."""
+    cache: CacheConfig = Field(default_factory=CacheConfig)
+    """Response cache defaults per purpose."""
+    cassette: CassetteConfig = Field(default_factory=CassetteConfig)
+    """Recording and replaying model answers."""
+    faults: list[FaultSpec] = Field(default_factory=list)
+    """Faults to inject into model calls."""
+    fault_seed: int = 0
+    """Seed for probabilistic faults (and trace sampling)."""
+    redis_url: str | None = Field(default=None, repr=False)
+    """Share rate limits across processes through this Redis."""
+    max_limit_wait_s: float = Field(default=10.0, ge=0)
+    """Longest a call waits for its rate limit before failing."""
+    tracing: TracingConfig = Field(default_factory=TracingConfig)
+    """OTLP export of gateway spans."""
+
+
 class GatewayConfig(BaseModel):
     """Everything the gateway needs: models plus the ``gateway:`` section."""
 
