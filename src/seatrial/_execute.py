@@ -165,9 +165,9 @@ async def _open_judge(
     gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
     stack.push_async_callback(gateway.aclose)
     runtime = JudgeRuntime.open(Judge(gateway, settings), store)
-    say("info", f"judge: {runtime.gate.reason}")
-    if runtime.gate.alarm is not None:
-        say("alarm", runtime.gate.alarm)
+    say("info", f"judge: {runtime.trust.reason}")
+    if runtime.trust.alarm is not None:
+        say("alarm", runtime.trust.alarm)
     return runtime
 
 

@@ -79,8 +79,8 @@ def runtime(
 ) -> JudgeRuntime:
     judge = Judge(gateway, JudgeSettings(model="judge", **settings))
     ours = [c.model_copy(update={"prompt_hash": judge.prompt_hash}) for c in history or []]
-    gate = judge_trust(judge.model, judge.prompt_version, judge.prompt_hash, ours, judge.settings)
-    return JudgeRuntime(judge, gate, rubrics)
+    trust = judge_trust(judge.model, judge.prompt_version, judge.prompt_hash, ours, judge.settings)
+    return JudgeRuntime(judge, trust, rubrics)
 
 
 def case(*specs: dict[str, Any], category: str = "退款", threshold: float | None = None) -> Case:

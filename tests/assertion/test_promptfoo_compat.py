@@ -629,14 +629,14 @@ def judge_runtime(gateway: Gateway, *, calibrated: bool) -> JudgeRuntime:
             base_rate=0.5,
         )
     ]
-    gate = judge_trust(
+    trust = judge_trust(
         judge.model,
         judge.prompt_version,
         judge.prompt_hash,
         history if calibrated else [],
         judge.settings,
     )
-    return JudgeRuntime(judge, gate, None)
+    return JudgeRuntime(judge, trust, None)
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ characters, unless the case names another. The LLM judge and factuality need a j
 ``seatrial.judge.JudgeHandle``, handed over as ``AssertionContext.judge``); without one they
 are recorded as not evaluated, which never counts as passed.
 
-A judge's FAIL fails the attempt only when its calibration says it may (the gate); otherwise,
+A judge's FAIL fails the attempt only when its calibration says it may (judge trust); otherwise,
 and whenever the judge is unsure, the attempt gets WARNING and a review-queue entry.
 """
 
@@ -116,7 +116,7 @@ def conclude(
         passed = verdict.verdict == "PASS"
     if passed:
         return Check.passed(said, score=score)
-    advisory = handle.gate()
+    advisory = handle.advisory()
     if advisory is None:
         return Check.failed(said, verdict.failure_type, score=score)
     return Check.warning(
@@ -289,7 +289,7 @@ async def _factuality(
         said += "; not supported: " + "; ".join(
             f"{c.get('claim', '')} ({c.get('status', 'unsupported')})" for c in unsupported[:3]
         )
-    advisory = handle.gate()
+    advisory = handle.advisory()
     if advisory is None:
         return Check.failed(said, score=share)
     return Check.warning(

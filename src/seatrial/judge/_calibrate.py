@@ -4,7 +4,7 @@ Pointwise items (``{input, output, label: pass|fail}``) go through :meth:`Judge.
 pairwise items (``{input, output_1, output_2, label: 1|2}``, LLMBar's format) through
 :meth:`Judge.compare`. The result is a :class:`Calibration` keyed on (judge model, prompt
 hash): the pointwise prompt's hash for pointwise items, the pairwise prompt's for pairwise
-ones, since each measures a different prompt. The gate reads the pointwise one.
+ones, since each measures a different prompt. Judge trust reads the pointwise one.
 """
 
 from __future__ import annotations

@@ -33,7 +33,7 @@ class JudgeHandle(Protocol):
     def refusal(self) -> str | None:
         """Why the judge may not judge this attempt (it is the agent's model), or None."""
 
-    def gate(self) -> str | None:
+    def advisory(self) -> str | None:
         """None when a judge FAIL may fail the attempt; else why it is only advisory."""
 
     def rubric(self, category: str) -> str | None:
@@ -61,12 +61,12 @@ def agent_models(trace: Trace) -> set[str]:
 
 class AttemptJudge:
     """One attempt's :class:`JudgeHandle`: calls carry its run, case and attempt, the run's
-    gate decides whether a FAIL counts, and the judge refuses to grade its own model."""
+    trust decides whether a FAIL counts, and the judge refuses to grade its own model."""
 
     def __init__(
         self,
         judge: Judge,
-        gate: JudgeTrust,
+        trust: JudgeTrust,
         *,
         run_id: str,
         case_id: str,
@@ -75,7 +75,7 @@ class AttemptJudge:
         rubrics: Mapping[str, str] | None = None,
     ) -> None:
         self._judge = judge
-        self._gate = gate
+        self._trust = trust
         self._where: dict[str, Any] = {"run_id": run_id, "case_id": case_id, "attempt": attempt}
         self._models = agent_models
         self._rubrics: Mapping[str, str] = rubrics or {}
@@ -98,9 +98,9 @@ class AttemptJudge:
                 return f"judge refused: {reason}"
         return None
 
-    def gate(self) -> str | None:
+    def advisory(self) -> str | None:
         """None when a judge FAIL may fail the attempt; else why it is advisory."""
-        return None if self._gate.calibrated else self._gate.reason
+        return None if self._trust.calibrated else self._trust.reason
 
     def rubric(self, category: str) -> str | None:
         """The suite's rubric for ``category``."""

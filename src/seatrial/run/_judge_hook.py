@@ -1,6 +1,6 @@
-"""The LLM judge during a run: one judge for every attempt, its gate, its review items.
+"""The LLM judge during a run: one judge for every attempt, its trust, its review items.
 
-The runner's side only: the gate itself (may this judge's FAIL fail an attempt?) is decided
+The runner's side only: the trust itself (may this judge's FAIL fail an attempt?) is decided
 by :mod:`seatrial.judge`'s calibration policy, once, when the run starts; each attempt gets a
 :class:`seatrial.judge.AttemptJudge`. Review items the assertions ask for are collected here
 and stored when the run ends (after the attempts they point at). The runtime is handed to
@@ -23,13 +23,13 @@ if TYPE_CHECKING:
 
 
 class JudgeRuntime:
-    """A run's judge: the Judge, its gate, the suite's rubrics and the review items queued."""
+    """A run's judge: the Judge, its trust, the suite's rubrics and the review items queued."""
 
     def __init__(
-        self, judge: Judge, gate: JudgeTrust, rubrics: dict[str, str] | None = None
+        self, judge: Judge, trust: JudgeTrust, rubrics: dict[str, str] | None = None
     ) -> None:
         self.judge = judge
-        self.gate = gate
+        self.trust = trust
         self.rubrics: dict[str, str] = dict(rubrics or {})
         self._pending: list[ReviewItem] = []
 
@@ -37,24 +37,24 @@ class JudgeRuntime:
     def open(
         cls, judge: Judge, store: Store, rubrics: dict[str, str] | None = None
     ) -> JudgeRuntime:
-        """The runtime for ``judge``, its gate read from ``store``'s calibrations."""
+        """The runtime for ``judge``, its trust read from ``store``'s calibrations."""
         return cls(judge, trust_of(judge, store.calibrations(judge.model)), rubrics)
 
     def record(self) -> dict[str, Any]:
         """What the run's settings say about the judge (reports quote it)."""
         return {
             **self.judge.identity(),
-            "calibrated": self.gate.calibrated,
-            "agreement": self.gate.agreement,
-            "items": self.gate.items,
-            "reason": self.gate.reason,
+            "calibrated": self.trust.calibrated,
+            "agreement": self.trust.agreement,
+            "items": self.trust.items,
+            "reason": self.trust.reason,
         }
 
     def for_attempt(self, run_id: str, case_id: str, attempt: int, trace: Trace) -> AttemptJudge:
         """The handle the attempt's L3 checks use."""
         return AttemptJudge(
             self.judge,
-            self.gate,
+            self.trust,
             run_id=run_id,
             case_id=case_id,
             attempt=attempt,
