@@ -20,10 +20,12 @@ from seatrial.store import _codec as codec
 from seatrial.store._bulk import insert_many
 from seatrial.store._codec import EncodedAttempts, encode_attempts
 from seatrial.store._engine import WRITE_OPTION, make_engine
+from seatrial.store._golden import GoldenMixin
 from seatrial.store._judging import JudgingMixin
 from seatrial.store._ledger import LedgerMixin
 from seatrial.store._migrate import upgrade
 from seatrial.store._schema import attempts, run_cases, run_tags, runs, spans
+from seatrial.store._traces import TracesMixin
 from seatrial.store._translate import message, reason, translated
 from seatrial.store._url import DB_URL_ENV, mask_url, resolve_url
 from seatrial.trace import Trace
@@ -34,7 +36,7 @@ RUN_STATUSES = ("running", "finished", "interrupted")
 """The statuses a run can have (see :class:`~seatrial.record.RunInfo`)."""
 
 
-class Store(LedgerMixin, JudgingMixin):
+class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
     """Where runs are kept. Open it with :meth:`Store.open`; close it (or use ``with``).
 
     Every method is safe to call from any thread: each takes its own pooled connection.

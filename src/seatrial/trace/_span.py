@@ -114,17 +114,17 @@ class Trace(BaseModel):
     """The trace id all spans share."""
     spans: list[Span] = Field(default_factory=list)
     """The spans, sorted by start time."""
+    resource: dict[str, Any] = Field(default_factory=dict)
+    """Attributes of the process that sent the spans (OTLP's resource: ``service.name``, ...);
+    empty for traces Seatrial recorded itself."""
     _views: dict[str, tuple[int, Any]] = PrivateAttr(default_factory=dict)
 
     def __eq__(self, other: object) -> bool:
         # The view cache is not part of a trace's value: compare what is stored.
         if not isinstance(other, Trace):
             return NotImplemented
-        return (self.format_version, self.trace_id, self.spans) == (
-            other.format_version,
-            other.trace_id,
-            other.spans,
-        )
+        mine = (self.format_version, self.trace_id, self.spans, self.resource)
+        return mine == (other.format_version, other.trace_id, other.spans, other.resource)
 
     __hash__ = None  # type: ignore[assignment]
 

@@ -9,7 +9,17 @@ from fastapi.staticfiles import StaticFiles
 
 from seatrial._version import __version__
 from seatrial.store import Store
-from seatrial.web import _board, _cases, _compare, _review, _runs
+from seatrial.web import (
+    _board,
+    _cases,
+    _compare,
+    _daily,
+    _ingest,
+    _pending,
+    _review,
+    _runs,
+    _traces,
+)
 from seatrial.web._security import LOOPBACK_NAMES, Guard
 
 TOKEN_ENV = "SEATRIAL_TOKEN"
@@ -48,6 +58,6 @@ def create_app(
     hosts = LOOPBACK_NAMES if loopback_only and not token else None
     app.add_middleware(Guard, token=token or None, hosts=hosts)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (_runs, _cases, _compare, _board, _review):
+    for module in (_runs, _cases, _compare, _board, _review, _ingest, _traces, _pending, _daily):
         app.include_router(module.router)
     return app

@@ -1,0 +1,3 @@
+"""``seatrial datasets``: golden sets, their versions, import and export."""
+
+from __future__ import annotations

@@ -1,0 +1,3 @@
+"""``seatrial failures`` and ``seatrial report daily``."""
+
+from __future__ import annotations

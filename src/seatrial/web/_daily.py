@@ -1,0 +1,7 @@
+"""The daily report page: the day's runs, new failures, clusters, cost."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()

@@ -1,0 +1,7 @@
+"""The OTLP/HTTP receiver: ``POST /v1/traces`` (protobuf or JSON, gzip), masked, stored."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter
+
+router = APIRouter()
