@@ -163,7 +163,8 @@ def test_a_recorded_trace_round_trips_exactly():
             pass
     original = recorder.trace()
     exported = trace_to_otlp(original, service_name="support-agent")
-    assert trace_from_otlp(json.loads(json.dumps(exported))) == original
+    imported = trace_from_otlp(json.loads(json.dumps(exported)))
+    assert imported == original.model_copy(update={"resource": {"service.name": "support-agent"}})
     resource = exported["resourceSpans"][0]["resource"]["attributes"]
     assert resource == [{"key": "service.name", "value": {"stringValue": "support-agent"}}]
     chat = exported["resourceSpans"][0]["scopeSpans"][0]["spans"][1]
@@ -182,7 +183,7 @@ def test_unusual_values_round_trip():
         status="error",
         status_message="broke",
     )
-    trace = Trace(trace_id="a" * 32, spans=[span])
+    trace = Trace(trace_id="a" * 32, spans=[span], resource={"service.name": "agent", "n": 1})
     assert trace_from_otlp(trace_to_otlp(trace)) == trace
 
 

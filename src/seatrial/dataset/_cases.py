@@ -12,10 +12,9 @@ from pydantic import ValidationError
 
 from seatrial.assertion import AssertionContext, evaluate
 from seatrial.case import Case, check_assertion
-from seatrial.dataset._conversation import Conversation
 from seatrial.errors import InputError
 from seatrial.record import AssertionResult, AttemptRecord, Metrics, Verdict
-from seatrial.trace import Trace
+from seatrial.trace import Conversation, Trace
 
 READ_PREFIXES = ("get_", "find_", "search_", "list_", "check_")
 """Tool names that only read: their expected arguments are not asserted."""

@@ -25,20 +25,18 @@ from seatrial.dataset._common import (
     run_info,
     store_run,
 )
-from seatrial.dataset._conversation import (
-    IMPORT_REWARD,
-    IMPORT_REWARD_INFO,
-    IMPORT_TERMINATION,
-    STEP_NS,
-    Call,
-    Message,
-    build_conversation,
-)
+from seatrial.dataset._conversation import IMPORT_REWARD, IMPORT_REWARD_INFO, IMPORT_TERMINATION
 from seatrial.dataset._tau2_tasks import case_of, match_tasks, outcome
 from seatrial.dataset._trials import number_trials
 from seatrial.errors import InputError
 from seatrial.record import AttemptRecord
 from seatrial.store import Store
+from seatrial.trace import (
+    CONVERSATION_STEP_NS,
+    ConversationCall,
+    ConversationMessage,
+    build_conversation,
+)
 from seatrial.trace import attrs as A
 
 FORMAT = "tau2"
@@ -86,7 +84,7 @@ def import_tau2(path: Path | str, store: Store, *, tags: Sequence[str] = ()) -> 
                 end_ns=_time_ns(sim.end_time),
                 root_attributes=_root_attributes(sim),
             )
-            cursor = conversation.finished_ns + STEP_NS
+            cursor = conversation.finished_ns + CONVERSATION_STEP_NS
             record = make_attempt(
                 run_id, case, attempt, conversation, outcome(sim, conversation.trace), sim.id or ""
             )
@@ -187,31 +185,35 @@ def _time_ns(text: str | None) -> int | None:
     return int(moment.timestamp() * 1_000_000) * 1000
 
 
-def _messages(sim: F.Simulation, warnings: Warnings) -> list[Message]:
+def _messages(sim: F.Simulation, warnings: Warnings) -> list[ConversationMessage]:
     if any(m.timestamp is None for m in sim.messages):
         warnings.add(
             "timestamps",
             "messages without timestamps: times synthesised 1 ms apart in file order",
         )
-    messages: list[Message] = []
+    messages: list[ConversationMessage] = []
     for n, message in enumerate(sim.messages):
         at = _time_ns(message.timestamp)
         if message.role == "assistant":
             calls = tuple(
-                Call(call.id or f"call_{n}_{k}", call.name, _arguments(call.arguments))
+                ConversationCall(call.id or f"call_{n}_{k}", call.name, _arguments(call.arguments))
                 for k, call in enumerate(message.tool_calls or ())
                 if call.requestor == "assistant"
             )
             usage = _usage(message.usage)
             messages.append(
-                Message("assistant", message.content, calls, None, False, at, usage, message.cost)
+                ConversationMessage(
+                    "assistant", message.content, calls, None, False, at, usage, message.cost
+                )
             )
         elif message.role == "user":
-            messages.append(Message("user", message.content, time_ns=at))
+            messages.append(ConversationMessage("user", message.content, time_ns=at))
         elif message.role == "tool" and message.requestor in (None, "assistant"):
             text = message.content or ""
             error = message.error if message.error is not None else text.startswith("Error")
-            messages.append(Message("tool", text, answers=message.id, error=error, time_ns=at))
+            messages.append(
+                ConversationMessage("tool", text, answers=message.id, error=error, time_ns=at)
+            )
     return messages
 
 

@@ -33,18 +33,17 @@ from seatrial.dataset._common import (
     run_info,
     store_run,
 )
-from seatrial.dataset._conversation import (
-    IMPORT_REWARD,
-    IMPORT_REWARD_INFO,
-    STEP_NS,
-    Call,
-    Message,
-    build_conversation,
-)
+from seatrial.dataset._conversation import IMPORT_REWARD, IMPORT_REWARD_INFO
 from seatrial.dataset._trials import number_trials
 from seatrial.errors import InputError
 from seatrial.record import AttemptRecord
 from seatrial.store import Store
+from seatrial.trace import (
+    CONVERSATION_STEP_NS,
+    ConversationCall,
+    ConversationMessage,
+    build_conversation,
+)
 
 FORMAT = "tau-bench"
 DOMAINS = ("airline", "retail")
@@ -91,7 +90,7 @@ def import_tau_bench(path: Path | str, store: Store, *, tags: Sequence[str] = ()
                     IMPORT_REWARD_INFO: json.dumps(record.info.reward_info, sort_keys=True),
                 },
             )
-            cursor = conversation.finished_ns + STEP_NS
+            cursor = conversation.finished_ns + CONVERSATION_STEP_NS
             attempts.append(make_attempt(run_id, case, attempt, conversation, _outcome(record)))
     lines = warnings.lines()
     info = run_info(
@@ -191,25 +190,27 @@ def _case(key: str, members: list[F.Record], domain: str, repeats: int, path: Pa
     return build_case(raw, f"{path}: {key}")
 
 
-def _messages(record: F.Record, warnings: Warnings) -> list[Message]:
+def _messages(record: F.Record, warnings: Warnings) -> list[ConversationMessage]:
     messages = []
     for position, message in enumerate(record.traj):
         if message.role == "user":
-            messages.append(Message("user", message.content))
+            messages.append(ConversationMessage("user", message.content))
         elif message.role == "assistant":
             calls = tuple(
-                Call(
+                ConversationCall(
                     call_id=call.id or f"call_{position}_{n}",
                     name=call.function.name,
                     arguments=_arguments(call.function.arguments),
                 )
                 for n, call in enumerate(message.tool_calls or ())
             )
-            messages.append(Message("assistant", message.content, calls))
+            messages.append(ConversationMessage("assistant", message.content, calls))
         elif message.role == "tool":
             text = message.content or ""
             error = text.startswith("Error")
-            messages.append(Message("tool", text, answers=message.tool_call_id, error=error))
+            messages.append(
+                ConversationMessage("tool", text, answers=message.tool_call_id, error=error)
+            )
         elif message.role != "system":
             warnings.add("role", "messages with an unknown role were skipped", message.role)
     return messages

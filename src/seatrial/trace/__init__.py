@@ -1,10 +1,21 @@
-"""The trace model: OTel GenAI spans, their recorder, and OTLP/JSON import and export.
+"""The trace model: OTel GenAI spans, their recorder, OTLP import and export, and readers of
+other tools' trace exports (``read_trace_file``), normalized onto GenAI names.
 
 This package imports nothing else of Seatrial.
 """
 
 from seatrial.trace import _attrs as attrs
 from seatrial.trace._attrs import event_value
+from seatrial.trace._conversation import (
+    CONVERSATION_STEP_NS,
+    Conversation,
+    ConversationCall,
+    ConversationMessage,
+    build_conversation,
+)
+from seatrial.trace._format_error import TraceFormatError
+from seatrial.trace._formats import TRACE_FORMATS, TraceFile, read_trace_file
+from seatrial.trace._normalize import normalize_span, normalize_trace
 from seatrial.trace._otlp import (
     OtlpFormatError,
     spans_from_otlp,
@@ -12,6 +23,7 @@ from seatrial.trace._otlp import (
     trace_to_otlp,
     traces_from_otlp,
 )
+from seatrial.trace._otlp_proto import traces_from_otlp_protobuf
 from seatrial.trace._recorder import TraceRecorder, new_id, to_attribute
 from seatrial.trace._span import (
     TRACE_FORMAT_VERSION,
@@ -31,21 +43,32 @@ from seatrial.trace._tools_called import (
 )
 
 __all__ = [
+    "CONVERSATION_STEP_NS",
     "TOOL_ERROR",
+    "TRACE_FORMATS",
     "TRACE_FORMAT_VERSION",
+    "Conversation",
+    "ConversationCall",
+    "ConversationMessage",
     "ModelCall",
     "OtlpFormatError",
     "Span",
     "SpanEvent",
     "Trace",
+    "TraceFile",
+    "TraceFormatError",
     "TraceRecorder",
     "TraceToolCall",
     "add_usage",
     "attrs",
+    "build_conversation",
     "decode_attribute",
     "encode_json",
     "event_value",
     "new_id",
+    "normalize_span",
+    "normalize_trace",
+    "read_trace_file",
     "record_tools_called",
     "spans_from_otlp",
     "to_attribute",
@@ -53,4 +76,5 @@ __all__ = [
     "trace_from_tools_called",
     "trace_to_otlp",
     "traces_from_otlp",
+    "traces_from_otlp_protobuf",
 ]

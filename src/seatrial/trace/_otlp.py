@@ -5,6 +5,10 @@ The format is the JSON encoding of OTLP's ``ExportTraceServiceRequest``:
 (numbers are accepted too), typed ``AnyValue`` attributes, events and a status. Importing
 accepts the snake_case spelling of field names and base64 ids as well, because some exporters
 write protobuf's default JSON mapping.
+
+Error messages name where the export is wrong (``resourceSpans[0].scopeSpans[0].spans[3]``)
+and what was expected, never a value from it: an export may hold personal data that is masked
+only after it has been read.
 """
 
 from __future__ import annotations
@@ -34,17 +38,44 @@ _KIND_CLIENT = 3
 _CLIENT_OPERATIONS = frozenset({A.OP_CHAT, "text_completion", "generate_content", "embeddings"})
 
 _SPECIAL_DOUBLES = {"NaN": math.nan, "Infinity": math.inf, "-Infinity": -math.inf}
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
+_DIGITS = frozenset("0123456789")
+_SNAKE: dict[str, str] = {}
+"""lowerCamelCase field name -> its snake_case spelling, worked out once each."""
+
+# Reading a large export visits every span and attribute: the tests below start with
+# ``type(value) is dict`` (what json.loads makes), which is much cheaper than an
+# ``isinstance(value, Mapping)`` that then still decides for any other mapping.
 
 
 class OtlpFormatError(ValueError):
     """The data is not valid OTLP/JSON; the message names where (``resourceSpans[0]...``)."""
 
 
+def _kind(value: Any) -> str:
+    """What a misplaced value is, for an error message that must not echo the value."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list"
+    if isinstance(value, Mapping):
+        return "an object"
+    return type(value).__name__
+
+
 def _field(obj: Mapping[str, Any], camel: str, default: Any = None) -> Any:
     """Read an OTLP/JSON field by its lowerCamelCase name, else its snake_case name."""
     if camel in obj:
         return obj[camel]
-    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in camel)
+    snake = _SNAKE.get(camel)
+    if snake is None:
+        snake = _SNAKE[camel] = "".join(f"_{c.lower()}" if c.isupper() else c for c in camel)
     return obj.get(snake, default)
 
 
@@ -53,7 +84,7 @@ def _list(obj: Mapping[str, Any], camel: str, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise OtlpFormatError(f"{where}.{camel}: expected a list, got {type(value).__name__}")
+        raise OtlpFormatError(f"{where}.{camel}: expected a list, got {_kind(value)}")
     return value
 
 
@@ -62,16 +93,18 @@ def _hex_id(value: Any, length: int, where: str) -> str | None:
     if value in (None, ""):
         return None
     if not isinstance(value, str):
-        raise OtlpFormatError(f"{where}: an id must be a string, got {value!r}")
+        raise OtlpFormatError(f"{where}: an id must be a string, got {_kind(value)}")
     text = value.strip()
-    if len(text) == length and all(c in "0123456789abcdefABCDEF" for c in text):
+    if len(text) == length and _HEX_DIGITS.issuperset(text):
         return text.lower()
     try:
         raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError) as exc:
-        raise OtlpFormatError(f"{where}: {value!r} is neither hex nor base64") from exc
+        raise OtlpFormatError(
+            f"{where}: expected {length} hex digits or base64, got neither"
+        ) from exc
     if len(raw) * 2 != length:
-        raise OtlpFormatError(f"{where}: {value!r} is not a {length // 2}-byte id")
+        raise OtlpFormatError(f"{where}: expected a {length // 2}-byte id")
     return raw.hex()
 
 
@@ -81,13 +114,13 @@ def _nanos(value: Any, where: str) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError) as exc:
-        raise OtlpFormatError(f"{where}: {value!r} is not a time in nanoseconds") from exc
+        raise OtlpFormatError(f"{where}: expected a time in nanoseconds (digits)") from exc
 
 
 def decode_any_value(value: Any, where: str = "value") -> Any:
     """Turn an OTLP ``AnyValue`` into Python: scalars, lists and dicts (empty -> None)."""
-    if not isinstance(value, Mapping):
-        raise OtlpFormatError(f"{where}: expected an AnyValue object, got {value!r}")
+    if type(value) is not dict and not isinstance(value, Mapping):
+        raise OtlpFormatError(f"{where}: expected an AnyValue object, got {_kind(value)}")
     if not value:
         return None
     kind, inner = next(iter(value.items()))
@@ -115,7 +148,7 @@ def decode_any_value(value: Any, where: str = "value") -> Any:
     except (TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, OtlpFormatError):
             raise
-        raise OtlpFormatError(f"{where}: bad {kind} {inner!r}") from exc
+        raise OtlpFormatError(f"{where}: {kind} does not hold a value of its type") from exc
     raise OtlpFormatError(f"{where}: unknown AnyValue kind {kind!r}")
 
 
@@ -124,10 +157,29 @@ def _decode_attributes(pairs: Any, where: str) -> dict[str, Any]:
         raise OtlpFormatError(f"{where}: attributes must be a list of {{key, value}}")
     result: dict[str, Any] = {}
     for i, pair in enumerate(pairs):
-        if not isinstance(pair, Mapping) or "key" not in pair:
-            raise OtlpFormatError(f"{where}[{i}]: expected {{key, value}}, got {pair!r}")
+        if (type(pair) is not dict and not isinstance(pair, Mapping)) or "key" not in pair:
+            raise OtlpFormatError(f"{where}[{i}]: expected {{key, value}}, got {_kind(pair)}")
         key = str(pair["key"])
-        result[key] = decode_any_value(pair.get("value") or {}, f"{where}.{key}")
+        value = pair.get("value") or {}
+        if type(value) is dict and len(value) == 1:
+            # Most attributes are plain scalars: read here, as decode_any_value reads them,
+            # without a call or a place worked out for an error that cannot happen.
+            kind, inner = next(iter(value.items()))
+            plain = type(inner)
+            if kind == "stringValue" and plain is str:
+                result[key] = inner
+                continue
+            if kind == "intValue" and (
+                plain is int or (plain is str and 0 < len(inner) < 19 and _DIGITS.issuperset(inner))
+            ):
+                result[key] = int(inner)
+                continue
+            if (kind == "boolValue" and plain is bool) or (
+                kind == "doubleValue" and plain is float
+            ):
+                result[key] = inner
+                continue
+        result[key] = decode_any_value(value, f"{where}.{key}")
     return result
 
 
@@ -138,12 +190,12 @@ def _decode_status(status: Any, where: str) -> tuple[str, str]:
         raise OtlpFormatError(f"{where}: status must be an object")
     code = status.get("code", 0)
     if code not in _STATUS_FROM_CODE:
-        raise OtlpFormatError(f"{where}.code: unknown status code {code!r}")
+        raise OtlpFormatError(f"{where}.code: unknown status code (expected 0, 1 or 2)")
     return _STATUS_FROM_CODE[code], str(status.get("message") or "")
 
 
 def _decode_span(raw: Any, where: str) -> Span:
-    if not isinstance(raw, Mapping):
+    if type(raw) is not dict and not isinstance(raw, Mapping):
         raise OtlpFormatError(f"{where}: a span must be an object")
     trace_id = _hex_id(_field(raw, "traceId"), 32, f"{where}.traceId")
     span_id = _hex_id(_field(raw, "spanId"), 16, f"{where}.spanId")
@@ -182,33 +234,62 @@ def _decode_span(raw: Any, where: str) -> Span:
     )
 
 
-def spans_from_otlp(data: Mapping[str, Any]) -> list[Span]:
-    """Every span of an OTLP/JSON export, whatever trace it belongs to."""
+def _resource_spans(data: Mapping[str, Any]) -> list[tuple[dict[str, Any], list[Span]]]:
+    """Each ``resourceSpans`` entry: its resource's attributes and its spans."""
     if not isinstance(data, Mapping):
         raise OtlpFormatError("an OTLP/JSON export must be an object with `resourceSpans`")
     if _field(data, "resourceSpans") is None:
         raise OtlpFormatError("an OTLP/JSON export needs `resourceSpans`")
-    spans: list[Span] = []
-    for r, resource in enumerate(_list(data, "resourceSpans", "")):
+    groups: list[tuple[dict[str, Any], list[Span]]] = []
+    for r, resource_spans in enumerate(_list(data, "resourceSpans", "")):
         where = f"resourceSpans[{r}]"
-        if not isinstance(resource, Mapping):
+        if not isinstance(resource_spans, Mapping):
             raise OtlpFormatError(f"{where}: expected an object")
-        for s, scope in enumerate(_list(resource, "scopeSpans", where)):
+        resource = resource_spans.get("resource") or {}
+        if not isinstance(resource, Mapping):
+            raise OtlpFormatError(f"{where}.resource: expected an object")
+        attributes = _decode_attributes(
+            _list(resource, "attributes", f"{where}.resource"), f"{where}.resource.attributes"
+        )
+        spans: list[Span] = []
+        for s, scope in enumerate(_list(resource_spans, "scopeSpans", where)):
             at = f"{where}.scopeSpans[{s}]"
             if not isinstance(scope, Mapping):
                 raise OtlpFormatError(f"{at}: expected an object")
             for i, raw in enumerate(_list(scope, "spans", at)):
                 spans.append(_decode_span(raw, f"{at}.spans[{i}]"))
-    return spans
+        groups.append((attributes, spans))
+    return groups
+
+
+def spans_from_otlp(data: Mapping[str, Any]) -> list[Span]:
+    """Every span of an OTLP/JSON export, whatever trace it belongs to."""
+    return [span for _, spans in _resource_spans(data) for span in spans]
 
 
 def traces_from_otlp(data: Mapping[str, Any]) -> list[Trace]:
-    """The traces of an OTLP/JSON export, one per trace id, in order of first appearance."""
+    """The traces of an OTLP/JSON export, one per trace id, in order of first appearance.
+
+    Each trace's ``resource`` holds the resource attributes of the ``resourceSpans`` its spans
+    came in (``service.name``, ...). A trace whose spans came from several resources (a
+    distributed trace: two services in one export) gets them merged, the first resource's
+    value winning where two disagree, so the service that started the trace names it.
+    """
     grouped: dict[str, list[Span]] = {}
-    for span in spans_from_otlp(data):
-        grouped.setdefault(span.trace_id, []).append(span)
+    resources: dict[str, dict[str, Any]] = {}
+    for attributes, spans in _resource_spans(data):
+        for span in spans:
+            grouped.setdefault(span.trace_id, []).append(span)
+        for trace_id in {span.trace_id for span in spans}:
+            merged = resources.setdefault(trace_id, {})
+            for key, value in attributes.items():
+                merged.setdefault(key, value)
     return [
-        Trace(trace_id=trace_id, spans=sorted(spans, key=lambda s: s.start_time_unix_nano))
+        Trace(
+            trace_id=trace_id,
+            spans=sorted(spans, key=lambda s: s.start_time_unix_nano),
+            resource=resources[trace_id],
+        )
         for trace_id, spans in grouped.items()
     ]
 
@@ -279,11 +360,16 @@ def _encode_span(span: Span) -> dict[str, Any]:
 
 
 def trace_to_otlp(trace: Trace, service_name: str = "seatrial") -> dict[str, Any]:
-    """The trace as an OTLP/JSON export, ready to POST to any collector's ``/v1/traces``."""
+    """The trace as an OTLP/JSON export, ready to POST to any collector's ``/v1/traces``.
+
+    The resource is the trace's own (an ingested trace keeps its ``service.name``), with
+    ``service_name`` where it has none; reading the export back gives that resource.
+    """
+    resource = {"service.name": service_name, **trace.resource}
     return {
         "resourceSpans": [
             {
-                "resource": {"attributes": _encode_attributes({"service.name": service_name})},
+                "resource": {"attributes": _encode_attributes(resource)},
                 "scopeSpans": [
                     {
                         "scope": {"name": "seatrial"},

@@ -215,12 +215,14 @@ class Trace(BaseModel):
     def token_usage(self) -> tuple[int, int]:
         """Input and output tokens over all model calls.
 
-        A trace with no model-call spans (an HTTP agent that reports only its ``usage``)
-        falls back to the usage recorded on its ``invoke_agent`` spans.
+        A trace whose model-call spans carry no token counts (an HTTP agent that reports only
+        its ``usage``; a SWE-agent trajectory, which keeps only totals) falls back to the usage
+        recorded on its ``invoke_agent`` spans.
         """
         calls = self.model_calls()
-        if calls:
-            return sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls)
+        spent = sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls)
+        if any(spent):
+            return spent
         agents = [s for s in self.spans if s.operation == A.OP_INVOKE_AGENT]
         return (
             sum(int(s.attributes.get(A.INPUT_TOKENS) or 0) for s in agents),

@@ -1,0 +1,163 @@
+"""OTLP/protobuf import: the body an OpenTelemetry exporter POSTs to ``/v1/traces``.
+
+The body is an ``ExportTraceServiceRequest``. Spans are read straight off the decoded
+message objects (the C ``upb`` runtime), not through ``MessageToDict`` and the OTLP/JSON
+reader: that detour builds and walks a second tree of dicts and costs several times more.
+What comes out is what :func:`seatrial.trace.traces_from_otlp` makes of the same export in
+JSON: hex ids, ``AnyValue`` as Python values (bytes as base64 text, as OTLP/JSON writes
+them), the resource's attributes in :attr:`Trace.resource`.
+
+Errors say where the message is wrong (``resource_spans[0].scope_spans[1].spans[3]``) and
+never quote it: an export may hold personal data that is masked only after it is read.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Any, Literal
+
+from google.protobuf.message import DecodeError
+from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
+
+from seatrial.trace._otlp import OtlpFormatError
+from seatrial.trace._span import Span, SpanEvent, Trace
+
+_STATUS: dict[int, Literal["unset", "ok", "error"]] = {0: "unset", 1: "ok", 2: "error"}
+_NO_PARENT = b"\x00" * 8
+
+
+def traces_from_otlp_protobuf(body: bytes) -> list[Trace]:
+    """The traces of an ``ExportTraceServiceRequest`` body, one per trace id, in order of
+    first appearance, spans in start order; OtlpFormatError for a body that is not one."""
+    request = ExportTraceServiceRequest()
+    try:
+        request.ParseFromString(body)
+    except DecodeError as exc:
+        raise OtlpFormatError(
+            f"the body ({len(body)} bytes) is not an OTLP ExportTraceServiceRequest in "
+            "protobuf; send Content-Type application/json for OTLP/JSON"
+        ) from exc
+    grouped: dict[str, tuple[list[Span], dict[str, Any]]] = {}
+    for r, resource_spans in enumerate(request.resource_spans):
+        try:
+            resource = _attributes(resource_spans.resource.attributes)
+        except OtlpFormatError as exc:
+            raise OtlpFormatError(f"resource_spans[{r}].resource.{exc}") from None
+        for s, scope_spans in enumerate(resource_spans.scope_spans):
+            for i, raw in enumerate(scope_spans.spans):
+                try:
+                    span = _span(raw)
+                except OtlpFormatError as exc:
+                    # Where is worked out only for a bad span: most exports have none.
+                    where = f"resource_spans[{r}].scope_spans[{s}].spans[{i}]"
+                    raise OtlpFormatError(f"{where}.{exc}") from None
+                found = grouped.get(span.trace_id)
+                if found is None:
+                    grouped[span.trace_id] = ([span], resource)
+                else:
+                    found[0].append(span)
+    traces = []
+    for trace_id, (spans, resource) in grouped.items():
+        spans.sort(key=lambda span: span.start_time_unix_nano)
+        traces.append(Trace(trace_id=trace_id, spans=spans, resource=dict(resource)))
+    return traces
+
+
+def _span(raw: Any) -> Span:
+    """One span; an OtlpFormatError message starts with the field (the caller adds where)."""
+    trace_id = _hex(raw.trace_id, 16, "trace_id")
+    span_id = _hex(raw.span_id, 8, "span_id")
+    parent = raw.parent_span_id
+    # Some exporters write the invalid all-zero id for "no parent": that is a root.
+    has_parent = parent and parent != _NO_PARENT
+    start = raw.start_time_unix_nano
+    if not start:
+        raise OtlpFormatError("start_time_unix_nano: required, and missing")
+    code = raw.status.code
+    if code not in _STATUS:
+        raise OtlpFormatError("status.code: expected 0, 1 or 2 (unset, ok, error)")
+    events = []
+    for e, event in enumerate(raw.events):
+        try:
+            values = _attributes(event.attributes)
+        except OtlpFormatError as exc:
+            raise OtlpFormatError(f"events[{e}].attributes.{exc}") from None
+        events.append(
+            SpanEvent(
+                name=event.name, time_unix_nano=event.time_unix_nano or start, attributes=values
+            )
+        )
+    if len(events) > 1:
+        events.sort(key=lambda event: event.time_unix_nano)
+    try:
+        attributes = _attributes(raw.attributes)
+    except OtlpFormatError as exc:
+        raise OtlpFormatError(f"attributes.{exc}") from None
+    # model_validate of a dict: the same validation as Span(...), without keyword packing.
+    return Span.model_validate(
+        {
+            "trace_id": trace_id,
+            "span_id": span_id,
+            "parent_span_id": _hex(parent, 8, "parent_span_id") if has_parent else None,
+            "name": raw.name,
+            "start_time_unix_nano": start,
+            "end_time_unix_nano": raw.end_time_unix_nano or None,
+            "attributes": attributes,
+            "events": events,
+            "status": _STATUS[code],
+            "status_message": raw.status.message,
+        }
+    )
+
+
+def _hex(value: bytes, size: int, field: str) -> str:
+    if len(value) != size:
+        if not value:
+            raise OtlpFormatError(f"{field}: required, and missing")
+        raise OtlpFormatError(f"{field}: expected a {size}-byte id, got {len(value)} bytes")
+    return value.hex()
+
+
+def _attributes(pairs: Any) -> dict[str, Any]:
+    values = {}
+    for pair in pairs:
+        try:
+            values[pair.key] = _value(pair.value)
+        except OtlpFormatError as exc:
+            raise OtlpFormatError(f"{pair.key}{exc}") from None
+    return values
+
+
+def _value(value: Any) -> Any:
+    """An ``AnyValue`` as Python: scalars, lists, dicts; unset is None.
+
+    An OtlpFormatError's message starts where inside the value (``[2]``, ``.key``) or with
+    ``:``, for :func:`_attributes` to put the attribute's key before it.
+    """
+    kind = value.WhichOneof("value")
+    if kind == "string_value":
+        return value.string_value
+    if kind == "int_value":
+        return value.int_value
+    if kind == "double_value":
+        return value.double_value
+    if kind == "bool_value":
+        return value.bool_value
+    if kind is None:
+        return None
+    if kind == "array_value":
+        items = []
+        for i, item in enumerate(value.array_value.values):
+            try:
+                items.append(_value(item))
+            except OtlpFormatError as exc:
+                raise OtlpFormatError(f"[{i}]{exc}") from None
+        return items
+    if kind == "kvlist_value":
+        try:
+            return _attributes(value.kvlist_value.values)
+        except OtlpFormatError as exc:
+            raise OtlpFormatError(f".{exc}") from None
+    if kind == "bytes_value":
+        return base64.b64encode(value.bytes_value).decode("ascii")
+    raise OtlpFormatError(": an AnyValue of a kind this Seatrial does not know")
