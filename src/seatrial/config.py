@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from seatrial.case import GateSpec, explain, parse_yaml, read_text
+from seatrial.dataset import MaskSettings
 from seatrial.errors import ConfigError, Problem
 from seatrial.gateway import GatewayConfig, GatewaySettings, ModelConfig
 from seatrial.judge import JudgeSettings
@@ -41,6 +42,7 @@ __all__ = [
     "ConfigFile",
     "GatewaySettings",
     "JudgeSettings",
+    "MaskSettings",
     "RunDefaults",
     "find_config",
     "load_config",
@@ -53,8 +55,9 @@ CONFIG_FILE = "seatrial.yaml"
 DB_URL_ENV = "SEATRIAL_DB_URL"
 """Environment variable holding the store URL; it wins over ``db:`` in the file."""
 
-_SECRET_KEYS = frozenset({"headers", "db"})
-"""Keys whose written values never appear in an error message."""
+_SECRET_KEYS = frozenset({"headers", "db", "mask"})
+"""Keys whose written values never appear in an error message (``mask:`` lists people's
+names and addresses)."""
 
 
 class AgentConfig(BaseModel):
@@ -115,6 +118,9 @@ class ConfigFile(BaseModel):
     """The LLM judge of L3 assertions and the calibration gate on its verdicts."""
     gates: list[GateSpec] = Field(default_factory=list)
     """Release gates for suites that state none (see docs/regression.md)."""
+    mask: MaskSettings = Field(default_factory=MaskSettings)
+    """What masking replaces before ingested data is stored: names, addresses, custom
+    patterns, and which built-in kinds to find (see docs/masking.md)."""
 
     @field_validator("agents", mode="before")
     @classmethod

@@ -8,7 +8,7 @@ import pytest
 from pydantic import ValidationError
 
 from seatrial.assertion import evaluate
-from seatrial.assertion._pii import id_card_checksum_ok, luhn_ok
+from seatrial.pii import id_card_checksum_ok, luhn_ok
 
 from ._traces import TraceBuilder, check, context, make_case, spec
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import datetime
 import re
 
-from seatrial.assertion._pii import is_phone_number
+from seatrial.pii import is_phone_number
 
 _ID_CHAR = r"[A-Za-z0-9_-]"
 LETTER_DIGIT_ID = (

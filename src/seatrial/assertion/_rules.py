@@ -15,9 +15,9 @@ from pydantic import ConfigDict, model_validator
 
 from seatrial.assertion._common import Target, as_text, replies
 from seatrial.assertion._ids import SuppliedText, ascii_forms, find_ids, prefixed_id_pattern
-from seatrial.assertion._pii import PiiKind, find_pii
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.errors import InputError
+from seatrial.pii import PiiKind, find_pii
 
 BUILT_IN_RULES: dict[str, frozenset[str]] = {
     "no_pii_leak": frozenset({"target", "kinds"}),
