@@ -26,6 +26,11 @@ TABLES = {
     "calibrations",
     "review_items",
     "labels",
+    "traces",
+    "trace_spans",
+    "golden_versions",
+    "golden_changes",
+    "pending_cases",
     VERSION_TABLE,
 }
 

@@ -14,6 +14,10 @@ Response::
      "usage": {"prompt_tokens", "completion_tokens", "total_tokens"},
      "final_state": {...},          # Seatrial's extension, optional
      "metadata": {"agent_version", "prompt_hash", "tool_schema_hash", "model"}}  # optional
+
+Every POST carries a W3C ``traceparent`` header naming the attempt's trace and the span open
+for the turn, so an agent instrumented with OpenTelemetry continues the attempt's trace and
+the spans it exports join it in the store (unless the configured headers hold their own).
 """
 
 from __future__ import annotations
@@ -36,6 +40,10 @@ from seatrial.trace import attrs as A
 
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _BODY_LIMIT = 200
+_TRACE_ID = re.compile(r"[0-9a-f]{32}")
+_SPAN_ID = re.compile(r"[0-9a-f]{16}")
+TRACEPARENT = "traceparent"
+"""The W3C trace-context header (https://www.w3.org/TR/trace-context/)."""
 
 
 def resolve_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
@@ -57,6 +65,17 @@ def resolve_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
 
         resolved[str(key)] = _ENV_REFERENCE.sub(lookup, str(value))
     return resolved
+
+
+def traceparent(trace_id: str, span_id: str) -> str | None:
+    """The ``traceparent`` value naming a span of a trace, sampled; None when the ids are
+    not W3C ids (32 and 16 lower-case hex digits, not all zero), which agents would drop.
+    """
+    if not (_TRACE_ID.fullmatch(trace_id) and _SPAN_ID.fullmatch(span_id)):
+        return None
+    if not (trace_id.strip("0") and span_id.strip("0")):
+        return None
+    return f"00-{trace_id}-{span_id}-01"
 
 
 def _short(text: str) -> str:
@@ -91,6 +110,8 @@ class HttpAgent:
         self._host = parts.hostname
         self._port = parts.port or (443 if parts.scheme == "https" else 80)
         self._headers = resolve_headers(headers)
+        # A traceparent the user configured is theirs to send: Seatrial's would replace it.
+        self._sends_traceparent = all(k.lower() != TRACEPARENT for k in self._headers)
         self._concurrency = max(1, concurrency)
         self._timeout_s = timeout_s
         self._transport = transport
@@ -151,7 +172,7 @@ class HttpAgent:
                 "metadata": {"case_id": ctx.case.id, "run_id": ctx.run_id, "replay_id": ctx.run_id},
             }
             started = time.time_ns()
-            body = await self._post(payload, index)
+            body = await self._post(payload, index, self._trace_headers(ctx))
             finished = time.time_ns()
             try:
                 record_tools_called(
@@ -182,10 +203,20 @@ class HttpAgent:
             responses.append(body["response"])
         return AgentOutput(responses=responses, final_state=final_state)
 
-    async def _post(self, payload: dict[str, Any], index: int) -> dict[str, Any]:
+    def _trace_headers(self, ctx: AttemptContext) -> dict[str, str]:
+        """The ``traceparent`` of this turn: the attempt's trace and its open span."""
+        span = ctx.recorder.current_span
+        if not self._sends_traceparent or span is None:
+            return {}
+        value = traceparent(ctx.recorder.trace_id, span.span_id)
+        return {TRACEPARENT: value} if value is not None else {}
+
+    async def _post(
+        self, payload: dict[str, Any], index: int, headers: dict[str, str]
+    ) -> dict[str, Any]:
         turn = f"turn {index + 1}"
         try:
-            response = await self._http().post(self.url, json=payload)
+            response = await self._http().post(self.url, json=payload, headers=headers)
         except httpx.TimeoutException as exc:
             raise AgentError(
                 f"agent at {self.url} did not answer {turn} in time ({type(exc).__name__})",

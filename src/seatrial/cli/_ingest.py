@@ -1,3 +1,104 @@
 """``seatrial ingest``: read exported trace files into the store, masked."""
 
 from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.config import load_config, resolve_db_url
+from seatrial.dataset import Masker, ingest_traces
+from seatrial.errors import InputError
+from seatrial.store import IngestOutcome, Store
+from seatrial.trace import TRACE_FORMATS, TraceFile, TraceFormatError, read_trace_file
+
+
+@app.command()
+@guarded
+def ingest(
+    files: Annotated[
+        list[Path],
+        typer.Argument(
+            metavar="FILE...",
+            help="Exported trace files (JSON or JSONL, gzip allowed): OTLP/JSON, OpenInference, "
+            "Langfuse, OpenAI chat logs, SWE-agent trajectories, agent protocol responses.",
+        ),
+    ],
+    format: Annotated[
+        str | None,
+        typer.Option(
+            "--format",
+            help=f"Refuse a file that is not this format ({', '.join(TRACE_FORMATS)}); "
+            "without it each file's format is recognised.",
+        ),
+    ] = None,
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """Store production traces from exported files, masked with the project's `mask:` settings.
+
+    Every file is read before anything is stored: a file that cannot be read stops the
+    command (exit 2) with nothing stored. Each file is then stored in one transaction; spans
+    already stored are skipped, so ingesting a file twice adds nothing.
+    """
+    if format is not None and format not in TRACE_FORMATS:
+        raise InputError(
+            f"--format {format} is not a format Seatrial reads; use one of "
+            f"{', '.join(TRACE_FORMATS)}, or leave it out to recognise each file's format"
+        )
+    read = [_read(path, format) for path in files]
+    config = load_config(Path.cwd())
+    masker = Masker(config.mask)
+    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+        outcomes = []
+        for found in read:
+            outcome = ingest_traces(store, found.traces, source=found.format, masker=masker)
+            outcomes.append(outcome)
+            console.print(
+                f"{escape(str(found.path))}: {found.format}, {_describe(outcome)}",
+                highlight=False,
+            )
+        if len(outcomes) > 1:
+            total = IngestOutcome(
+                traces=sum(o.traces for o in outcomes),
+                spans=sum(o.spans for o in outcomes),
+                joined_attempts=sum(o.joined_attempts for o in outcomes),
+                duplicate_spans=sum(o.duplicate_spans for o in outcomes),
+                masked=_summed(outcomes),
+            )
+            console.print(f"{len(outcomes)} files: {_describe(total)}", highlight=False)
+        console.print(f"stored in {store.url}", highlight=False)
+
+
+def _read(path: Path, format: str | None) -> TraceFile:
+    try:
+        found = read_trace_file(path)
+    except TraceFormatError as exc:
+        raise InputError(str(exc)) from None
+    if format is not None and found.format != format:
+        raise InputError(
+            f"{path}: this file is {found.format}, not {format}; drop --format or give the "
+            "file of that format"
+        )
+    return found
+
+
+def _describe(outcome: IngestOutcome) -> str:
+    parts = [f"{outcome.traces} traces", f"{outcome.spans} spans"]
+    if outcome.joined_attempts:
+        parts.append(f"{outcome.joined_attempts} attempts joined")
+    if outcome.duplicate_spans:
+        parts.append(f"{outcome.duplicate_spans} spans already stored (skipped)")
+    masked = ", ".join(f"{kind} {count}" for kind, count in sorted(outcome.masked.items()))
+    parts.append(f"masked: {masked or 'nothing'}")
+    return ", ".join(parts)
+
+
+def _summed(outcomes: list[IngestOutcome]) -> dict[str, int]:
+    total: dict[str, int] = {}
+    for outcome in outcomes:
+        for kind, count in outcome.masked.items():
+            total[kind] = total.get(kind, 0) + count
+    return total

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 from pathlib import Path
 from typing import Annotated
@@ -12,6 +13,9 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import ConfigError
 from seatrial.store import Store
+
+SERVE_GC_THRESHOLD = 10_000
+"""Gen-0 threshold of the garbage collector in ``seatrial serve`` (Python's default is 2,000)."""
 
 
 @app.command()
@@ -27,9 +31,14 @@ def serve(
     ] = None,
     db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
 ) -> None:
-    """Serve the dashboard: runs, cases, trace timelines, comparisons, the review queue."""
+    """Serve the dashboard: runs, cases, trace timelines, comparisons, the review queue.
+
+    It also receives OTLP/HTTP traces at /v1/traces (protobuf or JSON, gzip), masked with
+    the project's `mask:` settings before they are stored.
+    """
     import uvicorn
 
+    from seatrial.dataset import Masker
     from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV, create_app
 
     token = token or os.environ.get(TOKEN_ENV) or None
@@ -41,10 +50,17 @@ def serve(
     config = load_config(Path.cwd())
     store = Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
     user = os.environ.get("USER", "")
+    dashboard = create_app(
+        store, token=token, user=user, loopback_only=not token, masker=Masker(config.mask)
+    )
+    # A long-lived server: what start-up loaded is never garbage, so the collector stops
+    # scanning it, and it runs less often while spans stream in (docs/performance.md).
+    gc.freeze()
+    gc.set_threshold(SERVE_GC_THRESHOLD, 50, 100)
     try:
         console.print(f"Seatrial dashboard on http://{host}:{port}/ (store {store.url})")
         uvicorn.run(
-            create_app(store, token=token, user=user, loopback_only=not token),
+            dashboard,
             host=host,
             port=port,
             log_level="warning",

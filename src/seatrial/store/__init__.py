@@ -6,6 +6,12 @@ calibrations, review queue and human labels, in SQLite (default) or PostgreSQL.
 """
 
 from seatrial.store._codec import EncodedAttempts, encode_attempts
+from seatrial.store._golden_records import (
+    PENDING_STATUSES,
+    GoldenSnapshot,
+    GoldenVersion,
+    PendingCase,
+)
 from seatrial.store._judging import (
     QUEUE_SOURCE,
     REVIEW_STATUSES,
@@ -52,12 +58,14 @@ from seatrial.store._reads_runs import (
 )
 from seatrial.store._schema import SCHEMA_REVISION
 from seatrial.store._store import RUN_STATUSES, Store
+from seatrial.store._trace_records import IngestOutcome, TraceCheck, TraceHead, TraceQuery
 from seatrial.store._url import DB_URL_ENV, DEFAULT_DB_PATH, mask_url, resolve_url
 
 __all__ = [
     "DB_URL_ENV",
     "DEFAULT_DB_PATH",
     "LEDGER_FORMAT_VERSION",
+    "PENDING_STATUSES",
     "QUEUE_SOURCE",
     "REVIEW_STATUSES",
     "RUN_STATUSES",
@@ -67,7 +75,11 @@ __all__ = [
     "AttemptFigures",
     "Calibration",
     "EncodedAttempts",
+    "GoldenSnapshot",
+    "GoldenVersion",
+    "IngestOutcome",
     "ModelCallRow",
+    "PendingCase",
     "ReviewItem",
     "ReviewQueuePage",
     "RunHead",
@@ -78,6 +90,9 @@ __all__ = [
     "StoredLabel",
     "ToolCounts",
     "ToolUse",
+    "TraceCheck",
+    "TraceHead",
+    "TraceQuery",
     "attempt_figures",
     "case_definitions",
     "encode_attempts",

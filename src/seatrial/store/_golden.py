@@ -1,7 +1,416 @@
-"""The store's golden sets (append-only, versioned) and generated cases waiting for approval."""
+"""The store's golden sets (append-only, versioned) and generated cases waiting for approval.
+
+A golden set is a log. Each version is one row of ``golden_versions`` (who, when, why) and
+its changes are rows of ``golden_changes``: a case added (or edited: the same id with a new
+definition, from this version on) or retired with a reason. No golden row is ever updated or
+deleted, so the set at any version is the changes up to it, replayed, and a run that recorded
+``v3`` can always be read as it ran. Two writers appending at once cannot both take the same
+version: ``(dataset, version)`` is the key, and the loser retries with the next number.
+
+Pending cases are generated ones (``seatrial cases expand``, cases from traces) that no run
+uses until a person approves them; approving writes one new golden version holding them.
+"""
 
 from __future__ import annotations
+
+import itertools
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from typing import Any, TypeVar
+
+from pydantic import ValidationError
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.exc import IntegrityError
+
+from seatrial.case import Case
+from seatrial.errors import InputError, StoreError
+from seatrial.store._golden_records import (
+    PENDING_STATUSES,
+    GoldenSnapshot,
+    GoldenVersion,
+    PendingCase,
+)
+from seatrial.store._schema import golden_changes, golden_versions, pending_cases
+from seatrial.store._translate import translated
+from seatrial.store._url import mask_url
+
+T = TypeVar("T")
+
+_APPEND_TRIES = 50
+"""Versions tried before giving up when other writers keep taking the next one."""
+
+_PENDING_COLUMNS = tuple(name for name in PendingCase.model_fields if name != "case")
 
 
 class GoldenMixin:
     """Store methods for golden sets and pending cases."""
+
+    # Set by Store.__init__; declared here so the methods type-check on their own.
+    _engine: Engine
+    _writer: Engine
+
+    # Golden sets.
+
+    def golden_append(
+        self,
+        dataset: str,
+        *,
+        add: Sequence[Case] = (),
+        retire: Mapping[str, str] | None = None,
+        who: str,
+        note: str = "",
+    ) -> int:
+        """Append one version to ``dataset`` (created by its first version) and return it.
+
+        ``add`` holds new cases, or active ones with a new definition (an edit: the new
+        definition counts from this version on); a case identical to the active one is not
+        a change. ``retire`` maps case ids to the reason each leaves the set. When nothing
+        changes no version is written and the current one is returned.
+        """
+        retire = dict(retire or {})
+
+        def work(connection: Connection) -> int:
+            return self._append(connection, dataset, add, retire, who, note)
+
+        return self._golden_write(f"append a version to golden set {dataset!r}", work)
+
+    def golden_snapshot(self, dataset: str, version: int | None = None) -> GoldenSnapshot:
+        """``dataset`` as it stood at ``version`` (default: the newest)."""
+        with self._golden_read(f"read golden set {dataset!r}") as connection:
+            newest = self._newest_version(connection, dataset)
+            if newest == 0:
+                raise self._unknown_set(connection, dataset)
+            if version is None:
+                version = newest
+            elif not 1 <= version <= newest:
+                raise InputError(
+                    f"golden set {dataset!r} has versions 1 to {newest}, not {version}; "
+                    f"`seatrial datasets history {dataset}` lists them"
+                )
+            active, retired = self._replay(connection, dataset, version)
+        try:
+            cases = [Case.model_validate(definition) for definition in active.values()]
+        except ValidationError as exc:
+            raise StoreError(
+                f"golden set {dataset!r} v{version} in the store at {mask_url(self._engine.url)} "
+                f"holds a case this Seatrial cannot read ({exc.errors()[0]['msg']}); was it "
+                "written by a newer Seatrial? upgrade seatrial"
+            ) from exc
+        return GoldenSnapshot(dataset=dataset, version=version, cases=cases, retired=retired)
+
+    def golden_versions(self, dataset: str) -> list[GoldenVersion]:
+        """Every version of ``dataset``, oldest first; empty when there is no such set."""
+        query = (
+            select(golden_versions)
+            .where(golden_versions.c.dataset == dataset)
+            .order_by(golden_versions.c.version)
+        )
+        with self._golden_read(f"read the versions of golden set {dataset!r}") as connection:
+            rows = connection.execute(query).mappings().all()
+        return [GoldenVersion.model_validate(dict(row)) for row in rows]
+
+    def golden_names(self) -> list[str]:
+        """The names of every golden set, sorted."""
+        query = select(golden_versions.c.dataset).distinct().order_by(golden_versions.c.dataset)
+        with self._golden_read("list golden sets") as connection:
+            return [str(name) for name in connection.execute(query).scalars()]
+
+    def golden_categories(self, dataset: str, version: int | None = None) -> list[str]:
+        """Every category ``dataset`` had a case in at any version (up to ``version``), sorted."""
+        query = (
+            select(golden_changes.c.category)
+            .distinct()
+            .where(golden_changes.c.dataset == dataset)
+            .where(golden_changes.c.version <= (version if version is not None else 2**31 - 1))
+            .where(golden_changes.c.action == "add")
+            .where(golden_changes.c.category != "")
+            .order_by(golden_changes.c.category)
+        )
+        with self._golden_read(f"read the categories of golden set {dataset!r}") as connection:
+            return [str(name) for name in connection.execute(query).scalars()]
+
+    # Pending cases.
+
+    def add_pending(self, items: Sequence[PendingCase]) -> None:
+        """Store generated cases as pending, all in one transaction."""
+        if not items:
+            return
+        rows = [self._pending_row(item) for item in items]
+        with self._golden_write_once(f"store {len(items)} pending cases") as connection:
+            connection.execute(insert(pending_cases), rows)
+
+    def pending_cases(
+        self, status: str | None = "pending", dataset: str | None = None
+    ) -> list[PendingCase]:
+        """Pending cases oldest first, of one status (None: all) and one golden set."""
+        if status is not None and status not in PENDING_STATUSES:
+            raise InputError(
+                f"a pending case's status is one of {', '.join(PENDING_STATUSES)}, not {status!r}"
+            )
+        query = select(pending_cases).order_by(pending_cases.c.created_at, pending_cases.c.id)
+        if status is not None:
+            query = query.where(pending_cases.c.status == status)
+        if dataset is not None:
+            query = query.where(pending_cases.c.dataset == dataset)
+        with self._golden_read("read the pending cases") as connection:
+            rows = connection.execute(query).mappings().all()
+        return [self._pending(dict(row)) for row in rows]
+
+    def pending_case(self, pending_id: str) -> PendingCase:
+        """One pending case by its id (whatever its status)."""
+        with self._golden_read(f"read pending case {pending_id!r}") as connection:
+            rows = self._pending_rows(connection, [pending_id])
+        return self._pending(rows[0])
+
+    def approve_pending(
+        self, ids: Sequence[str], *, who: str, dataset: str | None = None, note: str = ""
+    ) -> int:
+        """Approve pending cases into one new version of their golden set; return it.
+
+        ``dataset`` names the set when the cases do not (or overrides theirs). The version
+        and the approvals are written in one transaction. An id already decided, or a case
+        whose id is already active in the set, is an :class:`InputError` naming it.
+        """
+        if not ids:
+            raise InputError("no pending case ids given; list the pending cases to find them")
+
+        def work(connection: Connection) -> int:
+            rows = self._pending_rows(connection, ids, undecided=True)
+            targets = {dataset or row["dataset"] for row in rows}
+            if targets == {""} or len(targets) > 1:
+                named = ", ".join(sorted(t for t in targets if t)) or "none"
+                raise InputError(
+                    f"the pending cases name {named} as their golden set; say which one to "
+                    "approve them into (--dataset NAME)"
+                )
+            target = targets.pop()
+            cases = [Case.model_validate(row["definition"]) for row in rows]
+            active, _ = self._replay(connection, target, self._newest_version(connection, target))
+            taken = [case.id for case in cases if case.id in active]
+            if taken:
+                raise InputError(
+                    f"golden set {target!r} already has active cases with the ids "
+                    f"{', '.join(taken)}; reject these pending cases, or retire the active ones "
+                    "first"
+                )
+            approved_note = note or f"approved {len(cases)} pending cases"
+            version = self._append(connection, target, cases, {}, who, approved_note)
+            connection.execute(
+                update(pending_cases)
+                .where(pending_cases.c.id.in_([row["id"] for row in rows]))
+                .values(
+                    status="approved",
+                    decided_by=who,
+                    decided_at=time.time(),
+                    note=note,
+                    version=version,
+                    dataset=target,
+                )
+            )
+            return version
+
+        return self._golden_write(f"approve {len(ids)} pending cases", work)
+
+    def reject_pending(self, ids: Sequence[str], *, who: str, reason: str) -> None:
+        """Reject pending cases with a reason; they never join a golden set."""
+        if not ids:
+            raise InputError("no pending case ids given; list the pending cases to find them")
+        if not reason.strip():
+            raise InputError("say why the cases are rejected (--reason)")
+        if not who.strip():
+            raise InputError("say who rejects the cases (--who, default $USER)")
+        with self._golden_write_once(f"reject {len(ids)} pending cases") as connection:
+            rows = self._pending_rows(connection, ids, undecided=True)
+            connection.execute(
+                update(pending_cases)
+                .where(pending_cases.c.id.in_([row["id"] for row in rows]))
+                .values(status="rejected", decided_by=who, decided_at=time.time(), note=reason)
+            )
+
+    # Helpers.
+
+    def _append(
+        self,
+        connection: Connection,
+        dataset: str,
+        add: Sequence[Case],
+        retire: Mapping[str, str],
+        who: str,
+        note: str,
+    ) -> int:
+        _check_name(dataset)
+        if not who.strip():
+            raise InputError("say who changes the golden set (--who, default $USER)")
+        current = self._newest_version(connection, dataset)
+        active, _ = self._replay(connection, dataset, current)
+        changes: list[dict[str, Any]] = []
+        seen: set[str] = set()
+        for case in add:
+            if case.id in seen:
+                raise InputError(f"case {case.id!r} is given twice; give each case its own id")
+            seen.add(case.id)
+            definition = case.model_dump(mode="json")
+            if active.get(case.id) != definition:
+                changes.append(_change("add", case.id, case.category, definition, ""))
+                active[case.id] = definition
+        for case_id, reason in retire.items():
+            if case_id in seen:
+                raise InputError(f"case {case_id!r} cannot be added and retired in one version")
+            if case_id not in active:
+                raise InputError(
+                    f"golden set {dataset!r} has no active case {case_id!r} to retire; "
+                    f"`seatrial datasets show {dataset}` lists its cases"
+                )
+            if not reason.strip():
+                raise InputError(f"say why case {case_id!r} is retired (--reason)")
+            category = str(active.pop(case_id).get("category") or "")
+            changes.append(_change("retire", case_id, category, None, reason))
+        if not changes:
+            if current == 0:
+                raise InputError(f"golden set {dataset!r} would start with no cases; add some")
+            return current
+        version = current + 1
+        connection.execute(
+            insert(golden_versions),
+            [
+                {
+                    "dataset": dataset,
+                    "version": version,
+                    "created_at": time.time(),
+                    "who": who,
+                    "note": note,
+                    "added": sum(1 for c in changes if c["action"] == "add"),
+                    "retired": sum(1 for c in changes if c["action"] == "retire"),
+                    "cases": len(active),
+                }
+            ],
+        )
+        rows = [
+            {**change, "dataset": dataset, "version": version, "position": position}
+            for position, change in enumerate(changes)
+        ]
+        connection.execute(insert(golden_changes), rows)
+        return version
+
+    def _newest_version(self, connection: Connection, dataset: str) -> int:
+        query = select(func.max(golden_versions.c.version)).where(
+            golden_versions.c.dataset == dataset
+        )
+        return int(connection.execute(query).scalar() or 0)
+
+    def _replay(
+        self, connection: Connection, dataset: str, version: int
+    ) -> tuple[dict[str, dict[str, Any]], dict[str, str]]:
+        """Active case id -> definition (in first-added order), and retired id -> reason."""
+        query = (
+            select(
+                golden_changes.c.action,
+                golden_changes.c.case_id,
+                golden_changes.c.definition,
+                golden_changes.c.reason,
+            )
+            .where(golden_changes.c.dataset == dataset)
+            .where(golden_changes.c.version <= version)
+            .order_by(golden_changes.c.version, golden_changes.c.position)
+        )
+        active: dict[str, dict[str, Any]] = {}
+        retired: dict[str, str] = {}
+        for action, case_id, definition, reason in connection.execute(query):
+            if action == "add":
+                active[case_id] = definition
+                retired.pop(case_id, None)
+            else:
+                active.pop(case_id, None)
+                retired[case_id] = reason
+        return active, retired
+
+    def _unknown_set(self, connection: Connection, dataset: str) -> InputError:
+        names = connection.execute(
+            select(golden_versions.c.dataset).distinct().order_by(golden_versions.c.dataset)
+        ).scalars()
+        known = ", ".join(str(name) for name in names) or "none yet"
+        return InputError(
+            f"no golden set {dataset!r} in the store at {mask_url(self._engine.url)} (known: "
+            f"{known}); `seatrial datasets import {dataset} FILE` creates it"
+        )
+
+    def _pending_rows(
+        self, connection: Connection, ids: Sequence[str], undecided: bool = False
+    ) -> list[dict[str, Any]]:
+        wanted = list(dict.fromkeys(ids))
+        rows = connection.execute(select(pending_cases).where(pending_cases.c.id.in_(wanted)))
+        found = {row["id"]: dict(row) for row in rows.mappings()}
+        missing = [pending_id for pending_id in wanted if pending_id not in found]
+        if missing:
+            raise InputError(
+                f"no pending case {', '.join(missing)} in the store at "
+                f"{mask_url(self._engine.url)}; list the pending cases to see their ids"
+            )
+        decided = [f"{i} ({found[i]['status']})" for i in wanted if found[i]["status"] != "pending"]
+        if undecided and decided:
+            raise InputError(
+                f"already decided: {', '.join(decided)}; a decision is final, propose the case "
+                "again to decide anew"
+            )
+        return [found[pending_id] for pending_id in wanted]
+
+    def _pending_row(self, item: PendingCase) -> dict[str, Any]:
+        row = {name: getattr(item, name) for name in _PENDING_COLUMNS}
+        row["case_id"] = item.case.id
+        row["definition"] = item.case.model_dump(mode="json")
+        return row
+
+    def _pending(self, row: Mapping[str, Any]) -> PendingCase:
+        values = {name: row[name] for name in _PENDING_COLUMNS}
+        try:
+            return PendingCase.model_validate({**values, "case": row["definition"]})
+        except ValidationError as exc:
+            raise StoreError(
+                f"the store at {mask_url(self._engine.url)} holds a pending case this Seatrial "
+                f"cannot read ({exc.errors()[0]['msg']}); was it written by a newer Seatrial? "
+                "upgrade seatrial"
+            ) from exc
+
+    def _golden_write(self, action: str, work: Callable[[Connection], T]) -> T:
+        """Run ``work`` in a write transaction, again when another writer took the version."""
+        with translated(self._engine.url, action):
+            for attempt in itertools.count(1):
+                try:
+                    with self._writer.begin() as connection:
+                        return work(connection)
+                except IntegrityError:
+                    if attempt >= _APPEND_TRIES:
+                        raise
+        raise AssertionError("unreachable")  # pragma: no cover
+
+    @contextmanager
+    def _golden_write_once(self, action: str) -> Iterator[Connection]:
+        with translated(self._engine.url, action), self._writer.begin() as connection:
+            yield connection
+
+    @contextmanager
+    def _golden_read(self, action: str) -> Iterator[Connection]:
+        with translated(self._engine.url, action), self._engine.connect() as connection:
+            yield connection
+
+
+def _change(
+    action: str, case_id: str, category: str, definition: dict[str, Any] | None, reason: str
+) -> dict[str, Any]:
+    return {
+        "action": action,
+        "case_id": case_id,
+        "category": category,
+        "definition": definition,
+        "reason": reason,
+    }
+
+
+def _check_name(dataset: str) -> None:
+    if not dataset.strip() or "@" in dataset or dataset != dataset.strip():
+        raise InputError(
+            f"{dataset!r} is not a golden set name: give a non-empty name without `@` (which "
+            "separates the version, as in refunds@3) or surrounding spaces"
+        )

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Column,
     Float,
     ForeignKey,
+    ForeignKeyConstraint,
     Index,
     Integer,
     MetaData,
@@ -29,7 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0004"
+SCHEMA_REVISION = "0006"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -230,4 +231,113 @@ labels = Table(
     Column("who", Text, nullable=False),
     Column("labelled_at", Float, nullable=False),
     Index(None, "source", "labelled_at"),
+)
+
+# Ingested production traces (0005): masked before they are written, one summary row per
+# trace for the browser's filters, the spans flat as in ``spans``.
+
+traces = Table(
+    "traces",
+    metadata,
+    Column("trace_id", Text, primary_key=True),
+    Column("source", Text, nullable=False),
+    Column("service", Text, nullable=False),
+    Column("session_id", Text),
+    Column("user_id", Text),
+    Column("started_at", Float, nullable=False),
+    Column("finished_at", Float),
+    Column("span_count", Integer, nullable=False),
+    Column("error", Boolean, nullable=False),
+    Column("tools", json_type(), nullable=False),
+    Column("models", json_type(), nullable=False),
+    # Tokens of the model-call spans; the agent spans' own usage counts only for a trace
+    # without model calls. Both are kept so batches of one trace add up exactly.
+    Column("model_calls", Integer, nullable=False),
+    Column("input_tokens", BigInteger, nullable=False),
+    Column("output_tokens", BigInteger, nullable=False),
+    Column("agent_input_tokens", BigInteger, nullable=False),
+    Column("agent_output_tokens", BigInteger, nullable=False),
+    Column("masked", json_type(), nullable=False),
+    Column("resource", json_type(), nullable=False),
+    Column("checks", json_type(), nullable=False),
+    Column("received_at", Float, nullable=False),
+    Index(None, "started_at"),
+    Index(None, "service", "started_at"),
+)
+
+trace_spans = Table(
+    "trace_spans",
+    metadata,
+    Column("trace_id", Text, ForeignKey("traces.trace_id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("span_id", Text, nullable=False),
+    Column("parent_span_id", Text),
+    Column("name", Text, nullable=False),
+    Column("start_time_unix_nano", BigInteger, nullable=False),
+    Column("end_time_unix_nano", BigInteger),
+    Column("attributes", json_type(), nullable=False),
+    Column("events", json_type(), nullable=False),
+    Column("status", String(8), nullable=False),
+    Column("status_message", Text, nullable=False),
+    PrimaryKeyConstraint("trace_id", "position"),
+    # A span re-sent by an exporter's retry is recognised by its ids and skipped.
+    UniqueConstraint("trace_id", "span_id"),
+)
+
+# Golden sets (0006): an append-only log. A version is one row of ``golden_versions``; its
+# changes (a case added or edited, a case retired) are rows of ``golden_changes``. Nothing
+# here is ever updated or deleted: a set at version N is the changes up to N, replayed.
+
+golden_versions = Table(
+    "golden_versions",
+    metadata,
+    Column("dataset", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("who", Text, nullable=False),
+    Column("note", Text, nullable=False),
+    Column("added", Integer, nullable=False),
+    Column("retired", Integer, nullable=False),
+    Column("cases", Integer, nullable=False),
+    # Two writers appending at once: one gets the version, the other retries with the next.
+    PrimaryKeyConstraint("dataset", "version"),
+)
+
+golden_changes = Table(
+    "golden_changes",
+    metadata,
+    Column("dataset", Text, nullable=False),
+    Column("version", Integer, nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("action", String(8), nullable=False),
+    Column("case_id", Text, nullable=False),
+    Column("category", Text, nullable=False),
+    Column("definition", json_type()),
+    Column("reason", Text, nullable=False),
+    PrimaryKeyConstraint("dataset", "version", "position"),
+    ForeignKeyConstraint(
+        ["dataset", "version"], ["golden_versions.dataset", "golden_versions.version"]
+    ),
+)
+
+pending_cases = Table(
+    "pending_cases",
+    metadata,
+    Column("id", String(32), primary_key=True),
+    Column("dataset", Text, nullable=False),
+    Column("case_id", Text, nullable=False),
+    Column("definition", json_type(), nullable=False),
+    Column("origin", String(8), nullable=False),
+    Column("kind", Text, nullable=False),
+    Column("parent_case_id", Text),
+    Column("proposals", json_type(), nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("created_at", Float, nullable=False),
+    Column("model", Text),
+    Column("decided_by", Text),
+    Column("decided_at", Float),
+    Column("note", Text, nullable=False),
+    Column("version", Integer),
+    Index(None, "status", "created_at"),
+    Index(None, "dataset", "status"),
 )

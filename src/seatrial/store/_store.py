@@ -17,6 +17,7 @@ from seatrial.case import Case
 from seatrial.errors import InputError, RunNotFound, StoreError
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store import _codec as codec
+from seatrial.store._adopt import adopt_exported_spans
 from seatrial.store._bulk import insert_many
 from seatrial.store._codec import EncodedAttempts, encode_attempts
 from seatrial.store._engine import WRITE_OPTION, make_engine
@@ -138,6 +139,8 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
 
         The runner encodes each attempt on the event loop as it finishes and leaves only the
         database's own work to its writer thread, which holds the GIL far less that way.
+        Spans the agent exported with an attempt's trace id before it was stored (kept as a
+        production trace until now) move onto the attempt in the same transaction.
         """
         attempt_rows = [row for batch in batches for row in batch.attempt_rows]
         if not attempt_rows:
@@ -152,6 +155,7 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
         ) as connection:
             insert_many(connection, attempts, codec.ATTEMPT_COLUMNS, attempt_rows)
             insert_many(connection, spans, codec.SPAN_COLUMNS, span_rows)
+            adopt_exported_spans(connection, attempt_rows, span_rows)
 
     def finish_run(self, run_id: str, status: str, finished_at: float) -> None:
         """Set a run's status (``finished``, ``interrupted``, ``running``) and end time."""

@@ -8,6 +8,7 @@ from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
 
 from seatrial._version import __version__
+from seatrial.dataset import Masker
 from seatrial.store import Store
 from seatrial.web import (
     _board,
@@ -37,6 +38,7 @@ def create_app(
     token: str | None = None,
     user: str = "",
     loopback_only: bool = False,
+    masker: Masker | None = None,
 ) -> FastAPI:
     """The dashboard over ``store``. With ``token``, every request must carry it (401 else).
 
@@ -44,6 +46,9 @@ def create_app(
     ``loopback_only`` (what ``seatrial serve`` sets without a token) refuses requests whose
     Host header is not a loopback name (DNS rebinding). Writes from another origin are always
     refused (403).
+
+    ``masker`` masks what the OTLP receiver (``POST /v1/traces``) stores; the default masks
+    the built-in kinds only (``seatrial serve`` passes the project's ``mask:`` settings).
     """
     app = FastAPI(
         title="Seatrial",
@@ -55,6 +60,7 @@ def create_app(
     )
     app.state.store = store
     app.state.user = user
+    app.state.masker = masker or Masker()
     hosts = LOOPBACK_NAMES if loopback_only and not token else None
     app.add_middleware(Guard, token=token or None, hosts=hosts)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
