@@ -25,6 +25,7 @@ from seatrial.agent import AgentAdapter, resolve_agent
 from seatrial.case import Suite, load_gates, load_suite
 from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_ref
 from seatrial.config import Config, JudgeSettings, load_config, resolve_db_url
+from seatrial.dataset import parse_dataset_ref
 from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
 from seatrial.report import RunReport, build_report, write_reports
 from seatrial.run import (
@@ -143,6 +144,31 @@ def _baseline_for(store: Store, ref: str, suite: Suite, say: OnNotice) -> dict[s
     return {"ref": ref, "run_id": run_id}
 
 
+def _with_golden_set(
+    store: Store, suite: Suite, ref: str, say: OnNotice
+) -> tuple[Suite, dict[str, Any]]:
+    """The suite with a golden set's cases after its own, and what the run records of the
+    set: its name and the version read now (the newest when ``ref`` names none)."""
+    name, version = parse_dataset_ref(ref)
+    snapshot = store.golden_snapshot(name, version)
+    own = {case.id for case in suite.cases}
+    clash = [case.id for case in snapshot.cases if case.id in own]
+    if clash:
+        raise InputError(
+            f"the suite {suite.name!r} and golden set {snapshot.ref} both have the cases "
+            f"{', '.join(clash)}; rename the suite's cases or retire them from the set"
+        )
+    cases = [*suite.cases, *snapshot.cases]
+    if not cases:
+        raise InputError(
+            f"golden set {snapshot.ref} has no active cases and the suite none of its own: "
+            f"nothing to run (`seatrial datasets history {name}` shows what was retired)"
+        )
+    say("info", f"dataset: {name} v{snapshot.version} ({len(snapshot.cases)} cases)")
+    merged = suite.model_copy(update={"cases": cases, "dataset": snapshot.ref})
+    return merged, {"name": name, "version": snapshot.version}
+
+
 async def _check(adapter: AgentAdapter) -> None:
     try:
         await adapter.check()
@@ -213,6 +239,7 @@ async def execute_suite_async(
     baseline: str | None = None,
     judge: str | None = None,
     gateway: bool = False,
+    dataset: str | None = None,
     db: str | None = None,
     store: Store | None = None,
     agent_dir: Path | None = None,
@@ -230,7 +257,7 @@ async def execute_suite_async(
     suite's ``gate.min_pass_rate``). A resumed run keeps what it stored.
 
     Args:
-        suite: the suite, or its file; None with ``resume``.
+        suite: the suite, or its file; None with ``resume``, or to run only ``dataset``.
         agent: an agent spec, a name from seatrial.yaml ``agents:``, or an adapter; None
             takes the suite's ``agent:`` (a resumed run's own agent).
         resume: finish this interrupted run (id, unique prefix or ``latest``).
@@ -243,6 +270,8 @@ async def execute_suite_async(
             ``latest``, a run id or a tag.
         judge: the judge model (a name under ``models:``), replacing ``judge.model``.
         gateway: start the model gateway for the run (each attempt gets its own base URL).
+        dataset: a golden set, ``NAME`` or ``NAME@VERSION``, whose cases run after the
+            suite's own (replacing the suite's ``dataset:``); the run stores the version.
         db: store URL (default: ``SEATRIAL_DB_URL``, seatrial.yaml ``db:``, the project's
             ``.seatrial/seatrial.db``); ignored when ``store`` is given.
         store: an open store to use (left open).
@@ -295,9 +324,12 @@ async def execute_suite_async(
     gate_record: dict[str, Any] = {}
     adapter: AgentAdapter | None = None
     if resume is None:
+        if suite is None and dataset is None:
+            raise InputError("give a suite to run, a golden set (--dataset), or the run to resume")
         if suite is None:
-            raise InputError("give a suite to run, or the run to resume")
-        loaded = suite if isinstance(suite, Suite) else load_suite(suite)
+            loaded = Suite(name=parse_dataset_ref(str(dataset))[0], cases=[])
+        else:
+            loaded = suite if isinstance(suite, Suite) else load_suite(suite)
         gate_record = gates_for(gates, loaded, config)
         # Bad input stops here, before the store is touched: nothing half-written.
         adapter = (
@@ -306,9 +338,10 @@ async def execute_suite_async(
             else agent_for(agent, loaded, config, options, agent_dir)
         )
         await _check(adapter)
-    elif gates is not None or baseline is not None:
+    elif gates is not None or baseline is not None or dataset is not None:
         raise InputError(
-            "--gates and --baseline are fixed when a run starts; a resumed run keeps its own"
+            "--gates, --baseline and --dataset are fixed when a run starts; a resumed run "
+            "keeps its own"
         )
     async with contextlib.AsyncExitStack() as stack:
         if store is None:
@@ -326,6 +359,9 @@ async def execute_suite_async(
             await _check(adapter)
         assert adapter is not None
         settings = dict(gate_record)
+        golden_ref = dataset or (loaded.dataset if loaded is not None else None)
+        if golden_ref is not None and loaded is not None:
+            loaded, settings["dataset"] = _with_golden_set(store, loaded, golden_ref, say)
         if baseline is not None and loaded is not None:
             settings["baseline"] = _baseline_for(store, baseline, loaded, say)
         options.settings.update(settings)

@@ -19,7 +19,7 @@ from seatrial.agent import resolve_agent
 from seatrial.case import load_suite
 from seatrial.record import AttemptRecord, CassetteKey, RunInfo, RunSnapshot
 from seatrial.run import RunOptions, fixture_hash, run_suite_async
-from seatrial.store import Store
+from seatrial.store import SCHEMA_REVISION, Store
 from seatrial.store._codec import ATTEMPT_COLUMNS, SPAN_COLUMNS, attempt_rows, run_row
 from seatrial.store._migrate import alembic_config, current_revision
 from seatrial.store._schema import VERSION_TABLE
@@ -273,9 +273,9 @@ def test_a_0003_store_upgrades_and_its_old_attempts_read_without_a_snapshot(
     url = _database_at_0003(tmp_path / "old.db")
     with Store.open(url) as store:
         with store.engine.connect() as connection:
-            assert current_revision(connection) == "0004"
+            assert current_revision(connection) == SCHEMA_REVISION
             version = connection.exec_driver_sql(f"SELECT version_num FROM {VERSION_TABLE}")
-            assert version.scalar() == "0004"
+            assert version.scalar() == SCHEMA_REVISION
         [old] = store.attempts("old", with_traces=True)
         assert old.snapshot is None and old.verdict == "PASS"
         assert old.trace is not None and old.trace.spans[0].span_id == "s1"

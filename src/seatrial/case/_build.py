@@ -48,6 +48,8 @@ class SuiteHead(BaseModel):
     """Release gates written before the run."""
     probe: bool = False
     """A probe suite (see :attr:`Suite.probe`)."""
+    dataset: str | None = Field(default=None, min_length=1)
+    """A golden set whose cases run too (see :attr:`Suite.dataset`)."""
 
 
 @dataclass
@@ -102,7 +104,7 @@ def build_suite(raw: RawSuite) -> tuple[Suite | None, list[Problem]]:
                 "give each case its own `id`; runs are compared case by case through it",
             )
         )
-    if not raw.cases and not problems:
+    if not raw.cases and not problems and head.dataset is None:
         problems.append(
             Problem(
                 raw.shown, raw.locator.line(("cases",)), "the suite has no cases", raw.empty_fix
@@ -121,6 +123,7 @@ def build_suite(raw: RawSuite) -> tuple[Suite | None, list[Problem]]:
             agent=head.agent,
             gates=head.gates,
             probe=head.probe,
+            dataset=head.dataset,
         ),
         [],
     )

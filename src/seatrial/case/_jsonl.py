@@ -11,7 +11,7 @@ from seatrial.case._locate import Locator
 from seatrial.case._yaml import json_problem, read_text
 from seatrial.errors import Problem
 
-HEAD_KEYS = frozenset({"suite", "defaults", "rubrics", "gate", "agent"})
+HEAD_KEYS = frozenset({"suite", "defaults", "rubrics", "gate", "agent", "dataset"})
 """Keys of the optional first line; a line with only these keys is not a case."""
 
 

@@ -199,6 +199,9 @@ class Suite(BaseModel):
     probe: bool = False
     """A probe suite: run first in nightly use, its behaviour compared with the baseline's
     to catch a provider's silent model change (``seatrial drift``)."""
+    dataset: str | None = None
+    """A golden set whose cases run too: ``NAME`` (its newest version when the run starts)
+    or ``NAME@VERSION``; the run records the version it ran."""
 
     def case(self, case_id: str) -> Case:
         """The case with this id."""

@@ -1,3 +1,236 @@
-"""``seatrial datasets``: golden sets, their versions, import and export."""
+"""``seatrial datasets``: golden sets, their versions, import and export, composition checks."""
 
 from __future__ import annotations
+
+import datetime as dt
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._commands import _open_store
+from seatrial.cli._review import _default_who
+from seatrial.dataset import (
+    CompositionWarning,
+    composition,
+    export_golden,
+    import_golden,
+    parse_dataset_ref,
+)
+from seatrial.store import GoldenSnapshot, Store
+
+datasets_app = typer.Typer(
+    help="Golden sets: named, versioned, append-only sets of cases that runs record.",
+    no_args_is_help=True,
+)
+app.add_typer(datasets_app, name="datasets")
+
+RefArgument = Annotated[
+    str, typer.Argument(metavar="NAME[@V]", help="A golden set, at version V (default newest).")
+]
+NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="The golden set's name.")]
+DbOption = Annotated[str | None, typer.Option(help="Store URL (default .seatrial/seatrial.db).")]
+WhoOption = Annotated[
+    str | None, typer.Option(help="Who makes the change; default $USER.", show_default=False)
+]
+CategoryOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--category",
+        help="A category the set should cover (repeatable); every category the set ever had "
+        "is expected too.",
+    ),
+]
+
+
+def _when(seconds: float) -> str:
+    return dt.datetime.fromtimestamp(seconds).strftime("%Y-%m-%d %H:%M")
+
+
+def _snapshot(store: Store, ref: str) -> GoldenSnapshot:
+    name, version = parse_dataset_ref(ref)
+    return store.golden_snapshot(name, version)
+
+
+def _warnings(
+    store: Store, snapshot: GoldenSnapshot, categories: list[str] | None
+) -> list[CompositionWarning]:
+    expected = [*store.golden_categories(snapshot.dataset, snapshot.version), *(categories or [])]
+    return composition(snapshot.cases, categories=expected)
+
+
+def _print_warnings(warnings: list[CompositionWarning]) -> None:
+    if not warnings:
+        console.print("[green]composition: every requirement met[/]")
+        return
+    for warning in warnings:
+        console.print(f"[yellow]warning:[/] {escape(warning.message)}", highlight=False)
+
+
+@datasets_app.command("list")
+@guarded
+def list_sets(db: DbOption = None) -> None:
+    """List the golden sets with their newest version and active cases."""
+    with _open_store(db) as store:
+        names = store.golden_names()
+        if not names:
+            console.print(
+                "no golden sets yet; `seatrial datasets import NAME FILE` creates one",
+                markup=False,
+            )
+            return
+        table = Table(show_edge=False, pad_edge=False)
+        for column in ("name", "version", "cases", "changed", "by"):
+            table.add_column(column)
+        for name in names:
+            newest = store.golden_versions(name)[-1]
+            table.add_row(
+                escape(name),
+                f"v{newest.version}",
+                str(newest.cases),
+                _when(newest.created_at),
+                escape(newest.who),
+            )
+        console.print(table)
+
+
+@datasets_app.command()
+@guarded
+def show(ref: RefArgument, category: CategoryOption = None, db: DbOption = None) -> None:
+    """Show a golden set at a version: its cases, versions and composition warnings."""
+    with _open_store(db) as store:
+        snapshot = _snapshot(store, ref)
+        versions = store.golden_versions(snapshot.dataset)
+        warnings = _warnings(store, snapshot, category)
+    console.print(
+        f"[bold]{escape(snapshot.dataset)}[/] v{snapshot.version} of {len(versions)}: "
+        f"{len(snapshot.cases)} cases, {len(snapshot.retired)} retired",
+        highlight=False,
+    )
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("case", "priority", "type", "category", "turns"):
+        table.add_column(column)
+    for case in snapshot.cases:
+        table.add_row(
+            escape(case.id),
+            case.priority,
+            case.kind,
+            escape(case.category or "-"),
+            escape(case.user_turns[0][:60]),
+        )
+    console.print(table)
+    for case_id, reason in snapshot.retired.items():
+        console.print(f"retired {case_id}: {reason}", markup=False, highlight=False)
+    _print_warnings(warnings)
+
+
+@datasets_app.command()
+@guarded
+def history(name: NameArgument, db: DbOption = None) -> None:
+    """List a golden set's versions: when, who, what changed and why."""
+    with _open_store(db) as store:
+        versions = store.golden_versions(name)
+        if not versions:
+            store.golden_snapshot(name)  # says which sets exist
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("version", "when", "who", "added", "retired", "cases", "note"):
+        table.add_column(column)
+    for v in versions:
+        table.add_row(
+            f"v{v.version}",
+            _when(v.created_at),
+            escape(v.who),
+            str(v.added),
+            str(v.retired),
+            str(v.cases),
+            escape(v.note),
+        )
+    console.print(table)
+
+
+@datasets_app.command("import")
+@guarded
+def import_file(
+    name: NameArgument,
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="A suite file: YAML, JSON, JSONL or XLSX.")
+    ],
+    note: Annotated[str, typer.Option(help="Why (stored with the version).")] = "",
+    who: WhoOption = None,
+    db: DbOption = None,
+) -> None:
+    """Add the cases of FILE to golden set NAME as a new version (an existing id with a new
+    definition is an edit); cases the file leaves out stay."""
+    with _open_store(db) as store:
+        before = store.golden_versions(name)
+        version = import_golden(store, name, file, who=who or _default_who(), note=note)
+        snapshot = store.golden_snapshot(name, version)
+        warnings = _warnings(store, snapshot, None)
+    if before and before[-1].version == version:
+        console.print(f"{name}: no changes, still v{version}", markup=False)
+    else:
+        console.print(
+            f"{name} v{version}: {len(snapshot.cases)} cases", markup=False, highlight=False
+        )
+    _print_warnings(warnings)
+
+
+@datasets_app.command()
+@guarded
+def export(
+    ref: RefArgument,
+    file: Annotated[
+        Path, typer.Argument(metavar="FILE", help="Where to write: .jsonl, .yaml or .xlsx.")
+    ],
+    lossy: Annotated[
+        bool,
+        typer.Option(
+            "--lossy", help="Write .xlsx even when its columns cannot hold every case's fields."
+        ),
+    ] = False,
+    db: DbOption = None,
+) -> None:
+    """Write a golden set's cases at a version to FILE; importing it gives the same cases."""
+    with _open_store(db) as store:
+        snapshot = _snapshot(store, ref)
+    losses = export_golden(snapshot, file, lossy=lossy)
+    for loss in losses:
+        err_console.print(f"[yellow]lost in Excel:[/] {escape(loss)}", highlight=False)
+    console.print(
+        f"wrote {len(snapshot.cases)} cases of {snapshot.ref} to {file}",
+        markup=False,
+        highlight=False,
+    )
+
+
+@datasets_app.command()
+@guarded
+def retire(
+    name: NameArgument,
+    case_id: Annotated[str, typer.Argument(metavar="CASE_ID", help="The case to retire.")],
+    reason: Annotated[str, typer.Option(help="Why the case leaves the set (stored).")],
+    who: WhoOption = None,
+    db: DbOption = None,
+) -> None:
+    """Retire a case from a golden set with a reason, as a new version (older versions keep
+    it)."""
+    with _open_store(db) as store:
+        version = store.golden_append(
+            name, retire={case_id: reason}, who=who or _default_who(), note=reason
+        )
+    console.print(f"{name} v{version}: retired {case_id}", markup=False, highlight=False)
+
+
+@datasets_app.command()
+@guarded
+def check(ref: RefArgument, category: CategoryOption = None, db: DbOption = None) -> None:
+    """Check a golden set against the requirements (P0 and multi-turn shares, anti-
+    hallucination cases, categories without cases); warnings only, exit 0."""
+    with _open_store(db) as store:
+        snapshot = _snapshot(store, ref)
+        warnings = _warnings(store, snapshot, category)
+    console.print(f"{snapshot.ref}: {len(snapshot.cases)} cases", markup=False, highlight=False)
+    _print_warnings(warnings)

@@ -94,12 +94,21 @@ def run(
             "(overrides judge.model).",
         ),
     ] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option(
+            "--dataset",
+            metavar="NAME[@V]",
+            help="Also run this golden set's cases (its newest version unless @V); the run "
+            "records the version. Replaces the suite's `dataset:`; SUITE may then be left out.",
+        ),
+    ] = None,
 ) -> None:
     """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
     config = load_config(Path.cwd())
     defaults = config.run
-    if resume is None and suite_path is None:
-        raise typer.BadParameter("give a SUITE file, or --resume RUN_ID")
+    if resume is None and suite_path is None and dataset is None:
+        raise typer.BadParameter("give a SUITE file, --dataset NAME, or --resume RUN_ID")
     options = RunOptions(
         repeats=repeats or defaults.repeats,
         concurrency=concurrency or defaults.concurrency,
@@ -121,6 +130,7 @@ def run(
                 baseline=baseline,
                 judge=judge,
                 gateway=gateway,
+                dataset=dataset,
                 db=db,
                 report_dir=report_dir,
                 progress=progress_for(console),

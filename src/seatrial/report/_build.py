@@ -74,6 +74,15 @@ class RunReport(BaseModel):
     """Flaky cases (repeats disagree, or verdicts changed over recent runs) and why."""
     baseline: dict[str, Any] | None = None
     """With a baseline: its run id, the regressed and fixed cases, and a one-line headline."""
+    dataset: dict[str, Any] | None = None
+    """The golden set the run ran (``name``, ``version``); None when it named none."""
+
+    @property
+    def dataset_text(self) -> str:
+        """``dataset NAME v3`` for a run of a golden set, else empty."""
+        if not self.dataset:
+            return ""
+        return f"dataset {self.dataset.get('name')} v{self.dataset.get('version')}"
 
 
 def verdict_of_attempts(attempts: list[AttemptRecord]) -> Verdict:
@@ -184,6 +193,7 @@ def build_report(
         gate=gate,
         spend_usd=store.spend_by_purpose(run_id),
         judge=info.settings.get("judge") or None,
+        dataset=info.settings.get("dataset") or None,
         statistics=run_statistics(run),
         flaky=flaky,
         baseline=_against_baseline(store, gate.baseline, run, flaky),

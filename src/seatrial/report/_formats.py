@@ -50,6 +50,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "statistics": report.statistics.model_dump() if report.statistics else None,
         "flaky": report.flaky,
         "baseline": report.baseline,
+        "dataset": report.dataset,
         "categories": [c.model_dump() for c in report.categories],
         "cases": [
             {
@@ -126,6 +127,8 @@ def to_markdown(report: RunReport) -> str:
         f"(pass rate {rate}, 95% interval). Gate **{gate}**.",
         "",
     ]
+    if report.dataset:
+        lines += [f"Ran {_md_cell(report.dataset_text)}.", ""]
     if report.judge:
         lines += [f"Judge: {_md_cell(judge_line(report.judge))}", ""]
     if report.spend_usd:

@@ -24,6 +24,7 @@ def print_summary(report: RunReport, console: Console) -> None:
     info, s = report.info, report.summary
     console.print(
         f"[bold]{info.suite}[/] against [cyan]{info.agent}[/]  run [bold]{info.run_id}[/]"
+        + (f"  {escape(report.dataset_text)}" if report.dataset else "")
         + ("  [yellow](interrupted)[/]" if info.status == "interrupted" else "")
     )
     table = Table(show_edge=False, pad_edge=False)
