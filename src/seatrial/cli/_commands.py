@@ -78,15 +78,37 @@ def runs(
 def report(
     run_id: Annotated[
         str,
-        typer.Argument(metavar="RUN", help="A run id, a unique prefix, `latest`, or a tag."),
+        typer.Argument(
+            metavar="RUN",
+            help="A run id, a unique prefix, `latest`, or a tag; `daily` for the daily report.",
+        ),
     ],
     format: Annotated[str, typer.Option("--format", "-f", help="json, junit or md.")] = "md",
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+        Path | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Write here instead of stdout (`daily`: the folder, default seatrial-report).",
+        ),
+    ] = None,
+    date: Annotated[
+        str | None,
+        typer.Option(
+            "--date", metavar="YYYY-MM-DD", help="`daily` only: the day (local time); today."
+        ),
     ] = None,
     db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
 ) -> None:
-    """Render a stored run as JSON, JUnit XML or Markdown."""
+    """Render a stored run as JSON, JUnit XML or Markdown; `seatrial report daily` writes the
+    daily report (Markdown and HTML) over the day's runs."""
+    if run_id == "daily":
+        from seatrial.cli._failures import write_daily
+
+        write_daily(date, output or Path("seatrial-report"), db)
+        return
+    if date is not None:
+        raise InputError("--date goes with `seatrial report daily`, not with a run")
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
     config = load_config(Path.cwd())

@@ -1,3 +1,151 @@
-"""``seatrial failures`` and ``seatrial report daily``."""
+"""``seatrial failures`` and the daily report (``seatrial report daily``).
+
+``daily`` is a reserved word of ``seatrial report``: ``seatrial report daily`` writes the daily
+report, never a run tagged ``daily`` (name such a run by its id).
+"""
 
 from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.markup import escape
+from rich.table import Table
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.cli._commands import _open_store
+from seatrial.compare import resolve_run_ref
+from seatrial.config import load_config
+from seatrial.dataset import FailureCluster, cluster_failures, name_clusters
+from seatrial.errors import InputError
+from seatrial.gateway import Gateway
+from seatrial.report import daily_headline, daily_report, write_daily_report
+from seatrial.store import Store
+
+EXAMPLE_CHARS = 100
+"""How much of an example's reason the table shows."""
+
+
+async def _named(clusters: list[FailureCluster], store: Store, model: str) -> list[FailureCluster]:
+    config = load_config(Path.cwd())
+    gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
+    try:
+        return await name_clusters(clusters, gateway, model)
+    finally:
+        await gateway.aclose()
+
+
+def _cut(text: str, limit: int = EXAMPLE_CHARS) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _print(run_id: str, clusters: list[FailureCluster], verbose: bool) -> None:
+    failed = sum(cluster.count for cluster in clusters)
+    if not clusters:
+        console.print(f"run {run_id}: no attempt failed")
+        return
+    console.print(
+        f"run {run_id}: {failed} failed attempt{'s' if failed != 1 else ''} "
+        f"in {len(clusters)} cluster{'s' if len(clusters) != 1 else ''}",
+        highlight=False,
+    )
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("#", "type", "count", "label", "example"):
+        table.add_column(column, justify="right" if column in ("#", "count") else "left")
+    for number, cluster in enumerate(clusters, start=1):
+        label = escape(cluster.label)
+        if cluster.name:
+            label = f"[bold]{escape(cluster.name)}[/]\n{label}"
+        example = cluster.example
+        table.add_row(
+            str(number),
+            escape(cluster.failure_type),
+            str(cluster.count),
+            label,
+            escape(f"{example.case_id} #{example.attempt}: {_cut(example.reason)}"),
+        )
+    console.print(table)
+    if verbose:
+        for number, cluster in enumerate(clusters, start=1):
+            console.print(f"\n[bold]{number}[/] {escape(cluster.label)}", highlight=False)
+            for member in cluster.members:
+                console.print(
+                    f"  {escape(member.case_id)} #{member.attempt} {member.verdict}: "
+                    f"{escape(_cut(member.reason))}",
+                    highlight=False,
+                )
+                if member.divergence:
+                    console.print(
+                        f"    first divergence: {escape(_cut(member.divergence))}", highlight=False
+                    )
+
+
+@app.command()
+@guarded
+def failures(
+    run: Annotated[
+        str, typer.Argument(metavar="RUN", help="A run id, a unique prefix, `latest`, or a tag.")
+    ],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    name_with: Annotated[
+        str | None,
+        typer.Option(
+            "--name-with",
+            metavar="MODEL",
+            help="Ask this gateway model for a short name per cluster (purpose generation).",
+        ),
+    ] = None,
+    threshold: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            max=2.0,
+            help="Cosine distance under which attempts of one failure type merge "
+            "(default: the embedding model's, see docs/failures.md).",
+        ),
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="List every cluster's members.")
+    ] = False,
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """Group a run's failed attempts by failure type, then by what their reasons, replies and
+    first divergent steps say."""
+    with _open_store(db) as store:
+        run_id = resolve_run_ref(store, run)
+        clusters = cluster_failures(store, run_id, threshold=threshold)
+        if name_with and clusters:
+            clusters = asyncio.run(_named(clusters, store, name_with))
+    if as_json:
+        document = {"run_id": run_id, "clusters": [cluster.as_dict() for cluster in clusters]}
+        sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
+        return
+    _print(run_id, clusters, verbose)
+
+
+def _day(text: str | None) -> dt.date:
+    if text is None:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"--date {text!r} is not a date: write it as YYYY-MM-DD, e.g. 2026-03-31"
+        ) from None
+
+
+def write_daily(date: str | None, out: Path, db: str | None) -> None:
+    """Write the daily report over the runs started that day: pass rates and their change
+    against each suite's previous run, new failures, failure clusters, cost."""
+    day = _day(date)
+    with _open_store(db) as store:
+        report = daily_report(store, day)
+    for path in write_daily_report(report, out):
+        console.print(f"wrote {path}", highlight=False)
+    console.print(daily_headline(report), highlight=False, markup=False)

@@ -1,4 +1,5 @@
-"""Renderers of a stored run: terminal summary, report.json, junit.xml, summary.md.
+"""Renderers of a stored run: terminal summary, report.json, junit.xml, summary.md; and the
+daily report over a day's runs (Markdown and HTML).
 
 ``GateResult`` is :class:`seatrial.compare.GateResult` (the gate verdict's owner), re-exported
 because a report carries it.
@@ -13,22 +14,48 @@ from seatrial.report._build import (
     summarize,
     verdict_of_attempts,
 )
+from seatrial.report._daily import (
+    DAILY_RUN_LIMIT,
+    DailyReport,
+    DailyRun,
+    NewFailure,
+    daily_report,
+    day_bounds,
+)
+from seatrial.report._daily_render import (
+    daily_headline,
+    daily_html_body,
+    render_daily_html,
+    render_daily_markdown,
+    write_daily_report,
+)
 from seatrial.report._formats import FORMATS, render, to_json, to_junit, to_markdown, write_reports
 from seatrial.report._terminal import print_summary
 
 __all__ = [
+    "DAILY_RUN_LIMIT",
     "FORMATS",
     "CategorySummary",
+    "DailyReport",
+    "DailyRun",
     "GateResult",
+    "NewFailure",
     "RunReport",
     "build_report",
     "check_gate",
+    "daily_headline",
+    "daily_html_body",
+    "daily_report",
+    "day_bounds",
     "print_summary",
     "render",
+    "render_daily_html",
+    "render_daily_markdown",
     "summarize",
     "to_json",
     "to_junit",
     "to_markdown",
     "verdict_of_attempts",
+    "write_daily_report",
     "write_reports",
 ]

@@ -1,0 +1,365 @@
+"""Failure clustering: a run's failed attempts grouped into the few problems behind them.
+
+Failed and ERROR attempts are grouped by failure type first (the taxonomy is already a
+root-cause class), then, within a type, by what they say: the reason, the reply, and the
+first step where the attempt left the path of a passing attempt of the same case (the same
+run's, else the suite's previous run's; :func:`seatrial.compare.diff_attempts` finds it).
+Each part is embedded with the judge's embedders (:func:`seatrial.judge.embedder_for`; the
+multilingual model when any text holds Chinese, Japanese or Korean) and the weighted parts
+are clustered with scikit-learn's :class:`~sklearn.cluster.AgglomerativeClustering`
+(cosine distance, average linkage, a distance threshold instead of a cluster count: nobody
+knows in advance how many problems a run has).
+
+A cluster's label is deterministic: the failure type, the tools its reasons name, and the
+words of its reasons that are most distinctive against the other failures. A model may give
+clusters a friendlier name (:func:`seatrial.dataset.name_clusters`), never replacing the label.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+
+from seatrial.compare import diff_attempts
+from seatrial.judge import CACHE, MULTILINGUAL_MODEL, STATIC_MODEL, Embedder, embedder_for
+from seatrial.judge import default_model as default_embedding_model
+from seatrial.record import AttemptRecord
+from seatrial.store import Store, previous_run_id
+
+FAILED_VERDICTS = ("FAIL", "ERROR")
+"""Verdicts whose attempts are clustered (a WARNING waits for a person, it has not failed)."""
+
+UNCLASSIFIED = "unclassified"
+"""The failure type shown for a failed attempt that carries none."""
+
+PART_WEIGHTS = {"reason": 0.7, "reply": 0.15, "divergence": 0.15}
+"""How much each part of an attempt counts in the similarity of two attempts. The reason is
+what Seatrial's own check wrote about the failure, so it leads; replies vary in wording
+between attempts of the same problem, and many attempts have no passing twin to diverge from."""
+
+CLUSTER_DISTANCE = {STATIC_MODEL: 0.35, MULTILINGUAL_MODEL: 0.115}
+"""Cosine distance (1 - similarity, average linkage) under which two groups of one failure type
+merge, per embedding model. Measured on the planted failures of tests/dataset/test_failures.py
+(the same check failing on different tools, arguments and replies, against two different checks
+of one type: a reply that is not JSON, a reply that is too long): with the static model the
+same check merges by 0.28 and the different checks only at 0.42. The multilingual model (used
+when a reply holds Chinese, Japanese or Korean) scores everything closer: the same check by
+0.10, different checks from 0.13 (English reasons with Chinese replies), a narrow gap. Each
+number sits in the middle of its gap. Other models use :data:`DEFAULT_CLUSTER_DISTANCE`;
+``--threshold`` overrides them all."""
+
+DEFAULT_CLUSTER_DISTANCE = 0.35
+"""The distance threshold for embedding models without a measured one (gateway models)."""
+
+_NO_TEXT = {
+    "reason": "(no reason given)",
+    "reply": "(no reply)",
+    "divergence": "(no passing attempt to compare with)",
+}
+"""What stands in for an empty part, so two attempts that both lack it agree on it."""
+
+# A tool name as the checks quote it: `lookup_order`, `fs.read`. Quoted ids (`ORD58213`) start
+# with a capital or a digit and are left out.
+_TOOL = re.compile(r"`([a-z][A-Za-z0-9_.\-]{0,59})`")
+# The id of the check a reason starts with: ``no_loop: `lookup_order` failed ...``.
+_CHECK = re.compile(r"^([A-Za-z][\w#.\-]{0,59}): ")
+_WORD = re.compile(r"[A-Za-z][A-Za-z_]{3,}")
+_STOPWORDS = frozenset(
+    "with from that this than were when what which have been into only more most once "
+    "their there they them then also each none some same".split()
+)
+_LABEL_CHECKS = 2
+_LABEL_TOOLS = 3
+_LABEL_WORDS = 3
+
+
+@dataclass(frozen=True)
+class FailureMember:
+    """One failed attempt as clustering sees it."""
+
+    run_id: str
+    case_id: str
+    attempt: int
+    verdict: str
+    """FAIL or ERROR."""
+    failure_type: str
+    """The attempt's failure type (:data:`UNCLASSIFIED` when it carries none)."""
+    reason: str
+    """The attempt's one-line reason (for ERROR: the error when there is no reason)."""
+    reply: str
+    """The agent's final reply."""
+    divergence: str = ""
+    """The first step that differs from a passing attempt of the same case; "" when none."""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "run_id": self.run_id,
+            "case_id": self.case_id,
+            "attempt": self.attempt,
+            "verdict": self.verdict,
+            "failure_type": self.failure_type,
+            "reason": self.reason,
+            "reply": self.reply,
+            "first_divergence": self.divergence or None,
+        }
+
+
+@dataclass(frozen=True)
+class FailureCluster:
+    """Failed attempts of one failure type that say the same thing."""
+
+    failure_type: str
+    label: str
+    """The failure type, the tools the reasons name and their most distinctive words."""
+    members: tuple[FailureMember, ...]
+    """In run, case and attempt order."""
+    example: FailureMember
+    """The most central member: the one most similar, on average, to the others."""
+    name: str | None = None
+    """A short name a model gave the cluster (:func:`name_clusters`); None without one."""
+    cases: tuple[str, ...] = field(default=())
+    """The distinct case ids of the members, in member order."""
+
+    @property
+    def count(self) -> int:
+        """How many attempts the cluster holds."""
+        return len(self.members)
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-ready."""
+        return {
+            "failure_type": self.failure_type,
+            "label": self.label,
+            "name": self.name,
+            "count": self.count,
+            "cases": list(self.cases),
+            "example": self.example.as_dict(),
+            "members": [member.as_dict() for member in self.members],
+        }
+
+
+def cluster_failures(
+    store: Store,
+    *run_ids: str,
+    embedder: Embedder | None = None,
+    threshold: float | None = None,
+) -> list[FailureCluster]:
+    """The failed attempts of the runs, clustered; the largest cluster first.
+
+    ``embedder`` defaults to :func:`seatrial.judge.default_model` of the texts, ``threshold``
+    to that model's :data:`CLUSTER_DISTANCE`. An unknown run raises the store's
+    ``RunNotFound``.
+    """
+    members = [member for run_id in run_ids for member in failed_members(store, run_id)]
+    return cluster_members(members, embedder=embedder, threshold=threshold)
+
+
+def failed_members(store: Store, run_id: str) -> list[FailureMember]:
+    """A run's FAIL and ERROR attempts, each with its first divergence where one is found."""
+    records = store.attempts(run_id)
+    failed = [record for record in records if record.verdict in FAILED_VERDICTS]
+    divergences = _divergences(store, run_id, records, failed)
+    return [
+        FailureMember(
+            run_id=run_id,
+            case_id=record.case_id,
+            attempt=record.attempt,
+            verdict=record.verdict,
+            failure_type=record.failure_type or UNCLASSIFIED,
+            reason=record.reason or record.error or "",
+            reply=record.response,
+            divergence=divergences.get((record.case_id, record.attempt), ""),
+        )
+        for record in failed
+    ]
+
+
+def _divergences(
+    store: Store, run_id: str, records: list[AttemptRecord], failed: list[AttemptRecord]
+) -> dict[tuple[str, int], str]:
+    """(case, attempt) -> the first divergent step of each failed attempt that has a passing
+    twin: an attempt of the same case that passed in this run, else in the previous run."""
+    failing_cases = list(dict.fromkeys(record.case_id for record in failed))
+    if not failing_cases:
+        return {}
+    passing = {r.case_id: (run_id, r.attempt) for r in records if r.verdict == "PASS"}
+    missing = [case_id for case_id in failing_cases if case_id not in passing]
+    if missing:
+        before = previous_run_id(store, store.get_run(run_id))
+        if before is not None:
+            for record in store.attempts(before):
+                if record.verdict == "PASS" and record.case_id in missing:
+                    passing.setdefault(record.case_id, (before, record.attempt))
+    found: dict[tuple[str, int], str] = {}
+    for case_id in failing_cases:
+        if case_id not in passing:
+            continue
+        twin_run, twin_attempt = passing[case_id]
+        traced = store.attempts(run_id, case_id=case_id, with_traces=True)
+        twin_records = (
+            traced if twin_run == run_id else store.attempts(twin_run, case_id, with_traces=True)
+        )
+        twin = next(r for r in twin_records if r.attempt == twin_attempt)
+        for record in traced:
+            if record.verdict in FAILED_VERDICTS:
+                found[(case_id, record.attempt)] = _first_divergence(twin, record)
+    return found
+
+
+def _first_divergence(passing: AttemptRecord, failed: AttemptRecord) -> str:
+    first = diff_attempts(passing, failed).first
+    if first is None:
+        return ""
+    kind = first.kind.replace("_", " ")
+    if first.b is not None:
+        return f"{kind}: {first.b.label}"
+    assert first.a is not None  # a row always holds a step on one side at least
+    return f"{kind}: {first.a.label}"
+
+
+def cluster_members(
+    members: Sequence[FailureMember],
+    *,
+    embedder: Embedder | None = None,
+    threshold: float | None = None,
+) -> list[FailureCluster]:
+    """Cluster failed attempts: by failure type, then by similarity within each type."""
+    if not members:
+        return []
+    texts = {part: [_part(member, part) for member in members] for part in PART_WEIGHTS}
+    if embedder is None:
+        embedder = embedder_for(default_embedding_model(*(t for ts in texts.values() for t in ts)))
+    limit = threshold if threshold is not None else _threshold(embedder)
+    vectors = np.hstack(
+        [
+            np.sqrt(weight) * CACHE.embed(embedder, texts[part])
+            for part, weight in PART_WEIGHTS.items()
+        ]
+    )
+    by_type: dict[str, list[int]] = {}
+    for index, member in enumerate(members):
+        by_type.setdefault(member.failure_type, []).append(index)
+    groups: list[list[int]] = []
+    for indexes in by_type.values():
+        groups += _split(vectors[indexes], limit, indexes)
+    clusters = [_cluster(members, vectors, group, groups) for group in groups]
+    return sorted(clusters, key=lambda c: (-c.count, c.failure_type, c.label))
+
+
+def _threshold(embedder: Embedder) -> float:
+    return CLUSTER_DISTANCE.get(embedder.name, DEFAULT_CLUSTER_DISTANCE)
+
+
+def _part(member: FailureMember, part: str) -> str:
+    text: str = getattr(member, part).strip()
+    return text or _NO_TEXT[part]
+
+
+def _split(vectors: npt.NDArray[np.float32], limit: float, indexes: list[int]) -> list[list[int]]:
+    """Indexes of one failure type split into groups whose average distance stays under
+    ``limit``, in first-member order."""
+    if len(indexes) == 1:
+        return [indexes]
+    # Imported here: scikit-learn takes about a second to import, and only clustering needs it.
+    from sklearn.cluster import AgglomerativeClustering
+
+    # Distances computed here rather than by metric="cosine", which refuses an all-zero row
+    # (a text no token of which the model knows): such a row is simply far from every other.
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    unit = np.divide(vectors, norms, out=np.zeros_like(vectors), where=norms > 0)
+    distances = 1.0 - np.clip(unit @ unit.T, -1.0, 1.0)
+    np.fill_diagonal(distances, 0.0)
+    model = AgglomerativeClustering(
+        n_clusters=None, metric="precomputed", linkage="average", distance_threshold=limit
+    )
+    labels = model.fit_predict(distances)
+    grouped: dict[int, list[int]] = {}
+    for label, index in zip(labels, indexes, strict=True):
+        grouped.setdefault(int(label), []).append(index)
+    return list(grouped.values())
+
+
+def _cluster(
+    members: Sequence[FailureMember],
+    vectors: npt.NDArray[np.float32],
+    group: list[int],
+    groups: list[list[int]],
+) -> FailureCluster:
+    inside = vectors[group]
+    # A row's length is 1 when every part embeds (the weights sum to 1): a dot product is then
+    # the cosine, and it ranks the members' centrality well enough when a part did not embed.
+    central = int(np.argmax((inside @ inside.T).mean(axis=1)))
+    others = [members[i] for other in groups if other is not group for i in other]
+    own = [members[i] for i in group]
+    return FailureCluster(
+        failure_type=own[0].failure_type,
+        label=_label(own, others),
+        members=tuple(own),
+        example=own[central],
+        cases=tuple(dict.fromkeys(member.case_id for member in own)),
+    )
+
+
+def _label(own: Sequence[FailureMember], others: Sequence[FailureMember]) -> str:
+    """``type: check, `tool` - word, word``: the checks that failed and the tools their reasons
+    name, most often first, then the reason words most common here and least common in the
+    other failures (ties: the longer word, then alphabetical)."""
+    checks = _ranked(_CHECK.findall(member.reason)[:1] for member in own)
+    tools = _ranked(_TOOL.findall(member.reason) for member in own)
+    named = checks[:_LABEL_CHECKS] + [f"`{tool}`" for tool in tools[:_LABEL_TOOLS]]
+    if len(tools) > _LABEL_TOOLS:
+        named[-1] += f" (+{len(tools) - _LABEL_TOOLS})"
+    exclude = {name.lower() for name in checks + tools}
+    words = _distinctive_words(own, others, exclude)
+    label = own[0].failure_type
+    if named:
+        label += ": " + ", ".join(named)
+    if words:
+        label += (" - " if named else ": ") + ", ".join(words)
+    return label
+
+
+def _ranked(found: Iterable[list[str]]) -> list[str]:
+    """Names by how many members mention them (each member counted once), then by name."""
+    counts: Counter[str] = Counter()
+    for names in found:
+        counts.update(set(names))
+    return [name for name, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
+
+
+def _distinctive_words(
+    own: Sequence[FailureMember], others: Sequence[FailureMember], exclude: set[str]
+) -> list[str]:
+    def words(member: FailureMember) -> set[str]:
+        found = {w.lower() for w in _WORD.findall(_TOOL.sub(" ", member.reason))}
+        return found - _STOPWORDS - exclude
+
+    inside: Counter[str] = Counter()
+    for member in own:
+        inside.update(words(member))
+    outside: Counter[str] = Counter()
+    for member in others:
+        outside.update(words(member))
+    scores = {
+        word: count / len(own) - (outside[word] / len(others) if others else 0.0)
+        for word, count in inside.items()
+    }
+    ranked = sorted(
+        (item for item in scores.items() if item[1] > 0),
+        key=lambda kv: (-kv[1], -len(kv[0]), kv[0]),
+    )
+    return [word for word, _ in ranked[:_LABEL_WORDS]]
+
+
+def with_names(
+    clusters: Sequence[FailureCluster], names: Sequence[str | None]
+) -> list[FailureCluster]:
+    """The clusters with the given names (None keeps a cluster unnamed)."""
+    return [replace(cluster, name=name) for cluster, name in zip(clusters, names, strict=True)]
