@@ -217,7 +217,7 @@ async def _ask(
                 f"the generation model {model} could not be called: {exc}; "
                 "fix the model's settings under models: or retry later"
             ) from exc
-        text = _text(response.message.content)
+        text = response.message.text
         data = parse_json_object(text)
         variants = data.get("variants") if data is not None else None
         if isinstance(variants, list):
@@ -255,14 +255,6 @@ def _turns_of(item: Any, turn_count: int, style: str) -> tuple[list[str] | None,
 
 def _shown(item: Any) -> str:
     return _clip(item if isinstance(item, str) else repr(item))
-
-
-def _text(content: str | list[dict[str, Any]] | None) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content)
-    return ""
 
 
 def _clip(text: str, limit: int = 200) -> str:

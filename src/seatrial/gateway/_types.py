@@ -39,6 +39,15 @@ class Message(BaseModel):
     name: str | None = None
     """Optional participant name."""
 
+    @property
+    def text(self) -> str:
+        """The message's text: its content, or the text of its content parts, joined."""
+        if isinstance(self.content, str):
+            return self.content
+        if isinstance(self.content, list):
+            return "".join(str(part.get("text", "")) for part in self.content)
+        return ""
+
 
 class ChatRequest(BaseModel):
     """A chat completion request, plus who is asking and why."""

@@ -329,7 +329,7 @@ class Judge:
                     f"the judge {self.model} could not be called: {exc}; "
                     "fix the model's settings under models: or retry later"
                 ) from exc
-            text = _text(response.message.content)
+            text = response.message.text
             data = parse_json_object(text)
             if data is None:
                 problem = f"not a JSON object: {_clip(text)!r}"
@@ -344,14 +344,6 @@ class Judge:
             f"the judge {self.model} gave no usable answer in {tries} tries (last: {problem}); "
             "use a model that follows JSON instructions, or raise judge.max_retries"
         )
-
-
-def _text(content: str | list[dict[str, Any]] | None) -> str:
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(str(part.get("text", "")) for part in content)
-    return ""
 
 
 def _clip(text: str, limit: int = 200) -> str:

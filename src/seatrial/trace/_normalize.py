@@ -34,7 +34,7 @@ from operator import is_
 from typing import Any
 
 from seatrial.trace import _attrs as A
-from seatrial.trace._span import Span, Trace
+from seatrial.trace._span import Span, Trace, decode_attribute
 
 OI_SPAN_KIND = "openinference.span.kind"
 TRACELOOP_SPAN_KIND = "traceloop.span.kind"
@@ -220,7 +220,7 @@ def genai_message(
                 "type": "tool_call",
                 "id": call.get("id"),
                 "name": call.get("name"),
-                "arguments": _parsed(call.get("arguments")),
+                "arguments": decode_attribute(call.get("arguments")),
             }
         )
     message: dict[str, Any] = {"role": role, "parts": parts}
@@ -318,15 +318,6 @@ def _indexed(attrs: Mapping[str, Any], prefix: str) -> dict[int, dict[str, Any]]
 
 def _has_prefix(attrs: Mapping[str, Any], prefix: str) -> bool:
     return any(key.startswith(prefix) for key in attrs)
-
-
-def _parsed(value: Any) -> Any:
-    if isinstance(value, str):
-        try:
-            return json.loads(value)
-        except ValueError:
-            return value
-    return value
 
 
 def _text(value: Any) -> str | None:
