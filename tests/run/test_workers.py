@@ -118,3 +118,52 @@ def test_ctrl_c_stops_every_worker_and_resume_finishes_the_run(tmp_path):
     with sqlite3.connect(db) as conn:
         rows = conn.execute("select case_id, attempt from attempts").fetchall()
     assert sorted(rows) == [("a", n) for n in range(1, 41)]
+
+
+def children_of(pid: int) -> list[int]:
+    """The processes whose parent is ``pid`` (Linux's /proc)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                found.append(int(entry.name))
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="reads /proc")
+def test_a_run_whose_workers_were_stopped_is_interrupted_even_if_its_parent_heard_nothing(
+    tmp_path,
+):
+    """Ctrl-C reaches the workers and the parent at slightly different moments; when the
+    workers stop first (here: only they are signalled), the run must not be called finished
+    and gated on the part that ran."""
+    suite = tmp_path / "s.yaml"
+    suite.write_text("suite: k\ncases: [{id: a, input: x, repeats: 40}]\n", encoding="utf-8")
+    env = {**os.environ, "SEATRIAL_TEST_LOG": str(tmp_path / "calls.log")}
+    env["SEATRIAL_TEST_SLEEP"] = "0.1"
+    command = [SEATRIAL, "run", str(suite), "--agent", agent_spec("logged"), "--workers", "2"]
+    process = subprocess.Popen(
+        [*command, "--concurrency", "2"],
+        cwd=tmp_path,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    db = tmp_path / ".seatrial" / "seatrial.db"
+    assert wait_for_stored_attempts(db, at_least=4) >= 4
+    workers = children_of(process.pid)
+    assert workers, "the run has no worker processes"
+    for pid in workers:
+        os.kill(pid, signal.SIGINT)
+    output, _ = process.communicate(timeout=60)
+
+    assert process.returncode == 130, output
+    assert "gate met" not in output
+    with sqlite3.connect(db) as conn:
+        (status,) = conn.execute("select status from runs").fetchone()
+    assert status == "interrupted"

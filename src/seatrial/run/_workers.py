@@ -34,6 +34,7 @@ if TYPE_CHECKING:
 
 _DONE = "done"
 _FAILED = "failed"
+_INTERRUPTED = "interrupted"
 _JOIN_TIMEOUT_S = 60.0
 
 
@@ -69,7 +70,9 @@ def _child(
 
         asyncio.run(drain(share, adapter, run_id, timeout_s, concurrency, on_record))
     except KeyboardInterrupt:
-        return  # Ctrl-C: the finally block stores what finished
+        # Ctrl-C: the finally block stores what finished, and the parent learns its share
+        # was cut short even when its own SIGINT comes after every worker said it is done.
+        messages.put((_INTERRUPTED,))
     except BaseException as exc:
         messages.put((_FAILED, f"{type(exc).__name__}: {exc}"))
     finally:
@@ -88,6 +91,7 @@ def _read_messages(
     processes: list[BaseProcess],
     on_record: Callable[[AttemptRecord], None],
     failures: list[str],
+    interrupted: list[bool],
 ) -> None:
     """Feed the progress display until every worker said it is done (or died)."""
     running = len(processes)
@@ -102,6 +106,8 @@ def _read_messages(
             running -= 1
         elif message[0] == _FAILED:
             failures.append(message[1])
+        elif message[0] == _INTERRUPTED:
+            interrupted.append(True)
         else:
             case_id, attempt, verdict, failure_type = message
             on_record(
@@ -149,8 +155,11 @@ async def run_in_workers(
     for process in processes:
         process.start()
     failures: list[str] = []
+    interrupted: list[bool] = []
     reader = threading.Thread(
-        target=_read_messages, args=(messages, processes, on_record, failures), daemon=True
+        target=_read_messages,
+        args=(messages, processes, on_record, failures, interrupted),
+        daemon=True,
     )
     reader.start()
     try:
@@ -168,3 +177,7 @@ async def run_in_workers(
     if failures or crashed:
         detail = "; ".join(failures) or f"{', '.join(crashed)} exited abnormally"
         raise SeatrialError(f"a worker process failed: {detail}")
+    if interrupted:
+        # A worker stopped on Ctrl-C: the run is interrupted, never finished with part of
+        # its attempts (the parent's own SIGINT may land after this point, or not at all).
+        raise KeyboardInterrupt
