@@ -36,27 +36,40 @@ class Locator:
         locator = cls()
         if node is not None:
             locator.lines[()] = node.start_mark.line + 1
-            locator._index(node, ())
+            locator._index(node)
         return locator
 
-    def _index(self, node: yaml.Node, path: Path_, inside: frozenset[int] = frozenset()) -> None:
-        if id(node) in inside:
-            return  # a recursive alias (`&a [*a]`): its lines are already indexed
-        inside = inside | {id(node)}
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                key = str(key_node.value) if isinstance(key_node, yaml.ScalarNode) else "?"
-                child = (*path, key)
-                line = key_node.start_mark.line + 1
-                if child in self.lines:
-                    self.duplicates.append(DuplicateKey(child, line, self.lines[child]))
-                self.lines[child] = line
-                self._index(value_node, child, inside)
-        elif isinstance(node, yaml.SequenceNode):
-            for index, item in enumerate(node.value):
-                child = (*path, index)
-                self.lines[child] = item.start_mark.line + 1
-                self._index(item, child, inside)
+    def _index(self, root: yaml.Node) -> None:
+        # Depth first, in the order the file is written (a key written twice is found at its
+        # second place), with a stack of its own rather than recursion: libyaml reads nesting
+        # up to 1,000 levels, deeper than Python's call stack allows.
+        # Each entry: a node, its path, the line to record for that path (None for the
+        # root), whether that line is a mapping key's, and the nodes above it.
+        stack: list[tuple[yaml.Node, Path_, int | None, bool, frozenset[int]]] = [
+            (root, (), None, False, frozenset())
+        ]
+        while stack:
+            node, path, line, is_key, inside = stack.pop()
+            if line is not None:
+                if is_key and path in self.lines:
+                    self.duplicates.append(DuplicateKey(path, line, self.lines[path]))
+                self.lines[path] = line
+            if id(node) in inside:
+                continue  # a recursive alias (`&a [*a]`): its lines are already indexed
+            inside = inside | {id(node)}
+            if isinstance(node, yaml.MappingNode):
+                children = [
+                    (value, (*path, _key(key)), key.start_mark.line + 1, True, inside)
+                    for key, value in node.value
+                ]
+            elif isinstance(node, yaml.SequenceNode):
+                children = [
+                    (item, (*path, index), item.start_mark.line + 1, False, inside)
+                    for index, item in enumerate(node.value)
+                ]
+            else:
+                continue
+            stack.extend(reversed(children))
 
     def line(self, path: Path_, bases: Sequence[Path_] = ((),)) -> int | None:
         """The line of ``path`` written under one of ``bases``, or its nearest written parent."""
@@ -81,3 +94,8 @@ class Locator:
             if depth > best[0]:
                 best = (depth, line, index)
         return best[1], best[2]
+
+
+def _key(node: yaml.Node) -> str:
+    """A mapping key as a path part; a key that is itself a list or mapping is ``?``."""
+    return str(node.value) if isinstance(node, yaml.ScalarNode) else "?"
