@@ -78,6 +78,29 @@ def traceparent(trace_id: str, span_id: str) -> str | None:
     return f"00-{trace_id}-{span_id}-01"
 
 
+KEEPALIVE_CONNECTIONS = 20
+"""The most connections the HTTP adapter keeps open to the agent between POSTs."""
+
+
+def pool_limits(concurrency: int) -> httpx.Limits:
+    """The HTTP adapter's connection pool at ``concurrency``: one connection per attempt in
+    flight, of which at most :data:`KEEPALIVE_CONNECTIONS` are kept open between POSTs.
+
+    httpcore 1.0 walks its whole pool for every idle connection on every request, so its CPU
+    grows with the square of the connections kept open: 1,000 POSTs at concurrency 64 cost
+    about 10 s of CPU with 64 kept open, about 1.1 s with 20 (docs/performance.md,
+    ``benchmarks/http_agent_pool.py``). Up to 20 attempts in flight every connection is
+    reused. Above that, httpcore closes each connection that falls idle while more than 20
+    are open (it counts the open ones, not the idle ones), so nearly every POST opens a fresh
+    connection: on 127.0.0.1 that costs less than tending 64 kept open.
+    """
+    concurrency = max(1, concurrency)
+    return httpx.Limits(
+        max_connections=concurrency,
+        max_keepalive_connections=min(concurrency, KEEPALIVE_CONNECTIONS),
+    )
+
+
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _BODY_LIMIT else text[:_BODY_LIMIT] + "..."
@@ -121,9 +144,7 @@ class HttpAgent:
         if self._client is None:
             # One attempt has at most one request in flight, so the pool matches concurrency;
             # waiting for a free connection is not the agent's timeout.
-            limits = httpx.Limits(
-                max_connections=self._concurrency, max_keepalive_connections=self._concurrency
-            )
+            limits = pool_limits(self._concurrency)
             connect = min(self._timeout_s, 10.0) if self._timeout_s else 10.0
             timeout = httpx.Timeout(self._timeout_s, connect=connect, pool=None)
             self._client = httpx.AsyncClient(
