@@ -1,4 +1,11 @@
-"""The ``seatrial`` command: thin, it parses, calls the library and prints."""
+"""The ``seatrial`` command: thin, it parses, calls the library and prints.
+
+Every command module is imported to start any command (Typer needs them all, ``--help``
+included), so a module imports at its top only what defining its commands needs: Typer, Rich,
+the app, ``seatrial.errors``. The library a command calls (the store, the gateway, the runner,
+the dashboard, clustering) is imported inside the command function, when it runs;
+``tests/cli/test_startup.py`` checks that starting loads none of them.
+"""
 
 from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _cases,

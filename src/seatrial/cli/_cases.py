@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -12,8 +12,10 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.compare import StaleCase, StaleReport, stale_cases
 from seatrial.errors import InputError, RunNotFound
+
+if TYPE_CHECKING:
+    from seatrial.compare import StaleCase, StaleReport
 
 cases_app = typer.Typer(
     help="The golden set's cases: which ones stopped telling good agents from bad.",
@@ -86,6 +88,8 @@ def stale(
 ) -> None:
     """List cases that passed every repeat of the last runs (graduate) or never passed
     (review)."""
+    from seatrial.compare import stale_cases
+
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
     with _open_store(db) as store:

@@ -5,18 +5,16 @@ from __future__ import annotations
 import datetime as dt
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
-from seatrial.case import validate_paths
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.compare import resolve_run_ref
-from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import InputError
-from seatrial.report import FORMATS, build_report, render
-from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.store import Store
 
 
 @app.command()
@@ -25,6 +23,8 @@ def validate(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Suite files to check.")],
 ) -> None:
     """Check suite files without running anything; exit 2 listing every problem."""
+    from seatrial.case import validate_paths
+
     problems = validate_paths(paths)
     if problems:
         err_console.print(f"[red]{len(problems)} problems:[/]")
@@ -35,6 +35,11 @@ def validate(
 
 
 def _open_store(db: str | None) -> Store:
+    """The store ``--db`` names, else the project's (the commands import the store when they
+    run, not when ``seatrial`` starts)."""
+    from seatrial.config import load_config, resolve_db_url
+    from seatrial.store import Store
+
     config = load_config(Path.cwd())
     return Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
 
@@ -102,6 +107,11 @@ def report(
 ) -> None:
     """Render a stored run as JSON, JUnit XML or Markdown; `seatrial report daily` writes the
     daily report (Markdown and HTML) over the day's runs."""
+    from seatrial.compare import resolve_run_ref
+    from seatrial.config import load_config, resolve_db_url
+    from seatrial.report import FORMATS, build_report, render
+    from seatrial.store import Store
+
     if run_id == "daily":
         from seatrial.cli._failures import write_daily
 

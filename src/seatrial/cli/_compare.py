@@ -10,10 +10,7 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.compare import compare_runs, resolve_run_ref, to_markdown, to_text
-from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import InputError
-from seatrial.store import Store
 
 COMPARE_FORMATS = ("text", "json", "md")
 
@@ -43,6 +40,10 @@ def compare_command(
 ) -> None:
     """Per-case transitions (regressed, fixed, still failing, new, removed, flaky), pass-rate
     changes with intervals by category, metric and failure-type shifts."""
+    from seatrial.compare import compare_runs, resolve_run_ref, to_markdown, to_text
+    from seatrial.config import load_config, resolve_db_url
+    from seatrial.store import Store
+
     if format not in COMPARE_FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(COMPARE_FORMATS)}")
     config = load_config(Path.cwd())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -13,14 +13,10 @@ from rich.table import Table
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
 from seatrial.cli._review import _default_who
-from seatrial.dataset import (
-    CompositionWarning,
-    composition,
-    export_golden,
-    import_golden,
-    parse_dataset_ref,
-)
-from seatrial.store import GoldenSnapshot, Store
+
+if TYPE_CHECKING:
+    from seatrial.dataset import CompositionWarning
+    from seatrial.store import GoldenSnapshot, Store
 
 datasets_app = typer.Typer(
     help="Golden sets: named, versioned, append-only sets of cases that runs record.",
@@ -51,6 +47,8 @@ def _when(seconds: float) -> str:
 
 
 def _snapshot(store: Store, ref: str) -> GoldenSnapshot:
+    from seatrial.dataset import parse_dataset_ref
+
     name, version = parse_dataset_ref(ref)
     return store.golden_snapshot(name, version)
 
@@ -58,6 +56,8 @@ def _snapshot(store: Store, ref: str) -> GoldenSnapshot:
 def _warnings(
     store: Store, snapshot: GoldenSnapshot, categories: list[str] | None
 ) -> list[CompositionWarning]:
+    from seatrial.dataset import composition
+
     expected = [*store.golden_categories(snapshot.dataset, snapshot.version), *(categories or [])]
     return composition(snapshot.cases, categories=expected)
 
@@ -164,6 +164,8 @@ def import_file(
 ) -> None:
     """Add the cases of FILE to golden set NAME as a new version (an existing id with a new
     definition is an edit); cases the file leaves out stay."""
+    from seatrial.dataset import import_golden
+
     with _open_store(db) as store:
         before = store.golden_versions(name)
         version = import_golden(store, name, file, who=who or _default_who(), note=note)
@@ -194,6 +196,8 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Write a golden set's cases at a version to FILE; importing it gives the same cases."""
+    from seatrial.dataset import export_golden
+
     with _open_store(db) as store:
         snapshot = _snapshot(store, ref)
     losses = export_golden(snapshot, file, lossy=lossy)

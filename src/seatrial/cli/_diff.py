@@ -10,15 +10,6 @@ import typer
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.compare import (
-    diff_attempts,
-    diff_json,
-    header_of,
-    load_attempt,
-    parse_attempt_ref,
-    render_markdown,
-    render_terminal,
-)
 from seatrial.errors import InputError
 
 _FORMATS = ("text", "json", "md")
@@ -53,6 +44,16 @@ def diff(
 
     Exit 0 whether or not they differ (the differences are the answer); 2 on a bad reference.
     """
+    from seatrial.compare import (
+        diff_attempts,
+        diff_json,
+        header_of,
+        load_attempt,
+        parse_attempt_ref,
+        render_markdown,
+        render_terminal,
+    )
+
     if format not in _FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
     with _open_store(db) as store:

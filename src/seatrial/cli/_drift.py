@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -12,15 +12,10 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.compare import (
-    METRICS,
-    POOLED,
-    DriftReport,
-    MetricDrift,
-    probe_drift,
-    resolve_run_ref,
-)
 from seatrial.errors import InputError
+
+if TYPE_CHECKING:
+    from seatrial.compare import DriftReport, MetricDrift
 
 FORMATS = ("text", "json")
 _HEADINGS = {"tool_sequence": "tool sequence", "reply_length": "reply length", "verdict": "verdict"}
@@ -37,6 +32,8 @@ def _cell(metric: MetricDrift) -> str:
 
 def print_drift(report: DriftReport) -> None:
     """The comparison as a table (pooled, then every case that moved), notes and alarms."""
+    from seatrial.compare import METRICS, POOLED
+
     kind = "probe" if report.probe else "suite"
     flag = "" if report.probe else " (not flagged probe: true)"
     console.print(
@@ -107,6 +104,8 @@ def drift(
 ) -> None:
     """Compare a run's tool sequences, reply lengths and verdicts with its baseline's; exit 1
     on a drift alarm, 0 without, 2 on bad input."""
+    from seatrial.compare import probe_drift, resolve_run_ref
+
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
     with _open_store(db) as store:

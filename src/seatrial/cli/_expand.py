@@ -7,7 +7,6 @@ with a reason. No run uses a pending case.
 
 from __future__ import annotations
 
-import asyncio
 import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -16,19 +15,16 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from seatrial.case import load_suite
 from seatrial.cli._app import console, guarded
 from seatrial.cli._cases import cases_app
 from seatrial.cli._commands import _open_store
 from seatrial.cli._review import _default_who
-from seatrial.config import load_config
 from seatrial.errors import ConfigError, InputError
-from seatrial.store import PENDING_STATUSES, PendingCase
 
 if TYPE_CHECKING:
     from seatrial.case import Case
     from seatrial.dataset import Expansion
-    from seatrial.store import Store
+    from seatrial.store import PendingCase, Store
 
 FORMATS = ("text", "json")
 SHOWN_CHARS = 80
@@ -43,6 +39,8 @@ def _format(value: str) -> str:
 
 def _parent(store: Store, case_id: str, suite: Path | None, dataset: str | None) -> Case:
     """The case to expand: from the suite file, else from the golden set's newest version."""
+    from seatrial.case import load_suite
+
     if suite is not None:
         cases = load_suite(suite).cases
         where = str(suite)
@@ -73,6 +71,7 @@ def _made_before(store: Store, dataset: str | None) -> tuple[list[Case], set[str
 async def _expand(
     store: Store, case: Case, model: str | None, n: int, kinds: list[str], dataset: str | None
 ) -> Expansion:
+    from seatrial.config import load_config
     from seatrial.dataset import expand_case
     from seatrial.gateway import Gateway
 
@@ -157,6 +156,10 @@ def expand(
     dropped by embedding similarity. No run uses a pending case until `seatrial cases
     approve` adds it to a golden set.
     """
+    import asyncio
+
+    from seatrial.store import PendingCase
+
     _format(format)
     with _open_store(db) as store:
         parent = _parent(store, case_id, suite, dataset)
@@ -208,6 +211,8 @@ def pending(
     db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
 ) -> None:
     """List generated cases waiting for a person (or decided ones), oldest first."""
+    from seatrial.store import PENDING_STATUSES
+
     _format(format)
     if status != "all" and status not in PENDING_STATUSES:
         raise InputError(f"--status is one of {', '.join(PENDING_STATUSES)} or all, not {status!r}")

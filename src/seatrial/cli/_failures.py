@@ -6,12 +6,11 @@ report, never a run tagged ``daily`` (name such a run by its id).
 
 from __future__ import annotations
 
-import asyncio
 import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -19,19 +18,21 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.compare import resolve_run_ref
-from seatrial.config import load_config
-from seatrial.dataset import FailureCluster, cluster_failures, name_clusters
 from seatrial.errors import InputError
-from seatrial.gateway import Gateway
-from seatrial.report import daily_headline, daily_report, write_daily_report
-from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.dataset import FailureCluster
+    from seatrial.store import Store
 
 EXAMPLE_CHARS = 100
 """How much of an example's reason the table shows."""
 
 
 async def _named(clusters: list[FailureCluster], store: Store, model: str) -> list[FailureCluster]:
+    from seatrial.config import load_config
+    from seatrial.dataset import name_clusters
+    from seatrial.gateway import Gateway
+
     config = load_config(Path.cwd())
     gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
     try:
@@ -117,6 +118,11 @@ def failures(
 ) -> None:
     """Group a run's failed attempts by failure type, then by what their reasons, replies and
     first divergent steps say."""
+    import asyncio
+
+    from seatrial.compare import resolve_run_ref
+    from seatrial.dataset import cluster_failures
+
     with _open_store(db) as store:
         run_id = resolve_run_ref(store, run)
         clusters = cluster_failures(store, run_id, threshold=threshold)
@@ -143,6 +149,8 @@ def _day(text: str | None) -> dt.date:
 def write_daily(date: str | None, out: Path, db: str | None) -> None:
     """Write the daily report over the runs started that day: pass rates and their change
     against each suite's previous run, new failures, failure clusters, cost."""
+    from seatrial.report import daily_headline, daily_report, write_daily_report
+
     day = _day(date)
     with _open_store(db) as store:
         report = daily_report(store, day)

@@ -7,7 +7,7 @@ import datetime as dt
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
@@ -16,20 +16,12 @@ from rich.table import Table
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._cases import cases_app
 from seatrial.cli._commands import _open_store
-from seatrial.config import load_config
-from seatrial.dataset import (
-    Masker,
-    ProposedCase,
-    TraceFilter,
-    case_from_trace,
-    check_stored_traces,
-    ingest_traces,
-    load_trace_checks,
-    write_cases_file,
-)
 from seatrial.errors import InputError
-from seatrial.store import Store, TraceHead
-from seatrial.trace import TRACE_FORMATS, Trace, TraceFormatError, attrs, read_trace_file
+
+if TYPE_CHECKING:
+    from seatrial.dataset import ProposedCase
+    from seatrial.store import Store, TraceHead
+    from seatrial.trace import Trace
 
 traces_app = typer.Typer(
     help="Production traces stored by `seatrial ingest` and `seatrial serve`: list, show, check.",
@@ -42,7 +34,6 @@ CHECK_LIMIT = 1_000
 """Traces `seatrial traces check` reads by default, newest first."""
 DETAIL_CHARS = 120
 """How much of a tool call's arguments `seatrial traces show` prints."""
-ERROR_TYPE = attrs.ERROR_TYPE
 
 Since = Annotated[
     str,
@@ -73,6 +64,10 @@ def _cases_from_file(
     store: Store, export: Path, fmt: str | None, case_id: str | None
 ) -> list[ProposedCase]:
     """Ingest ``export`` masked, then a case from each stored trace."""
+    from seatrial.config import load_config
+    from seatrial.dataset import Masker, case_from_trace, ingest_traces
+    from seatrial.trace import TRACE_FORMATS, TraceFormatError, read_trace_file
+
     if fmt is not None and fmt not in TRACE_FORMATS:
         raise InputError(f"unknown trace format {fmt!r}: use one of {', '.join(TRACE_FORMATS)}")
     try:
@@ -138,6 +133,8 @@ def from_trace(
     The case holds the user's turns, what the tools answered, and assertions proposed from
     what happened, each to keep or drop.
     """
+    from seatrial.dataset import case_from_trace, write_cases_file
+
     if (trace_id is None) == (file is None):
         raise InputError("name one trace: a TRACE_ID, or --file EXPORT (not both)")
     with _open_store(db) as store:
@@ -195,6 +192,8 @@ def list_traces(
     db: Db = None,
 ) -> None:
     """List stored production traces, newest first."""
+    from seatrial.dataset import TraceFilter
+
     _format(format)
     chosen = TraceFilter(since, until, service, tool, error, failed_check)
     with _open_store(db) as store:
@@ -210,6 +209,8 @@ def list_traces(
 
 
 def _span_lines(trace: Trace) -> Table:
+    from seatrial.trace import attrs
+
     start = min((s.start_time_unix_nano for s in trace.spans), default=0)
     calls = {call.span.span_id: call for call in trace.tool_calls()}
     table = Table(show_edge=False, pad_edge=False)
@@ -220,7 +221,7 @@ def _span_lines(trace: Trace) -> Table:
         detail = ""
         if call is not None:
             detail = json.dumps(call.arguments, ensure_ascii=False, default=str)[:DETAIL_CHARS]
-        error = span.attributes.get(ERROR_TYPE)
+        error = span.attributes.get(attrs.ERROR_TYPE)
         table.add_row(
             f"{(span.start_time_unix_nano - start) / 1e6:.1f}",
             f"{span.duration_ms:.1f}",
@@ -275,6 +276,8 @@ def check_traces(
     Exits 1 when a check failed on some trace (`seatrial traces list --failed-check ID` lists
     them).
     """
+    from seatrial.dataset import TraceFilter, check_stored_traces, load_trace_checks
+
     specs = load_trace_checks(checks)
     chosen = TraceFilter(since=since, until=until, service=service, tool=tool)
     with _open_store(db) as store:

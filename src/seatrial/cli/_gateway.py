@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import ConfigError
-from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.store import Store
 
 gateway_app = typer.Typer(
     help="The model gateway: an OpenAI-compatible proxy that records, limits, prices, "
@@ -22,6 +22,7 @@ app.add_typer(gateway_app, name="gateway")
 
 
 async def _serve(config_dir: Path, host: str, port: int, store: Store | None) -> None:
+    from seatrial.config import load_config
     from seatrial.gateway import Gateway, GatewayServer
 
     config = load_config(config_dir)
@@ -57,6 +58,11 @@ def serve(
     budgets, the cache, cassettes and faults of the `gateway:` section all apply; each call's
     cost goes to the store's ledger. Ctrl-C stops it.
     """
+    import asyncio
+
+    from seatrial.config import load_config, resolve_db_url
+    from seatrial.store import Store
+
     config = load_config(Path.cwd())
     if not config.models:
         raise ConfigError(

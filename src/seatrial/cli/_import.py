@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.dataset import ImportResult, import_tau2, import_tau_bench
-from seatrial.report import build_report, print_summary
-from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.dataset import ImportResult
+    from seatrial.store import Store
 
 import_app = typer.Typer(
     help="Store a published benchmark run (tau-bench, tau2-bench) as a Seatrial run, to "
@@ -42,6 +43,8 @@ def _import(
 
 
 def _summary(store: Store, result: ImportResult) -> None:
+    from seatrial.report import build_report, print_summary
+
     print_summary(build_report(store, result.run_id), console)
     console.print(
         f"imported {result.cases} cases, {result.attempts} attempts\n"
@@ -57,6 +60,8 @@ def _summary(store: Store, result: ImportResult) -> None:
 def tau_bench(file: FileArgument, tag: TagOption = None, db: DbOption = None) -> None:
     """Import a tau-bench results file (the JSON list run.py writes): one case per task, one
     attempt per trial, PASS when the reward is 1."""
+    from seatrial.dataset import import_tau_bench
+
     _import(import_tau_bench, file, tag, db)
 
 
@@ -65,4 +70,6 @@ def tau_bench(file: FileArgument, tag: TagOption = None, db: DbOption = None) ->
 def tau2(file: FileArgument, tag: TagOption = None, db: DbOption = None) -> None:
     """Import a tau2-bench results file ({info, tasks, simulations}): one case per task, one
     attempt per simulation, PASS when the reward is 1."""
+    from seatrial.dataset import import_tau2
+
     _import(import_tau2, file, tag, db)

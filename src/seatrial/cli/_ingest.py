@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.config import load_config, resolve_db_url
-from seatrial.dataset import Masker, ingest_traces
 from seatrial.errors import InputError
-from seatrial.store import IngestOutcome, Store
 from seatrial.trace import TRACE_FORMATS, TraceFile, TraceFormatError, read_trace_file
+
+if TYPE_CHECKING:
+    from seatrial.store import IngestOutcome
 
 
 @app.command()
@@ -43,6 +43,10 @@ def ingest(
     command (exit 2) with nothing stored. Each file is then stored in one transaction; spans
     already stored are skipped, so ingesting a file twice adds nothing.
     """
+    from seatrial.config import load_config, resolve_db_url
+    from seatrial.dataset import Masker, ingest_traces
+    from seatrial.store import IngestOutcome, Store
+
     if format is not None and format not in TRACE_FORMATS:
         raise InputError(
             f"--format {format} is not a format Seatrial reads; use one of "

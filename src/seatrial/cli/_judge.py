@@ -11,7 +11,6 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
-from seatrial.config import load_config
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -157,6 +156,7 @@ async def _calibrate(
     labels: str, judge_model: str | None, prompt: str | None, store: Store, concurrency: int,
     resamples: int, seed: int,
 ) -> tuple[Calibration, AgreementReport, JudgeSettings]:  # fmt: skip
+    from seatrial.config import load_config
     from seatrial.gateway import Gateway
     from seatrial.judge import Judge, queue_items, read_labelled_items
     from seatrial.judge import calibrate as run_calibration

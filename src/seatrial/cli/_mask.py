@@ -13,17 +13,19 @@ import gzip
 import json
 from collections import Counter
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.config import CONFIG_FILE, Config, load_config
-from seatrial.dataset import Masker, MaskFinding
 from seatrial.errors import ConfigError, InputError
-from seatrial.trace import Trace, TraceFormatError, read_trace_file, trace_to_otlp
+
+if TYPE_CHECKING:
+    from seatrial.config import Config
+    from seatrial.dataset import MaskFinding
+    from seatrial.trace import Trace
 
 _TEXT_SCOPE = "text"
 
@@ -51,6 +53,9 @@ def mask(
 ) -> None:
     """Mask personal data in FILE as ingestion would, writing nothing: with --check, list what
     would be replaced; without, print the masked file to standard output."""
+    from seatrial.dataset import Masker
+    from seatrial.trace import trace_to_otlp
+
     masker = Masker(_settings_from(config).mask)
     traces = _traces_in(file)
     if traces is None:
@@ -72,6 +77,8 @@ def mask(
 
 
 def _settings_from(config: Path | None) -> Config:
+    from seatrial.config import CONFIG_FILE, load_config
+
     if config is None:
         return load_config(Path.cwd())
     if not config.exists():
@@ -85,6 +92,8 @@ def _settings_from(config: Path | None) -> Config:
 
 def _traces_in(file: Path) -> list[Trace] | None:
     """The file's traces, or None when it is not JSON or JSONL (then it is plain text)."""
+    from seatrial.trace import TraceFormatError, read_trace_file
+
     text = _text(file)
     if not text.lstrip().startswith(("{", "[")):
         return None

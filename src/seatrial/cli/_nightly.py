@@ -3,25 +3,22 @@ probe; exit 1 on any alarm or unmet gate."""
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from seatrial._execute import agent_for, execute_suite_async
-from seatrial.agent import AgentAdapter
-from seatrial.case import SUITE_SUFFIXES, Suite, load_suite
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._drift import print_drift
 from seatrial.cli._run import print_notice
-from seatrial.compare import probe_drift
-from seatrial.config import CONFIG_FILE, Config, load_config, resolve_db_url
 from seatrial.errors import ConfigError, RunNotFound
-from seatrial.report import print_summary
-from seatrial.run import RunOptions, progress_for
-from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.agent import AgentAdapter
+    from seatrial.case import Suite
+    from seatrial.config import Config
+    from seatrial.store import Store
 
 NIGHTLY_TAG = "nightly"
 """Every run ``seatrial nightly`` starts carries this tag."""
@@ -30,6 +27,9 @@ NIGHTLY_TAG = "nightly"
 def suite_files(config: Config) -> list[Path]:
     """``suites:`` of seatrial.yaml as files: a folder stands for the suite files directly in
     it (not ``seatrial.yaml``, not hidden files), sorted by name."""
+    from seatrial.case import SUITE_SUFFIXES
+    from seatrial.config import CONFIG_FILE
+
     if not config.suites:
         raise ConfigError(
             f"{config.file or CONFIG_FILE} lists no suites: add e.g. `suites: [suites/]` "
@@ -60,6 +60,8 @@ def suite_files(config: Config) -> list[Path]:
 
 def _probe_alarm(store: Store, suite: Suite, run_id: str) -> bool:
     """Print the probe's drift against its baseline; True when it raised an alarm."""
+    from seatrial.compare import probe_drift
+
     try:
         report = probe_drift(store, run_id)
     except RunNotFound:
@@ -108,6 +110,15 @@ def nightly(
     """Run the suites of seatrial.yaml `suites:`, probes first, comparing each probe with its
     baseline; each run stores and checks its gates as `seatrial run` does. Exit 1 on a drift
     alarm or an unmet gate, 0 otherwise, 2 on bad input."""
+    import asyncio
+
+    from seatrial._execute import agent_for, execute_suite_async
+    from seatrial.case import load_suite
+    from seatrial.config import load_config, resolve_db_url
+    from seatrial.report import print_summary
+    from seatrial.run import RunOptions, progress_for
+    from seatrial.store import Store
+
     config = load_config(Path.cwd())
     defaults = config.run
     options = RunOptions(

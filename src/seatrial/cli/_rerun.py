@@ -10,17 +10,16 @@ import functools
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.compare import header_of, render_terminal
-from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import InputError
-from seatrial.run import RerunResult, rerun_attempt
-from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.run import RerunResult
 
 _FORMATS = ("text", "json")
 
@@ -30,6 +29,8 @@ def _verdict(verdict: str, failure_type: str | None) -> str:
 
 
 def _print_text(result: RerunResult, agent: str) -> None:
+    from seatrial.compare import header_of, render_terminal
+
     how = (
         f"model answers from the cassette {result.cassette}"
         if result.mode == "cassette"
@@ -91,6 +92,10 @@ def rerun(
     trajectory is reproduced (with --live: when the new attempt passes), 1 when it diverged
     (or did not pass), 2 on a bad reference or an agent that cannot be resolved.
     """
+    from seatrial.config import load_config, resolve_db_url
+    from seatrial.run import rerun_attempt
+    from seatrial.store import Store
+
     if format not in _FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
     config = load_config(Path.cwd())

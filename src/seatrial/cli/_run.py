@@ -3,18 +3,16 @@
 
 from __future__ import annotations
 
-import asyncio
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
-from seatrial._execute import NoticeLevel, execute_suite_async
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.config import load_config
-from seatrial.report import print_summary
-from seatrial.run import RunOptions, new_run_id, progress_for
+
+if TYPE_CHECKING:
+    from seatrial._execute import NoticeLevel
 
 
 def print_notice(level: NoticeLevel, text: str) -> None:
@@ -105,6 +103,13 @@ def run(
     ] = None,
 ) -> None:
     """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
+    import asyncio
+
+    from seatrial._execute import execute_suite_async
+    from seatrial.config import load_config
+    from seatrial.report import print_summary
+    from seatrial.run import RunOptions, new_run_id, progress_for
+
     config = load_config(Path.cwd())
     defaults = config.run
     if resume is None and suite_path is None and dataset is None:

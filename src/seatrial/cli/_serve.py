@@ -10,9 +10,7 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.config import load_config, resolve_db_url
 from seatrial.errors import ConfigError
-from seatrial.store import Store
 
 SERVE_GC_THRESHOLD = 10_000
 """Gen-0 threshold of the garbage collector in ``seatrial serve`` (Python's default is 2,000)."""
@@ -38,7 +36,9 @@ def serve(
     """
     import uvicorn
 
+    from seatrial.config import load_config, resolve_db_url
     from seatrial.dataset import Masker
+    from seatrial.store import Store
     from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV, create_app
 
     token = token or os.environ.get(TOKEN_ENV) or None

@@ -1,0 +1,108 @@
+"""Starting ``seatrial`` loads no library that only a running command needs.
+
+Each command imports the store, the model SDK, the web server or the clustering library
+inside its function, so ``seatrial --help`` and ``import seatrial.cli`` stay fast. Every check
+runs in a fresh interpreter: what this test process imported says nothing about it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+HEAVY = frozenset(
+    {
+        "alembic",
+        "fastapi",
+        "httpx",
+        "numpy",
+        "openai",
+        "openpyxl",
+        "scipy",
+        "sklearn",
+        "sqlalchemy",
+        "starlette",
+        "uvicorn",
+    }
+)
+"""Third-party libraries a command may need when it runs, never to start."""
+
+RUNNING_ONLY = frozenset(
+    {
+        "seatrial._execute",
+        "seatrial.gateway",
+        "seatrial.run",
+        "seatrial.store",
+        "seatrial.web",
+    }
+)
+"""Seatrial's packages that bring those libraries with them."""
+
+_LOADED = """
+import json, sys
+{work}
+sys.stderr.write("\\n" + json.dumps(sorted(sys.modules)))
+"""
+
+_COMMAND = """
+sys.argv = ["seatrial", *{args!r}]
+from seatrial.cli import main
+try:
+    main()
+except SystemExit:
+    pass
+"""
+
+
+def loaded(work: str, cwd: Path) -> tuple[set[str], str]:
+    """The modules a fresh interpreter holds after ``work``, and what it printed."""
+    done = subprocess.run(
+        [sys.executable, "-c", _LOADED.format(work=work)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+        check=True,
+    )
+    return set(json.loads(done.stderr.splitlines()[-1])), done.stdout
+
+
+def unwanted(modules: set[str]) -> list[str]:
+    """The heavy libraries and running-only packages among ``modules``."""
+    tops = {name.split(".")[0] for name in modules}
+    packages = {".".join(name.split(".")[:2]) for name in modules}
+    return sorted((tops & HEAVY) | (packages & RUNNING_ONLY))
+
+
+def test_importing_the_cli_loads_no_library_a_command_needs_only_when_it_runs(tmp_path):
+    modules, _ = loaded("import seatrial.cli", tmp_path)
+    assert "seatrial.cli" in modules
+    assert unwanted(modules) == []
+
+
+def test_seatrial_help_lists_the_commands_without_loading_them(tmp_path):
+    modules, out = loaded(_COMMAND.format(args=["--help"]), tmp_path)
+    assert "ingest" in out and "datasets" in out and "failures" in out
+    assert unwanted(modules) == []
+
+
+def test_a_command_help_loads_nothing_more(tmp_path):
+    modules, out = loaded(_COMMAND.format(args=["cases", "expand", "--help"]), tmp_path)
+    assert "--n" in out
+    assert unwanted(modules) == []
+
+
+def test_the_probe_sees_a_heavy_import(tmp_path):
+    modules, _ = loaded("import seatrial.cli, seatrial.store", tmp_path)
+    assert {"seatrial.store", "sqlalchemy"} <= set(unwanted(modules))
+
+
+def test_a_command_loads_the_store_when_it_runs(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    modules, out = loaded(_COMMAND.format(args=["runs", "--db", db]), tmp_path)
+    assert "no runs stored yet" in out
+    assert {"seatrial.store", "sqlalchemy"} <= set(unwanted(modules))
