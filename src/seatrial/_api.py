@@ -43,6 +43,7 @@ async def run_suite_async(
     judge: str | None = None,
     gateway: bool = False,
     report_dir: Path | None = None,
+    dataset: str | None = None,
 ) -> RunReport:
     """Run a suite against an agent with its gates, store it, and return the report.
 
@@ -51,7 +52,9 @@ async def run_suite_async(
     ``report.gate``. seatrial.yaml is found from ``project_dir``, else the suite's folder.
     ``agent`` defaults to the suite's ``agent:``; relative paths in it resolve against
     ``project_dir``, else the suite's folder. Report files are written only to
-    ``report_dir``; the returned report carries every attempt's trace.
+    ``report_dir``; the returned report carries every attempt's trace. ``dataset``
+    (``NAME`` or ``NAME@VERSION``) also runs a golden set's cases, as ``--dataset`` does,
+    and the run records the version.
     """
     if not isinstance(suite, Suite):
         suite = load_suite(suite)
@@ -69,6 +72,7 @@ async def run_suite_async(
         agent_dir=agent_dir,
         report_dir=report_dir,
         write_report_files=report_dir is not None,
+        dataset=dataset,
         with_traces=True,
     )
     return result.report
@@ -86,6 +90,7 @@ def run_suite(
     judge: str | None = None,
     gateway: bool = False,
     report_dir: Path | None = None,
+    dataset: str | None = None,
 ) -> RunReport:
     """Synchronous twin of :func:`run_suite_async`."""
     return asyncio.run(
@@ -100,5 +105,6 @@ def run_suite(
             judge=judge,
             gateway=gateway,
             report_dir=report_dir,
+            dataset=dataset,
         )
     )

@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
 
+import seatrial
 from seatrial import execute_suite
 from seatrial.case import Case
 from seatrial.cli import app
@@ -145,3 +146,19 @@ def test_seatrial_run_dataset_option_runs_a_version_and_report_shows_it(
     )
     assert missing.exit_code == 2
     assert "versions 1 to 4, not 9" in missing.stderr
+
+
+def test_run_suite_runs_a_golden_set_version_as_the_command_does(
+    store: Store, agent: AgentServer, tmp_path: Path
+) -> None:
+    three_versions(store)
+    store.golden_append("refunds", add=[case("r4")], who="qa")
+    suite = tmp_path / "own.yaml"
+    suite.write_text("suite: own\ncases: [{id: own-1, input: 你好}]\n", encoding="utf-8")
+
+    report = seatrial.run_suite(
+        suite, agent.url, db=store.url, project_dir=tmp_path, dataset="refunds@3"
+    )
+
+    assert report.info.settings["dataset"] == {"name": "refunds", "version": 3}
+    assert run_ids_cases(store, report.info.run_id) == ["own-1", "r1", "r2", "r3"]
