@@ -17,11 +17,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import httpx
 import pytest
 
 from seatrial.store import ReviewItem, Store
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Browser, Page
 
 SEATRIAL = str(Path(sys.executable).parent / "seatrial")
 FAILING_CASE = "read-missing-config"
@@ -173,3 +177,42 @@ def dashboard(demo_store: DemoStore) -> Iterator[str]:
     """The base URL of ``seatrial serve`` over the demo store (loopback, no token)."""
     with serve(demo_store.url, demo_store.folder) as base:
         yield base
+
+
+ARTIFACTS = Path(__file__).parents[2] / "test-artifacts" / "dashboard"
+"""Where the browser tests leave their screenshots (CI keeps them as an artifact)."""
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    """Headless Chromium (Debian's; Playwright's own download does not work here)."""
+    chromium = find_chromium()
+    if chromium is None:
+        pytest.skip(NO_CHROMIUM)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        launched = playwright.chromium.launch(
+            executable_path=str(chromium), headless=True, args=["--no-sandbox"]
+        )
+        yield launched
+        launched.close()
+
+
+@pytest.fixture
+def page(browser: Browser) -> Iterator[Page]:
+    """A fresh 1280px-wide tab that fails the test on any script error in a page."""
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    opened = context.new_page()
+    opened.set_default_timeout(10_000)
+    errors: list[str] = []
+    opened.on("pageerror", lambda error: errors.append(str(error)))
+    yield opened
+    context.close()
+    assert not errors, f"script errors in the pages: {errors}"
+
+
+def snap(page: Page, name: str) -> None:
+    """Keep a screenshot of the whole page as ``test-artifacts/dashboard/NAME.png``."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=ARTIFACTS / f"{name}.png", full_page=True)

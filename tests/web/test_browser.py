@@ -8,55 +8,20 @@ and leaves a screenshot in ``test-artifacts/dashboard/`` (kept by CI as an artif
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from seatrial.compare import diff_attempts
 from seatrial.demo._demo import EXPECTED_V2_FAILURES
 from seatrial.store import Store
-from tests.web.conftest import FAILING_CASE, NO_CHROMIUM, DemoStore, find_chromium
+from tests.web.conftest import FAILING_CASE, NO_CHROMIUM, DemoStore, find_chromium, snap
 
-CHROMIUM = find_chromium()
-ARTIFACTS = Path(__file__).parents[2] / "test-artifacts" / "dashboard"
-
-if CHROMIUM is None:
+if find_chromium() is None:
     pytest.skip(NO_CHROMIUM, allow_module_level=True)
 
-from playwright.sync_api import Browser, Locator, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Locator, Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's; Playwright's own download does not work here)."""
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh 1280px-wide tab that fails the test on any script error in a page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(10_000)
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    context.close()
-    assert not errors, f"script errors in the pages: {errors}"
-
-
-def snap(page: Page, step: str) -> None:
-    """Keep a screenshot of this step of the walk."""
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=ARTIFACTS / f"{step}.png", full_page=True)
 
 
 def link_to(path: str) -> str:

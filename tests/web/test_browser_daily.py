@@ -4,47 +4,18 @@ demo's two runs: v2 regresses three cases with a loop and a permission violation
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from seatrial.demo._demo import EXPECTED_V2_FAILURES
-from tests.web.conftest import NO_CHROMIUM, DemoStore, find_chromium
+from tests.web.conftest import NO_CHROMIUM, DemoStore, find_chromium, snap
 
-CHROMIUM = find_chromium()
-ARTIFACTS = Path(__file__).parents[2] / "test-artifacts" / "dashboard"
-
-if CHROMIUM is None:
+if find_chromium() is None:
     pytest.skip(NO_CHROMIUM, allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium."""
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh tab that fails the test on any script error."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(10_000)
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    context.close()
-    assert not errors, f"script errors in the pages: {errors}"
 
 
 def test_the_daily_page_shows_todays_demo_runs_and_leads_to_a_run(
@@ -66,8 +37,7 @@ def test_the_daily_page_shows_todays_demo_runs_and_leads_to_a_run(
     clusters = page.locator("#failure-clusters")
     expect(clusters).to_contain_text("loop")
     expect(clusters).to_contain_text("permission_violation")
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=ARTIFACTS / "daily.png", full_page=True)
+    snap(page, "daily")
 
     page.locator("#daily-runs").locator(f'a[href="/runs/{demo_store.v2}"]').first.click()
     expect(page).to_have_url(f"{dashboard}/runs/{demo_store.v2}")

@@ -3,48 +3,20 @@ it into a golden set (Debian's Chromium, headless, driven by Playwright)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from seatrial.store import Store
-from tests.web.conftest import NO_CHROMIUM, find_chromium, serve
+from tests.web.conftest import NO_CHROMIUM, find_chromium, serve, snap
 from tests.web.test_pending_pages import variant
 
-CHROMIUM = find_chromium()
-ARTIFACTS = Path(__file__).parents[2] / "test-artifacts" / "dashboard"
-
-if CHROMIUM is None:
+if find_chromium() is None:
     pytest.skip(NO_CHROMIUM, allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's; Playwright's own download does not work here)."""
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh tab that fails the test on any script error in a page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(10_000)
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    context.close()
-    assert not errors, f"script errors in the pages: {errors}"
 
 
 def test_a_person_approves_one_generated_case_into_a_golden_set(page: Page, tmp_path: Path) -> None:
@@ -74,8 +46,7 @@ def test_a_person_approves_one_generated_case_into_a_golden_set(page: Page, tmp_
         expect(page.locator("#flash")).to_contain_text("Approved 1 case(s) into support: version 1")
         expect(page.locator("tr.pending-row")).to_have_count(1)
         expect(page.locator("tr.pending-row")).to_contain_text("book~a1")
-        ARTIFACTS.mkdir(parents=True, exist_ok=True)
-        page.screenshot(path=ARTIFACTS / "pending-approved.png", full_page=True)
+        snap(page, "pending-approved")
 
     with Store.open(url) as store:
         snapshot = store.golden_snapshot("support")

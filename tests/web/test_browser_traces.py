@@ -17,41 +17,14 @@ from seatrial.store import Store
 from seatrial.trace import traces_from_otlp
 from tests.cli.test_traces import LOOP_TRACE_ID, looping_session
 from tests.dataset._production_traces import PHONE, SUPPORT_TRACE_ID, export, support_session
-from tests.web.conftest import NO_CHROMIUM, find_chromium, serve
+from tests.web.conftest import NO_CHROMIUM, find_chromium, serve, snap
 
-CHROMIUM = find_chromium()
-ARTIFACTS = Path(__file__).parents[2] / "test-artifacts" / "dashboard"
-
-if CHROMIUM is None:
+if find_chromium() is None:
     pytest.skip(NO_CHROMIUM, allow_module_level=True)
 
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+from playwright.sync_api import Page, expect  # noqa: E402
 
 pytestmark = pytest.mark.slow
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    """Headless Chromium (Debian's; Playwright's own download does not work here)."""
-    with sync_playwright() as playwright:
-        launched = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), headless=True, args=["--no-sandbox"]
-        )
-        yield launched
-        launched.close()
-
-
-@pytest.fixture
-def page(browser: Browser) -> Iterator[Page]:
-    """A fresh tab that fails the test on any script error in a page."""
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    opened = context.new_page()
-    opened.set_default_timeout(10_000)
-    errors: list[str] = []
-    opened.on("pageerror", lambda error: errors.append(str(error)))
-    yield opened
-    context.close()
-    assert not errors, f"script errors in the pages: {errors}"
 
 
 @pytest.fixture
@@ -63,11 +36,6 @@ def dashboard(tmp_path: Path) -> Iterator[tuple[str, str]]:
         ingest_traces(store, traces, source="otlp-json", masker=Masker())
     with serve(url, tmp_path) as base:
         yield base, url
-
-
-def snap(page: Page, step: str) -> None:
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=ARTIFACTS / f"traces-{step}.png", full_page=True)
 
 
 def test_a_user_filters_traces_opens_one_and_makes_a_case_of_it(
@@ -84,7 +52,7 @@ def test_a_user_filters_traces_opens_one_and_makes_a_case_of_it(
     page.wait_for_url(re.compile(r"/traces\?.*tool=refund"))
     expect(rows).to_have_count(1)
     expect(page.locator(f'tr[data-trace="{LOOP_TRACE_ID}"]')).to_have_count(0)
-    snap(page, "1-filtered")
+    snap(page, "traces-1-filtered")
 
     # One trace: its timeline, masked; its proposed assertions.
     page.locator(f'a[href="/traces/{SUPPORT_TRACE_ID}"]').click()
@@ -93,14 +61,14 @@ def test_a_user_filters_traces_opens_one_and_makes_a_case_of_it(
     expect(page.locator("#timeline")).to_contain_text("refund")
     expect(page.locator("main")).not_to_contain_text(PHONE)
     expect(page.locator("#proposals tr.proposal").first).to_be_visible()
-    snap(page, "2-trace")
+    snap(page, "traces-2-trace")
 
     # Make a case: it waits on the pending page.
     page.locator('#make-case [name="dataset"]').fill("support")
     page.locator('#make-case button[type="submit"]').click()
     page.wait_for_url(re.compile(r"/pending"))
     expect(page.locator("main")).to_contain_text(re.compile(r"trace-5b8efff7", re.IGNORECASE))
-    snap(page, "3-pending")
+    snap(page, "traces-3-pending")
     with Store.open(url) as store:
         [pending] = store.pending_cases()
     assert pending.origin == "trace" and pending.dataset == "support"

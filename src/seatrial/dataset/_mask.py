@@ -23,7 +23,7 @@ from typing import Any
 
 from seatrial.dataset._mask_find import SMALLEST_WHOLE_NUMBER, Detector, Hit
 from seatrial.dataset._mask_settings import MaskSettings
-from seatrial.trace import Span, SpanEvent, Trace
+from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
 
 DEFAULT_MAX_TRACES = 10_000
 """Traces whose value-to-token maps a :class:`Masker` keeps."""
@@ -129,17 +129,14 @@ class _Pass:
         if not self.detector.may_hold(text):
             return text
         start = text.lstrip()[:1]
-        if start == "{" or start == "[":
-            try:
-                document = json.loads(text)
-            except ValueError:
-                pass
-            else:
-                masked = self.value(document, f"{where} $")
-                if masked is document:
-                    return text
-                separators = (", ", ": ") if ": " in text else (",", ":")
-                return json.dumps(masked, ensure_ascii=text.isascii(), separators=separators)
+        # A JSON object or list (tool arguments, results) is masked inside, so it stays JSON.
+        document = decode_attribute(text) if start == "{" or start == "[" else text
+        if not isinstance(document, str):
+            masked = self.value(document, f"{where} $")
+            if masked is document:
+                return text
+            separators = (", ", ": ") if ": " in text else (",", ":")
+            return json.dumps(masked, ensure_ascii=text.isascii(), separators=separators)
         hits = self.detector.hits(text)
         if not hits:
             return text

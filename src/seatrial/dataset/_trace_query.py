@@ -28,11 +28,8 @@ def _moment(name: str, text: str, *, end_of_day: bool) -> float:
     ago = _AGO.match(text)
     if ago:
         return time.time() - int(ago.group(1)) * _UNIT_S[ago.group(2)]
-    try:
-        day = dt.date.fromisoformat(text)
-    except ValueError:
-        pass
-    else:
+    day = _day(text)
+    if day is not None:
         start = dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()
         return start + DAY_S if end_of_day else start
     try:
@@ -45,6 +42,14 @@ def _moment(name: str, text: str, *, end_of_day: bool) -> float:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
     return moment.timestamp()
+
+
+def _day(text: str) -> dt.date | None:
+    """The day ``text`` names (``2026-07-01``), or None when it names no day."""
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        return None
 
 
 def _error(text: str) -> bool | None:
