@@ -20,10 +20,10 @@ from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
 
 from seatrial.store._bulk import insert_many
-from seatrial.store._codec import ATTEMPT_COLUMNS, SPAN_COLUMNS
+from seatrial.store._codec import ATTEMPT_COLUMNS, SPAN_COLUMNS, span_row
 from seatrial.store._schema import spans, trace_spans
 from seatrial.store._schema import traces as trace_rows
-from seatrial.store._trace_rows import attempt_span_row, fresh_spans
+from seatrial.store._trace_rows import fresh_spans
 from seatrial.store._traces import _PG_INGEST_LOCK, _chunks
 from seatrial.trace import Span
 
@@ -66,7 +66,7 @@ def adopt_exported_spans(
     for attempt_id, trace_id in adopters.items():
         seen, next_position = own.get(attempt_id, (set(), 0))
         rows.extend(
-            attempt_span_row(attempt_id, span, position)
+            span_row(attempt_id, span, position)
             for position, span in enumerate(
                 fresh_spans(exported.get(trace_id, []), seen), start=next_position
             )

@@ -167,24 +167,31 @@ def attempt_rows(
         )
         if trace is None:
             continue
-        for position, span in enumerate(trace.spans):
-            span_out.append(
-                (
-                    attempt_id,
-                    position,
-                    span.trace_id,
-                    span.span_id,
-                    span.parent_span_id,
-                    span.name,
-                    span.start_time_unix_nano,
-                    span.end_time_unix_nano,
-                    raw_json(span.attributes),
-                    raw_json(span.events),
-                    span.status,
-                    without_nul(span.status_message),
-                )
-            )
+        span_out.extend(span_row(attempt_id, span, p) for p, span in enumerate(trace.spans))
     return attempt_out, span_out
+
+
+NO_EVENTS = raw_json([])
+"""Most spans have no events: their column's text is made once."""
+
+
+def span_row(attempt_id: str, span: Span, position: int) -> tuple[Any, ...]:
+    """The ``spans`` row of one span of an attempt's trace (see SPAN_COLUMNS): the attempt's
+    own spans, and spans its agent exported that join them (ingestion)."""
+    return (
+        attempt_id,
+        position,
+        span.trace_id,
+        span.span_id,
+        span.parent_span_id,
+        without_nul(span.name),
+        span.start_time_unix_nano,
+        span.end_time_unix_nano,
+        raw_json(span.attributes),
+        raw_json(span.events) if span.events else NO_EVENTS,
+        span.status,
+        without_nul(span.status_message),
+    )
 
 
 @contextmanager

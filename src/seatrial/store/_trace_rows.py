@@ -10,10 +10,11 @@ only when there are no model calls" holds however the spans were split into batc
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from typing import Any
 
+from seatrial.store._codec import NO_EVENTS
 from seatrial.store._engine import raw_json, without_nul
 from seatrial.trace import Span, Trace, attrs
 
@@ -56,9 +57,7 @@ TRACE_SPAN_COLUMNS = (
 )
 """The ``trace_spans`` columns, in the order of the tuples :func:`trace_span_row` makes."""
 
-_NO_EVENTS = raw_json([])
-"""Most spans have no events: their column's text is made once."""
-_NO_CHECKS = _NO_EVENTS
+_NO_CHECKS = NO_EVENTS
 """A new trace has had no checks run over it."""
 _NOTHING_MASKED = raw_json({})
 _START = attrgetter("start_time_unix_nano")
@@ -112,25 +111,7 @@ def trace_span_row(span: Span, position: int) -> tuple[Any, ...]:
         span.start_time_unix_nano,
         span.end_time_unix_nano,
         raw_json(span.attributes),
-        raw_json(span.events) if span.events else _NO_EVENTS,
-        span.status,
-        without_nul(span.status_message),
-    )
-
-
-def attempt_span_row(attempt_id: str, span: Span, position: int) -> tuple[Any, ...]:
-    """The ``spans`` row of a span joining an attempt's trace (the store's SPAN_COLUMNS)."""
-    return (
-        attempt_id,
-        position,
-        span.trace_id,
-        span.span_id,
-        span.parent_span_id,
-        without_nul(span.name),
-        span.start_time_unix_nano,
-        span.end_time_unix_nano,
-        raw_json(span.attributes),
-        raw_json(span.events) if span.events else _NO_EVENTS,
+        raw_json(span.events) if span.events else NO_EVENTS,
         span.status,
         without_nul(span.status_message),
     )
@@ -231,29 +212,10 @@ class Summary:
 
     def changes(self, trace_id: str) -> dict[str, Any]:
         """Parameters of the UPDATE of a stored trace's row (its id under ``b_trace_id``)."""
-        values = {name: getattr(self, name) for name in _CHANGED}
+        values = {item.name: getattr(self, item.name) for item in fields(self)}
         values["b_trace_id"] = trace_id
         return values
 
-
-_CHANGED = (
-    "service",
-    "session_id",
-    "user_id",
-    "started_at",
-    "finished_at",
-    "span_count",
-    "error",
-    "tools",
-    "models",
-    "model_calls",
-    "input_tokens",
-    "output_tokens",
-    "agent_input_tokens",
-    "agent_output_tokens",
-    "masked",
-    "resource",
-)
 
 
 def summarize(

@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from seatrial.errors import InputError
 from seatrial.store._bulk import insert_many
-from seatrial.store._codec import SPAN_COLUMNS
+from seatrial.store._codec import SPAN_COLUMNS, span_row
 from seatrial.store._engine import raw_json
 from seatrial.store._schema import attempts, spans, trace_spans
 from seatrial.store._schema import traces as trace_rows
@@ -39,7 +39,6 @@ from seatrial.store._trace_rows import (
     TRACE_COLUMNS,
     TRACE_SPAN_COLUMNS,
     Summary,
-    attempt_span_row,
     fresh_spans,
     group_spans,
     summarize,
@@ -352,7 +351,7 @@ def _join_attempts(
         fresh = fresh_spans(batch, seen)
         duplicates += len(batch) - len(fresh)
         rows.extend(
-            attempt_span_row(attempt_id, span, position)
+            span_row(attempt_id, span, position)
             for position, span in enumerate(fresh, start=next_position)
         )
     insert_many(connection, spans, SPAN_COLUMNS, rows)
