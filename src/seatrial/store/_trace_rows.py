@@ -217,7 +217,6 @@ class Summary:
         return values
 
 
-
 def summarize(
     spans_of: Sequence[Span], resource: Mapping[str, Any], masked: Mapping[str, int]
 ) -> Summary:
