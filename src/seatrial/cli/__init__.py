@@ -18,6 +18,7 @@ from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _failures,
     _from_trace,
     _gateway,
+    _gc,
     _import,
     _ingest,
     _judge,
@@ -27,6 +28,7 @@ from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _review,
     _run,
     _serve,
+    _worker,
 )
 from seatrial.cli._app import app, main
 

@@ -1,0 +1,1 @@
+"""Placeholder: filled by issue 13's work."""
