@@ -5,19 +5,33 @@ and a second model call (4 spans, a permission event), and 6 assertion results. 
 the records is not timed; saving them is, batch by batch, as the runner's writer thread does.
 
     .venv/bin/python benchmarks/store_write.py [--url URL] [--attempts N] [--batch N]
+
+With ``--modes`` (PostgreSQL) the same batches are written by each way of bulk inserting, one
+after the other, ``--rounds`` times: ``copy`` (what the store does), ``executemany`` (what it
+did before) and ``values`` (multi-row ``INSERT ... VALUES``). Each prints the median wall
+time, the client's CPU time and, when the server runs on this machine, the CPU time of the
+server process that did the writing.
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
+from sqlalchemy import JSON, Table
+from sqlalchemy.engine import Connection
+
+import seatrial.store._store as store_module
 from seatrial.case import Case
 from seatrial.record import AssertionResult, AttemptRecord, Metrics, RunInfo
-from seatrial.store import Store
+from seatrial.store import Store, encode_attempts
+from seatrial.store._bulk import insert_many
 from seatrial.trace import Span, SpanEvent, Trace, attrs, new_id
 
 CASES = 100
@@ -127,13 +141,87 @@ def make_attempt(run_id: str, index: int) -> AttemptRecord:
     )
 
 
+def insert_values(
+    connection: Connection, table: Table, columns: Any, rows: list[tuple[Any, ...]]
+) -> None:
+    """Multi-row ``INSERT ... VALUES`` in statements of at most 60,000 parameters."""
+    one = ", ".join("%s::jsonb" if isinstance(table.c[c].type, JSON) else "%s" for c in columns)
+    per = max(1, 60_000 // len(columns))
+    for first in range(0, len(rows), per):
+        chunk = rows[first : first + per]
+        sql = f"INSERT INTO {table.name} ({', '.join(columns)}) VALUES " + ", ".join(
+            [f"({one})"] * len(chunk)
+        )
+        connection.exec_driver_sql(sql, tuple(v for row in chunk for v in row))
+
+
+WRITERS = {
+    "copy": functools.partial(insert_many, mode="copy"),
+    "executemany": functools.partial(insert_many, mode="executemany"),
+    "values": insert_values,
+}
+
+
+def server_cpu_s(pid: int) -> float:
+    """CPU seconds of a local PostgreSQL backend process; NaN when it is not on this machine."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / 100
+
+
+def compare_modes(url: str, attempts: int, batch: int, rounds: int) -> None:
+    """Write the same kind of batches by each mode in turn; print medians per mode."""
+    figures: dict[str, list[tuple[float, float, float]]] = {mode: [] for mode in WRITERS}
+    with Store.open(url) as store:
+        ask = "帮我约明天上午的清洁服务"
+        cases = [Case(id=f"case-{i:03d}", input=ask) for i in range(CASES)]
+        for _ in range(rounds):
+            for mode, writer in WRITERS.items():
+                run_id = new_id(128)
+                store.create_run(RunInfo(run_id=run_id, suite="bench", agent="bench"), cases)
+                batches = [
+                    encode_attempts([make_attempt(run_id, i) for i in range(first, first + batch)])
+                    for first in range(0, attempts, batch)
+                ]
+                gc.collect()
+                with store.engine.connect() as connection:
+                    pid = connection.exec_driver_sql("SELECT pg_backend_pid()").scalar_one()
+                store_module.insert_many = writer  # type: ignore[assignment]
+                server, wall, cpu = server_cpu_s(pid), time.perf_counter(), time.process_time()
+                for encoded in batches:
+                    store.save_encoded([encoded])
+                figures[mode].append(
+                    (
+                        time.perf_counter() - wall,
+                        time.process_time() - cpu,
+                        server_cpu_s(pid) - server,
+                    )
+                )
+                store_module.insert_many = insert_many
+    print(f"{attempts} attempts (4 spans each) in batches of {batch}, {rounds} rounds, medians:")
+    for mode, rows in figures.items():
+        wall, cpu, server = (statistics.median(column) for column in zip(*rows, strict=True))
+        print(
+            f"  {mode:12s} wall {wall:6.3f} s  client CPU {cpu:6.3f} s  server CPU {server:6.3f} s"
+        )
+
+
 def main() -> None:
     """Save the attempts and print how long it took."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--url", help="database URL (default: a fresh SQLite file)")
     parser.add_argument("--attempts", type=int, default=10_000)
     parser.add_argument("--batch", type=int, default=200)
+    parser.add_argument("--modes", action="store_true", help="compare COPY, executemany, VALUES")
+    parser.add_argument("--rounds", type=int, default=3)
     options = parser.parse_args()
+    if options.modes:
+        if not options.url or not options.url.startswith("postgres"):
+            parser.error("--modes needs --url postgresql://...")
+        compare_modes(options.url, options.attempts, options.batch, options.rounds)
+        return
 
     with tempfile.TemporaryDirectory() as folder:
         with Store.open(options.url, project_dir=Path(folder)) as store:

@@ -193,7 +193,7 @@ def test_a_batch_that_fails_to_store_leaves_the_exported_spans_where_they_were(
     )
 
     with pytest.raises(StoreError, match="none of this batch was stored"):
-        adopt_store.save_attempts([fresh, stored])  # attempt 1 is stored already
+        adopt_store.save_attempts([fresh, make_attempt("never-created", attempt=1)])
 
     assert [s.span_id for s in adopt_store.ingested_trace(trace_id).spans] == ["e-1"]
     assert adopt_store.finished_attempts(run.run_id) == {(stored.case_id, 1)}

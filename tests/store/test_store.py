@@ -141,14 +141,14 @@ def test_finished_attempts_are_what_a_resume_skips(
     }
 
 
-def test_a_batch_with_a_stored_attempt_stores_none_of_the_batch(
+def test_a_batch_with_a_refused_attempt_stores_none_of_the_batch(
     store: Store, make_run: MakeRun, make_attempt: MakeAttempt, cases: list[Case]
 ) -> None:
     run = make_run()
     store.create_run(run, cases)
     store.save_attempts([make_attempt(run.run_id, "cancel", 1)])
 
-    batch = [make_attempt(run.run_id, "baggage", 1), make_attempt(run.run_id, "cancel", 1)]
+    batch = [make_attempt(run.run_id, "baggage", 1), make_attempt("never-created", "cancel", 1)]
     with pytest.raises(StoreError, match="none of this batch was stored") as raised:
         store.save_attempts(batch)
 

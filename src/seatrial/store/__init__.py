@@ -6,6 +6,7 @@ calibrations, review queue and human labels, in SQLite (default) or PostgreSQL.
 """
 
 from seatrial.store._codec import EncodedAttempts, encode_attempts
+from seatrial.store._gc import KEEP_REASONS, ExpiredRun, GarbageCollection, parse_age
 from seatrial.store._golden_records import (
     PENDING_STATUSES,
     GoldenSnapshot,
@@ -48,6 +49,7 @@ from seatrial.store._reads_runs import (
     RunQuery,
     RunTotals,
     attempt_figures,
+    attempt_verdicts,
     case_definitions,
     previous_run_id,
     run_heads,
@@ -64,6 +66,7 @@ from seatrial.store._url import DB_URL_ENV, DEFAULT_DB_PATH, mask_url, resolve_u
 __all__ = [
     "DB_URL_ENV",
     "DEFAULT_DB_PATH",
+    "KEEP_REASONS",
     "LEDGER_FORMAT_VERSION",
     "PENDING_STATUSES",
     "QUEUE_SOURCE",
@@ -75,6 +78,8 @@ __all__ = [
     "AttemptFigures",
     "Calibration",
     "EncodedAttempts",
+    "ExpiredRun",
+    "GarbageCollection",
     "GoldenSnapshot",
     "GoldenVersion",
     "IngestOutcome",
@@ -94,6 +99,7 @@ __all__ = [
     "TraceHead",
     "TraceQuery",
     "attempt_figures",
+    "attempt_verdicts",
     "case_definitions",
     "encode_attempts",
     "label_counts",
@@ -103,6 +109,7 @@ __all__ = [
     "newest_suite",
     "next_open_review_id",
     "open_review_count",
+    "parse_age",
     "previous_run_id",
     "resolve_url",
     "review_queue_page",

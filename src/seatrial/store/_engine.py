@@ -2,17 +2,24 @@
 
 from __future__ import annotations
 
+import logging
 import re
 import sqlite3
 import time
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from pydantic_core import from_json, to_json
 from sqlalchemy import event
 from sqlalchemy.engine import URL, Connection, Engine, create_engine
+from sqlalchemy.exc import DBAPIError
 from sqlalchemy.pool import StaticPool
 
+from seatrial.store._translate import connection_lost
 from seatrial.store._url import is_memory
+
+T = TypeVar("T")
+log = logging.getLogger("seatrial.store")
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 """How long a SQLite writer waits for another process's write lock before failing."""
@@ -27,6 +34,18 @@ about 40 MiB beside the database while the store is open.
 
 WRITE_OPTION = "seatrial_write"
 """Execution option marking a connection that will write (SQLite takes the lock up front)."""
+
+RECONNECT_LIMIT_S = 60.0
+"""How long a transaction whose database connection was lost is retried before it fails.
+
+Tries come 0.05 s apart at first, doubling up to :data:`RECONNECT_MAX_DELAY_S`: a server
+that restarts, or connections terminated with ``pg_terminate_backend``, cost a run a pause,
+not its attempts. Retrying a write whose commit was lost is safe: attempts are stored once
+per (run, case, attempt) whichever try committed.
+"""
+
+RECONNECT_MAX_DELAY_S = 2.0
+"""The longest pause between two tries of a transaction whose connection was lost."""
 
 _ESCAPED_NUL = re.compile(r"(?<!\\)((?:\\\\)*)\\u0000")
 
@@ -128,3 +147,39 @@ def _use_wal(cursor: Any) -> None:
 def _sqlite_on_begin(connection: Connection) -> None:
     immediate = connection.get_execution_options().get(WRITE_OPTION, False)
     connection.exec_driver_sql("BEGIN IMMEDIATE" if immediate else "BEGIN")
+
+
+def retry_lost_connections(
+    action: str,
+    body: Callable[[], T],
+    *,
+    limit_s: float = RECONNECT_LIMIT_S,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``body()``, run again on a fresh connection while its connection is lost, for up to
+    ``limit_s`` seconds (:data:`RECONNECT_LIMIT_S`); then the last error is raised.
+
+    ``body`` must open its own connection and transaction, so a retry starts clean; any
+    other error is raised at once. Each retry is logged on ``seatrial.store`` as a warning.
+    """
+    deadline = time.monotonic() + limit_s
+    delay = 0.05
+    waited = 0.0
+    tries = 1
+    while True:
+        try:
+            return body()
+        except DBAPIError as exc:
+            out_of_time = time.monotonic() + delay > deadline or waited + delay > limit_s
+            if not connection_lost(exc) or out_of_time:
+                raise
+            log.warning(
+                "lost the database connection while trying to %s (try %d); retrying in %.2f s",
+                action,
+                tries,
+                delay,
+            )
+        sleep(delay)
+        waited += delay
+        delay = min(delay * 2, RECONNECT_MAX_DELAY_S)
+        tries += 1

@@ -30,7 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0006"
+SCHEMA_REVISION = "0007"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -67,6 +67,8 @@ runs = Table(
     Index(None, "started_at"),
     Index(None, "suite", "started_at"),
     Index(None, "agent", "started_at"),
+    # The runs of one suite and agent, newest first: flaky cases, drift, baselines (0007).
+    Index(None, "suite", "agent", "started_at"),
 )
 
 run_tags = Table(

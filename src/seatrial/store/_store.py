@@ -11,7 +11,7 @@ from typing import Any, TypeVar
 from pydantic import ValidationError
 from sqlalchemy import and_, exists, func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
-from sqlalchemy.exc import SQLAlchemyError
+from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from seatrial.case import Case
 from seatrial.errors import InputError, RunNotFound, StoreError
@@ -20,11 +20,13 @@ from seatrial.store import _codec as codec
 from seatrial.store._adopt import adopt_exported_spans
 from seatrial.store._bulk import insert_many
 from seatrial.store._codec import EncodedAttempts, encode_attempts
-from seatrial.store._engine import WRITE_OPTION, make_engine
+from seatrial.store._engine import WRITE_OPTION, make_engine, retry_lost_connections
+from seatrial.store._gc import GcMixin
 from seatrial.store._golden import GoldenMixin
 from seatrial.store._judging import JudgingMixin
 from seatrial.store._ledger import LedgerMixin
 from seatrial.store._migrate import upgrade
+from seatrial.store._once import unstored
 from seatrial.store._schema import attempts, run_cases, run_tags, runs, spans
 from seatrial.store._traces import TracesMixin
 from seatrial.store._translate import message, reason, translated
@@ -37,7 +39,7 @@ RUN_STATUSES = ("running", "finished", "interrupted")
 """The statuses a run can have (see :class:`~seatrial.record.RunInfo`)."""
 
 
-class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
+class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, GcMixin):
     """Where runs are kept. Open it with :meth:`Store.open`; close it (or use ``with``).
 
     Every method is safe to call from any thread: each takes its own pooled connection.
@@ -116,70 +118,125 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
 
     def create_run(self, info: RunInfo, cases: Sequence[Case]) -> None:
         """Store a new run's header and the cases it will run, in suite order."""
-        with self._write(
-            f"create run {info.run_id!r}",
-            integrity="a run id is stored once (resume the run rather than create it again) "
-            "and its case ids must be unique",
-        ) as c:
+        tries = 0
+
+        def create(c: Connection) -> None:
+            nonlocal tries
+            tries += 1
+            if (
+                tries > 1
+                and c.execute(select(runs.c.run_id).where(runs.c.run_id == info.run_id)).first()
+            ):
+                return  # the try whose connection was lost had committed
             c.execute(insert(runs), [codec.run_row(info)])
             if info.tags:
                 c.execute(insert(run_tags), codec.tag_rows(info))
             if cases:
                 c.execute(insert(run_cases), codec.case_rows(info.run_id, cases))
 
-    def save_attempts(self, records: Sequence[AttemptRecord]) -> None:
+        action = f"create run {info.run_id!r}"
+        with translated(
+            self._engine.url,
+            action,
+            integrity="a run id is stored once (resume the run rather than create it again) "
+            "and its case ids must be unique",
+        ):
+            self._transact(action, create)
+
+    def save_attempts(self, records: Sequence[AttemptRecord]) -> int:
         """Store finished attempts and their traces, all in one transaction.
 
-        Either the whole batch is stored or none of it is (the error says which).
+        Either the whole batch is stored or none of it is (the error says which). An
+        attempt whose (run, case, attempt) is already stored is skipped; returns how many
+        were stored.
         """
-        self.save_encoded([encode_attempts(records)])
+        return self.save_encoded([encode_attempts(records)])
 
-    def save_encoded(self, batches: Sequence[EncodedAttempts]) -> None:
+    def save_encoded(self, batches: Sequence[EncodedAttempts]) -> int:
         """Store attempts already encoded by :func:`encode_attempts`, in one transaction.
 
         The runner encodes each attempt on the event loop as it finishes and leaves only the
         database's own work to its writer thread, which holds the GIL far less that way.
         Spans the agent exported with an attempt's trace id before it was stored (kept as a
         production trace until now) move onto the attempt in the same transaction.
+
+        An attempt is stored once per (run, case, attempt): one whose key is already stored
+        (a resumed or re-delivered attempt, a write retried after its commit was lost) is
+        skipped with its spans, so nothing stored is replaced and nothing doubled. A lost
+        connection is retried for up to 60 s (``RECONNECT_LIMIT_S``). Returns how many
+        attempts were stored.
         """
         attempt_rows = [row for batch in batches for row in batch.attempt_rows]
         if not attempt_rows:
-            return
+            return 0
         span_rows = [row for batch in batches for row in batch.span_rows]
         run_ids = sorted({run_id for batch in batches for run_id in batch.run_ids})
-        with self._write(
-            f"save {len(attempt_rows)} attempts of run {', '.join(run_ids)}",
+
+        filtered = False
+
+        def store(connection: Connection) -> int:
+            fresh, fresh_spans = attempt_rows, span_rows
+            if filtered:
+                fresh, fresh_spans = unstored(connection, attempt_rows, span_rows)
+            insert_many(connection, attempts, codec.ATTEMPT_COLUMNS, fresh)
+            insert_many(connection, spans, codec.SPAN_COLUMNS, fresh_spans)
+            adopt_exported_spans(connection, fresh, fresh_spans)
+            return len(fresh)
+
+        action = f"save {len(attempt_rows)} attempts of run {', '.join(run_ids)}"
+        with translated(
+            self._engine.url,
+            action,
             note="none of this batch was stored",
             integrity="an attempt is stored once per (run, case, attempt) and its run must "
             "have been created first",
-        ) as connection:
-            insert_many(connection, attempts, codec.ATTEMPT_COLUMNS, attempt_rows)
-            insert_many(connection, spans, codec.SPAN_COLUMNS, span_rows)
-            adopt_exported_spans(connection, attempt_rows, span_rows)
+        ):
+            # Written as given first: a key stored already is rare, and looking for one
+            # costs a query per batch on the runner's hot path. The unique constraint refuses
+            # a batch holding one; it is then written again without the stored keys, and once
+            # more if another writer stored one of them meanwhile (PostgreSQL; SQLite's
+            # writers take turns). Any other refusal (a run never created) is raised.
+            for tries_left in (2, 1, 0):
+                try:
+                    return self._transact(action, store)
+                except IntegrityError:
+                    if not tries_left:
+                        raise
+                filtered = True
+            raise AssertionError("unreachable: the last try returns or raises")
 
     def finish_run(self, run_id: str, status: str, finished_at: float) -> None:
         """Set a run's status (``finished``, ``interrupted``, ``running``) and end time."""
         if status not in RUN_STATUSES:
             raise ValueError(f"run status must be one of {RUN_STATUSES}, not {status!r}")
-        with self._write(f"finish run {run_id!r}") as connection:
+
+        def finish(connection: Connection) -> int:
             result = connection.execute(
                 update(runs)
                 .where(runs.c.run_id == run_id)
                 .values(status=status, finished_at=finished_at)
             )
-            if result.rowcount == 0:
-                raise self._not_found(run_id)
+            return int(result.rowcount)
+
+        action = f"finish run {run_id!r}"
+        with translated(self._engine.url, action):
+            updated = self._transact(action, finish)
+        if updated == 0:
+            raise self._not_found(run_id)
 
     # Reading.
 
     def get_run(self, run_id: str) -> RunInfo:
         """A run's header; :class:`RunNotFound` when no run has this id."""
-        with self._read(f"read run {run_id!r}") as connection:
+
+        def read(connection: Connection) -> tuple[Any, dict[str, list[str]]]:
             row = connection.execute(select(runs).where(runs.c.run_id == run_id)).mappings().first()
-            if row is None:
-                raise self._not_found(run_id)
-            tags = self._tags(connection, [run_id])
-            return self._decode(lambda: codec.run_info(row, tags.get(run_id, [])))
+            return row, self._tags(connection, [run_id]) if row is not None else {}
+
+        row, tags = self._reading(f"read run {run_id!r}", read)
+        if row is None:
+            raise self._not_found(run_id)
+        return self._decode(lambda: codec.run_info(row, tags.get(run_id, [])))
 
     def list_runs(
         self,
@@ -250,7 +307,8 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
 
     def run_cases(self, run_id: str) -> list[Case]:
         """The cases of a run as they were run, in suite order."""
-        with self._read(f"read the cases of run {run_id!r}") as connection:
+
+        def read(connection: Connection) -> Sequence[Any]:
             definitions = (
                 connection.execute(
                     select(run_cases.c.definition)
@@ -262,17 +320,23 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
             )
             if not definitions:
                 self._check_run(connection, run_id)
-            return self._decode(lambda: [codec.case_of(d) for d in definitions])
+            return definitions
+
+        definitions = self._reading(f"read the cases of run {run_id!r}", read)
+        return self._decode(lambda: [codec.case_of(d) for d in definitions])
 
     def finished_attempts(self, run_id: str) -> set[tuple[str, int]]:
         """The ``(case_id, attempt)`` pairs stored for a run: what a resume skips."""
-        with self._read(f"read the attempts of run {run_id!r}") as connection:
+
+        def read(connection: Connection) -> set[tuple[str, int]]:
             rows = connection.execute(
                 select(attempts.c.case_id, attempts.c.attempt).where(attempts.c.run_id == run_id)
             ).all()
             if not rows:
                 self._check_run(connection, run_id)
             return {(str(case_id), int(attempt)) for case_id, attempt in rows}
+
+        return self._reading(f"read the attempts of run {run_id!r}", read)
 
     def verdict_counts(self, run_ids: Sequence[str]) -> dict[str, dict[str, int]]:
         """Attempts per verdict for each run, counted by the database (for run lists)."""
@@ -323,18 +387,20 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
         if case_id is not None:
             query = query.where(attempts.c.case_id == case_id)
             span_query = span_query.where(attempts.c.case_id == case_id)
-        with (
-            self._read(f"read the attempts of run {run_id!r}", snapshot=with_traces) as conn,
-            codec.collector_paused(),
-        ):
+
+        def read(conn: Connection) -> tuple[Sequence[Any], dict[str, list[dict[str, Any]]]]:
             rows = conn.execute(query).mappings().all()
             if not rows:
                 self._check_run(conn, run_id)
-                return []
             by_attempt: dict[str, list[dict[str, Any]]] = {}
-            if with_traces:
+            if rows and with_traces:
                 for span in conn.execute(span_query).mappings():
                     by_attempt.setdefault(span["attempt_id"], []).append(codec.span_dict(span))
+            return rows, by_attempt
+
+        with codec.collector_paused():
+            action = f"read the attempts of run {run_id!r}"
+            rows, by_attempt = self._reading(action, read, snapshot=with_traces)
             return self._decode(
                 lambda: [
                     codec.attempt_record(row, by_attempt.get(row["id"], []))
@@ -392,13 +458,27 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin):
 
     # Helpers.
 
-    @contextmanager
-    def _write(self, action: str, integrity: str = "", note: str = "") -> Iterator[Connection]:
-        with (
-            translated(self._engine.url, action, integrity=integrity, note=note),
-            self._writer.begin() as connection,
-        ):
-            yield connection
+    def _transact(self, action: str, body: Callable[[Connection], T]) -> T:
+        """``body`` in one write transaction, run again on a new connection while the
+        connection is lost (for up to RECONNECT_LIMIT_S); wrap it in ``translated``."""
+
+        def once() -> T:
+            with self._writer.begin() as connection:
+                return body(connection)
+
+        return retry_lost_connections(action, once)
+
+    def _reading(self, action: str, body: Callable[[Connection], T], snapshot: bool = False) -> T:
+        """``body`` on a read connection, run again while the connection is lost."""
+
+        def once() -> T:
+            with self._engine.connect() as connection:
+                if snapshot and connection.dialect.name == "postgresql":
+                    connection.execution_options(isolation_level="REPEATABLE READ")
+                return body(connection)
+
+        with translated(self._engine.url, action):
+            return retry_lost_connections(action, once)
 
     @contextmanager
     def _read(self, action: str, snapshot: bool = False) -> Iterator[Connection]:

@@ -13,6 +13,32 @@ from seatrial.store._url import DB_URL_ENV, mask_url
 
 _MAX_REASON = 400
 
+# SQLSTATEs of a connection the server ended or never finished opening: class 08
+# (connection exception) and the "operator intervention" ones pg_terminate_backend, a crash
+# and a server still starting send.
+_LOST_STATES = ("57P01", "57P02", "57P03")
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether ``exc`` says the database connection was lost rather than the statement refused.
+
+    True for a connection SQLAlchemy invalidated (the server closed it: a restart,
+    ``pg_terminate_backend``, a network cut) and for a PostgreSQL server that could not be
+    reached or was shutting down; the transaction may be run again on a new connection.
+    False for everything SQLite raises: it has no connection to lose, and a locked
+    database has already waited out its busy timeout.
+    """
+    if not isinstance(exc, DBAPIError):
+        return False
+    if exc.connection_invalidated:
+        return True
+    if not hasattr(exc.orig, "sqlstate"):  # not a PostgreSQL driver's error
+        return False
+    state = getattr(exc.orig, "sqlstate", None)
+    if state is None:  # no answer from a server at all: refused, reset, timed out
+        return isinstance(exc, OperationalError)
+    return str(state).startswith("08") or state in _LOST_STATES
+
 
 def reason(exc: BaseException, url: URL | None = None) -> str:
     """The driver's own words, on one line, short, without the URL's password.
