@@ -73,6 +73,10 @@ class AgentConfig(BaseModel):
     the environment variable ``NAME`` when the run starts (a missing one stops it, exit 2)."""
     timeout_s: float | None = Field(default=None, gt=0)
     """Seconds to wait for one reply; unset means ``run.timeout_s``."""
+    retry: dict[str, Any] = Field(default_factory=dict)
+    """When an http agent's turn is posted again after a transient answer (429, 502, 503,
+    504, a refused connection): ``tries``, ``backoff_s``, ``max_wait_s``, ``on_status``
+    (docs/agents.md, "Retries"); unset keeps the defaults, ``tries: 1`` never retries."""
 
 
 class RunDefaults(BaseModel):

@@ -6,7 +6,7 @@ import socket
 
 import pytest
 
-from seatrial.agent import HttpAgent
+from seatrial.agent import AgentRetry, HttpAgent
 from seatrial.case import Case
 from seatrial.errors import AgentError, AgentSpecError
 from seatrial.testing import AgentServer, Hang, HttpReply
@@ -148,7 +148,7 @@ async def test_final_state_extension_is_reported():
 )
 async def test_bad_answers_are_agent_errors_naming_what_was_wrong(reply, expected):
     async with AgentServer(lambda request: reply) as server:
-        adapter = HttpAgent(server.url)
+        adapter = HttpAgent(server.url, retry=AgentRetry(tries=1))  # retries: tests/faults
         with pytest.raises(AgentError) as caught:
             await drive(adapter, make_context(Case(id="c", input="hi")))
         await adapter.aclose()

@@ -1,80 +1,180 @@
-"""The HTTP adapter's connection pool: one connection per attempt in flight, 20 kept alive.
+"""The HTTP adapter's connections: one per attempt in flight, all kept open between POSTs,
+and a refused, lost or proxied connection told apart (seatrial.agent._transport).
 
-The limits are read back from the client the adapter built, not from a timing
-(docs/agents.md "Connections", docs/performance.md for the figures behind the choice).
+A small agent on raw asyncio counts the TCP connections it accepts, so each test reads what
+the agent saw, not a setting of the client (docs/agents.md "Connections", docs/performance.md
+for the figures behind aiohttp's pool).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
+import socket
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from dataclasses import dataclass, field
 
-import httpx
 import pytest
 
-from seatrial.agent import HttpAgent, resolve_agent
-from seatrial.agent._http import KEEPALIVE_CONNECTIONS, pool_limits
+from seatrial.agent import AgentRetry, HttpAgent
+from seatrial.agent._retry import RETRY_EVENT
 from seatrial.case import Case
-from seatrial.testing import AgentServer
+from seatrial.errors import AgentError
 from tests.agent._drive import drive, make_context
 
-URL = "http://127.0.0.1:9/chat"
 
+@dataclass
+class CountingAgent:
+    """What the agent saw: connections accepted, request lines, turns it dropped."""
 
-def pool_of(agent: HttpAgent) -> tuple[int, int]:
-    """(max connections, max kept alive) of the pool inside the adapter's httpx client."""
-    pool = agent._http()._transport._pool
-    return pool._max_connections, pool._max_keepalive_connections
+    connections: int = 0
+    request_lines: list[str] = field(default_factory=list)
+    drop_first: int = 0
+    """Close the connection without answering for this many first requests."""
+    in_flight: int = 0
+    most_in_flight: int = 0
 
-
-@pytest.mark.parametrize(
-    ("concurrency", "connections", "kept_alive"),
-    [(1, 1, 1), (8, 8, 8), (20, 20, 20), (21, 21, 20), (64, 64, 20), (500, 500, 20)],
-)
-async def test_the_pool_opens_one_connection_per_attempt_and_keeps_at_most_20(
-    concurrency: int, connections: int, kept_alive: int
-) -> None:
-    agent = HttpAgent(URL, concurrency=concurrency)
-    try:
-        assert pool_of(agent) == (connections, kept_alive)
-    finally:
-        await agent.aclose()
-
-
-async def test_a_concurrency_below_one_still_gets_one_connection() -> None:
-    agent = HttpAgent(URL, concurrency=0)
-    try:
-        assert pool_of(agent) == (1, 1)
-    finally:
-        await agent.aclose()
-
-
-async def test_the_run_concurrency_reaches_the_pool_through_resolve_agent() -> None:
-    agent = resolve_agent(URL, concurrency=64)
-    assert isinstance(agent, HttpAgent)
-    try:
-        assert pool_of(agent) == (64, KEEPALIVE_CONNECTIONS)
-    finally:
-        await agent.aclose()
-
-
-def test_pool_limits_never_keep_more_alive_than_they_open() -> None:
-    for concurrency in range(-1, 70):
-        limits = pool_limits(concurrency)
-        assert limits.max_connections is not None
-        assert limits.max_keepalive_connections is not None
-        assert 1 <= limits.max_keepalive_connections <= limits.max_connections
-        assert limits.max_keepalive_connections <= KEEPALIVE_CONNECTIONS
-    assert pool_limits(64) == httpx.Limits(max_connections=64, max_keepalive_connections=20)
-
-
-async def test_posts_beyond_the_kept_alive_connections_still_get_answers() -> None:
-    # 30 turns in flight on a pool that keeps 20: the other 10 get fresh connections.
-    with AgentServer(lambda request: f"echo {request['message']}") as server:
-        agent = HttpAgent(server.url, concurrency=30)
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
         try:
-            results = await asyncio.gather(
-                *(drive(agent, make_context(Case(id=f"c{n}", input=f"m{n}"))) for n in range(30))
-            )
+            while True:
+                head = await reader.readuntil(b"\r\n\r\n")
+                lines = head.decode().split("\r\n")
+                length = next(
+                    int(line.split(":", 1)[1])
+                    for line in lines
+                    if line.lower().startswith("content-length:")
+                )
+                body = json.loads(await reader.readexactly(length))
+                self.request_lines.append(lines[0])
+                if self.drop_first > 0:
+                    self.drop_first -= 1
+                    return  # closes the connection: the turn was never answered
+                self.in_flight += 1
+                self.most_in_flight = max(self.most_in_flight, self.in_flight)
+                await asyncio.sleep(0.05)  # long enough for the turns in flight to overlap
+                self.in_flight -= 1
+                answer = json.dumps({"response": f"echo {body['message']}"}).encode()
+                writer.write(
+                    b"HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n"
+                    + f"content-length: {len(answer)}\r\n\r\n".encode()
+                    + answer
+                )
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
         finally:
-            await agent.aclose()
-    assert [output.responses for output, _ in results] == [[f"echo m{n}"] for n in range(30)]
+            writer.close()
+
+
+@asynccontextmanager
+async def counting_agent(**settings: int) -> AsyncIterator[tuple[CountingAgent, str]]:
+    """A :class:`CountingAgent` listening on 127.0.0.1; yields it and its URL."""
+    agent = CountingAgent(**settings)
+    server = await asyncio.start_server(agent.handle, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield agent, f"http://127.0.0.1:{port}/chat"
+    finally:
+        server.close()
+        await server.wait_closed()
+
+
+async def post_all(adapter: HttpAgent, messages: list[str]) -> list[list[str]]:
+    """Drive one single-turn attempt per message, all at once; their responses."""
+    results = await asyncio.gather(
+        *(drive(adapter, make_context(Case(id=f"c{n}", input=m))) for n, m in enumerate(messages))
+    )
+    return [output.responses for output, _ in results]
+
+
+async def test_no_more_connections_are_opened_than_the_concurrency() -> None:
+    async with counting_agent() as (agent, url):
+        adapter = HttpAgent(url, concurrency=4)
+        try:
+            responses = await post_all(adapter, [f"m{n}" for n in range(40)])
+        finally:
+            await adapter.aclose()
+    assert responses == [[f"echo m{n}"] for n in range(40)]
+    assert agent.connections <= 4
+    assert agent.most_in_flight <= 4
+
+
+async def test_every_connection_stays_open_for_the_next_posts_above_20_in_flight() -> None:
+    # httpcore kept at most 20 open, so 30 in flight reopened 10 connections every round.
+    async with counting_agent() as (agent, url):
+        adapter = HttpAgent(url, concurrency=30)
+        try:
+            for round_number in range(3):
+                messages = [f"r{round_number}m{n}" for n in range(30)]
+                assert await post_all(adapter, messages) == [[f"echo {m}"] for m in messages]
+        finally:
+            await adapter.aclose()
+    assert agent.connections == 30
+    assert agent.most_in_flight == 30
+
+
+async def test_a_connection_closed_before_the_answer_is_posted_again() -> None:
+    async with counting_agent(drop_first=1) as (agent, url):
+        adapter = HttpAgent(url, retry=AgentRetry(tries=2, backoff_s=0))
+        try:
+            output, trace = await drive(adapter, make_context(Case(id="c", input="hi")))
+        finally:
+            await adapter.aclose()
+    assert output.responses == ["echo hi"]
+    assert len(agent.request_lines) == 2
+    retries = [event for span in trace.spans for event in span.events if event.name == RETRY_EVENT]
+    assert len(retries) == 1
+    assert "RemoteProtocolError" in str(retries[0].attributes[f"{RETRY_EVENT}.reason"])
+
+
+async def test_a_lost_connection_is_an_agent_error_not_a_timeout() -> None:
+    async with counting_agent(drop_first=1) as (_, url):
+        adapter = HttpAgent(url, retry=AgentRetry(tries=1))
+        try:
+            with pytest.raises(AgentError) as caught:
+                await drive(adapter, make_context(Case(id="c", input="hi")))
+        finally:
+            await adapter.aclose()
+    assert caught.value.failure_type == "agent_error"
+    assert "in time" not in str(caught.value)
+    assert "RemoteProtocolError" in str(caught.value)
+
+
+async def test_posts_go_through_the_proxy_named_by_http_proxy(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The agent's own address refuses connections: only the proxy can answer.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        closed_url = f"http://127.0.0.1:{probe.getsockname()[1]}/chat"
+    async with counting_agent() as (proxy, proxy_url):
+        for name in ("NO_PROXY", "no_proxy", "http_proxy"):
+            monkeypatch.delenv(name, raising=False)
+        monkeypatch.setenv("HTTP_PROXY", proxy_url.removesuffix("/chat"))
+        adapter = HttpAgent(closed_url)
+        try:
+            output, _ = await drive(adapter, make_context(Case(id="c", input="hi")))
+        finally:
+            await adapter.aclose()
+    assert output.responses == ["echo hi"]
+    assert proxy.request_lines == [f"POST {closed_url} HTTP/1.1"]
+
+
+async def test_no_proxy_sends_the_posts_straight_to_the_agent(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    async with counting_agent() as (proxy, proxy_url), counting_agent() as (agent, url):
+        monkeypatch.delenv("http_proxy", raising=False)
+        monkeypatch.delenv("no_proxy", raising=False)
+        monkeypatch.setenv("HTTP_PROXY", proxy_url.removesuffix("/chat"))
+        monkeypatch.setenv("NO_PROXY", "127.0.0.1")
+        adapter = HttpAgent(url)
+        try:
+            output, _ = await drive(adapter, make_context(Case(id="c", input="hi")))
+        finally:
+            await adapter.aclose()
+    assert output.responses == ["echo hi"]
+    assert proxy.request_lines == []
+    assert agent.request_lines == ["POST /chat HTTP/1.1"]

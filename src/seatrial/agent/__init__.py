@@ -11,6 +11,7 @@ from seatrial.agent._protocol import AgentAdapter, AgentOutput, AttemptContext, 
 from seatrial.agent._python import PythonAgent
 from seatrial.agent._recorded import RecordedAgent
 from seatrial.agent._resolve import resolve_agent
+from seatrial.agent._retry import AgentRetry
 from seatrial.agent._sandbox import EVENT_KINDS, SANDBOX_TOOLS, Sandbox
 from seatrial.agent._session import ModelCallSpan, Session
 from seatrial.agent._tool import ToolInfo, registered_tool, tool
@@ -23,6 +24,7 @@ __all__ = [
     "WRITE_TOOLS",
     "AgentAdapter",
     "AgentOutput",
+    "AgentRetry",
     "AttemptContext",
     "Decision",
     "HttpAgent",

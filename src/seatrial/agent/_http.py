@@ -27,16 +27,20 @@ import json
 import os
 import re
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 import httpx
 
 from seatrial.agent._protocol import AgentOutput, AttemptContext, clean_metadata
+from seatrial.agent._retry import RETRY_EVENT, AgentRetry, post_with_retries
 from seatrial.errors import AgentError, AgentSpecError
 from seatrial.trace import add_usage, record_tools_called
 from seatrial.trace import attrs as A
+
+if TYPE_CHECKING:
+    from seatrial.agent._transport import AgentConnections
 
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 _BODY_LIMIT = 200
@@ -78,36 +82,14 @@ def traceparent(trace_id: str, span_id: str) -> str | None:
     return f"00-{trace_id}-{span_id}-01"
 
 
-KEEPALIVE_CONNECTIONS = 20
-"""The most connections the HTTP adapter keeps open to the agent between POSTs."""
-
-
-def pool_limits(concurrency: int) -> httpx.Limits:
-    """The HTTP adapter's connection pool at ``concurrency``: one connection per attempt in
-    flight, of which at most :data:`KEEPALIVE_CONNECTIONS` are kept open between POSTs.
-
-    httpcore 1.0 walks its whole pool for every idle connection on every request, so its CPU
-    grows with the square of the connections kept open: 1,000 POSTs at concurrency 64 cost
-    about 10 s of CPU with 64 kept open, about 1.1 s with 20 (docs/performance.md,
-    ``benchmarks/http_agent_pool.py``). Up to 20 attempts in flight every connection is
-    reused. Above that, httpcore closes each connection that falls idle while more than 20
-    are open (it counts the open ones, not the idle ones), so nearly every POST opens a fresh
-    connection: on 127.0.0.1 that costs less than tending 64 kept open.
-    """
-    concurrency = max(1, concurrency)
-    return httpx.Limits(
-        max_connections=concurrency,
-        max_keepalive_connections=min(concurrency, KEEPALIVE_CONNECTIONS),
-    )
-
-
 def _short(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= _BODY_LIMIT else text[:_BODY_LIMIT] + "..."
 
 
 class HttpAgent:
-    """Drives an agent over HTTP with one shared connection pool.
+    """Drives an agent over HTTP with one shared connection pool (aiohttp's:
+    ``seatrial.agent._transport``).
 
     ``transport`` replaces the network: an ``httpx.MockTransport`` (or any
     ``httpx.AsyncBaseTransport``) answers the posts in-process, so a test needs no server.
@@ -123,6 +105,7 @@ class HttpAgent:
         name: str | None = None,
         spec: str | None = None,
         transport: httpx.AsyncBaseTransport | None = None,
+        retry: AgentRetry | None = None,
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -138,19 +121,31 @@ class HttpAgent:
         self._concurrency = max(1, concurrency)
         self._timeout_s = timeout_s
         self._transport = transport
+        self._retry = retry or AgentRetry()
         self._client: httpx.AsyncClient | None = None
+        self._connections: AgentConnections | None = None
 
-    def _http(self) -> httpx.AsyncClient:
-        if self._client is None:
-            # One attempt has at most one request in flight, so the pool matches concurrency;
-            # waiting for a free connection is not the agent's timeout.
-            limits = pool_limits(self._concurrency)
-            connect = min(self._timeout_s, 10.0) if self._timeout_s else 10.0
-            timeout = httpx.Timeout(self._timeout_s, connect=connect, pool=None)
-            self._client = httpx.AsyncClient(
-                headers=self._headers, limits=limits, timeout=timeout, transport=self._transport
+    async def _send(self, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+        """One POST of ``payload``: through aiohttp's pool (seatrial.agent._transport), or
+        through an httpx client over the ``transport`` a test plugged in."""
+        if self._transport is not None:
+            if self._client is None:
+                connect = min(self._timeout_s, 10.0) if self._timeout_s else 10.0
+                timeout = httpx.Timeout(self._timeout_s, connect=connect, pool=None)
+                self._client = httpx.AsyncClient(
+                    headers=self._headers, timeout=timeout, transport=self._transport
+                )
+            return await self._client.post(self.url, json=payload, headers=headers)
+        if self._connections is None:
+            from seatrial.agent._transport import AgentConnections
+
+            self._connections = AgentConnections(
+                self.url,
+                concurrency=self._concurrency,
+                headers=self._headers,
+                timeout_s=self._timeout_s,
             )
-        return self._client
+        return await self._connections.post(payload, headers)
 
     async def check(self) -> None:
         """Open (and close) a TCP connection to the agent's host and port; nothing is posted.
@@ -193,7 +188,12 @@ class HttpAgent:
                 "metadata": {"case_id": ctx.case.id, "run_id": ctx.run_id, "replay_id": ctx.run_id},
             }
             started = time.time_ns()
-            body = await self._post(payload, index, self._trace_headers(ctx))
+            body = await self._post(
+                payload,
+                index,
+                self._trace_headers(ctx),
+                lambda attributes: ctx.recorder.event(RETRY_EVENT, attributes),
+            )
             finished = time.time_ns()
             try:
                 record_tools_called(
@@ -233,11 +233,19 @@ class HttpAgent:
         return {TRACEPARENT: value} if value is not None else {}
 
     async def _post(
-        self, payload: dict[str, Any], index: int, headers: dict[str, str]
+        self,
+        payload: dict[str, Any],
+        index: int,
+        headers: dict[str, str],
+        on_retry: Callable[[dict[str, Any]], None],
     ) -> dict[str, Any]:
         turn = f"turn {index + 1}"
         try:
-            response = await self._http().post(self.url, json=payload, headers=headers)
+            response = await post_with_retries(
+                lambda: self._send(payload, headers),
+                self._retry,
+                on_retry,
+            )
         except httpx.TimeoutException as exc:
             raise AgentError(
                 f"agent at {self.url} did not answer {turn} in time ({type(exc).__name__})",
@@ -281,3 +289,6 @@ class HttpAgent:
         if self._client is not None:
             await self._client.aclose()
             self._client = None
+        if self._connections is not None:
+            await self._connections.aclose()
+            self._connections = None

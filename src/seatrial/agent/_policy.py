@@ -11,8 +11,7 @@ from __future__ import annotations
 
 import contextvars
 import threading
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 
 from seatrial.agent._errors import ToolDenied
@@ -56,14 +55,9 @@ class PermissionPolicy:
         """The policy of the attempt running in this context, if an adapter activated one."""
         return _current_policy.get()
 
-    @contextmanager
-    def activate(self) -> Iterator[PermissionPolicy]:
+    def activate(self) -> AbstractContextManager[PermissionPolicy]:
         """Make this the policy ``@seatrial.tool`` functions consult in this context."""
-        token = _current_policy.set(self)
-        try:
-            yield self
-        finally:
-            _current_policy.reset(token)
+        return _Activation(self)
 
     def decide(self, tool: str, *, write: bool) -> Decision:
         """Decide one call; a granted ``once`` call uses the grant up."""
@@ -104,3 +98,20 @@ class PermissionPolicy:
         if not decision.granted:
             raise ToolDenied(tool, decision.scope, decision.reason)
         return decision
+
+
+class _Activation:
+    """The block of :meth:`PermissionPolicy.activate`: a class, not a generator, because it is
+    entered for every turn and tool call of every attempt."""
+
+    __slots__ = ("_policy", "_token")
+
+    def __init__(self, policy: PermissionPolicy) -> None:
+        self._policy = policy
+
+    def __enter__(self) -> PermissionPolicy:
+        self._token = _current_policy.set(self._policy)
+        return self._policy
+
+    def __exit__(self, *exc: object) -> None:
+        _current_policy.reset(self._token)

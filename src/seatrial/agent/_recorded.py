@@ -153,7 +153,9 @@ class RecordedAgent:
         if self._sessions is not None:
             return self._sessions
         try:
-            lines = self.path.read_text(encoding="utf-8").splitlines()
+            # Only "\n" ends a JSONL line: str.splitlines also cuts at U+2028, which JSON
+            # strings may hold unescaped.
+            lines = self.path.read_text(encoding="utf-8").split("\n")
         except OSError as exc:
             raise AgentSpecError(
                 f"cannot read replay file {self.path}: {exc.strerror or exc}; fix the path"
@@ -169,6 +171,15 @@ class RecordedAgent:
                 raise AgentSpecError(
                     f"{where}: not valid JSON ({exc.msg}, column {exc.colno})"
                 ) from exc
+            except RecursionError:
+                raise AgentSpecError(
+                    f"{where}: the line nests lists or objects too deeply to read; a session "
+                    "needs only a few levels"
+                ) from None
+            except ValueError:
+                raise AgentSpecError(
+                    f"{where}: a number has more digits than can be read; shorten it"
+                ) from None
             if not isinstance(data, dict):
                 raise AgentSpecError(f"{where}: each line must be a JSON object (one session)")
             sessions.append(_Session(data, where))

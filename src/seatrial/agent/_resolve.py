@@ -8,12 +8,14 @@ from pathlib import Path
 from typing import Any
 
 import httpx
+from pydantic import ValidationError
 
 from seatrial.agent import _python, _recorded
 from seatrial.agent._http import HttpAgent
 from seatrial.agent._protocol import AgentAdapter
 from seatrial.agent._python import PythonAgent
 from seatrial.agent._recorded import RecordedAgent
+from seatrial.agent._retry import AgentRetry
 from seatrial.errors import AgentSpecError
 
 FORMS = (
@@ -25,10 +27,12 @@ FORMS = (
 )
 
 
-def _entry(value: Any, name: str) -> tuple[str, dict[str, str] | None, float | None]:
-    """A seatrial.yaml agent entry: a spec string, or {spec, headers, timeout_s}."""
+def _entry(
+    value: Any, name: str
+) -> tuple[str, dict[str, str] | None, float | None, AgentRetry | None]:
+    """A seatrial.yaml agent entry: a spec string, or {spec, headers, timeout_s, retry}."""
     if isinstance(value, str):
-        return value, None, None
+        return value, None, None, None
     if hasattr(value, "model_dump"):
         value = value.model_dump()
     if not isinstance(value, Mapping) or not isinstance(value.get("spec"), str):
@@ -37,7 +41,23 @@ def _entry(value: Any, name: str) -> tuple[str, dict[str, str] | None, float | N
         )
     headers = value.get("headers")
     timeout = value.get("timeout_s")
-    return value["spec"], dict(headers) if headers else None, timeout
+    return value["spec"], dict(headers) if headers else None, timeout, _retry(value, name)
+
+
+def _retry(entry: Mapping[str, Any], name: str) -> AgentRetry | None:
+    """The entry's ``retry:`` settings, checked; None when it sets none."""
+    given = entry.get("retry")
+    if not given:
+        return None
+    try:
+        return AgentRetry.model_validate(given)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        raise AgentSpecError(
+            f"agent `{name}` in seatrial.yaml: retry.{where}: {first['msg']}; "
+            "see docs/agents.md (Retries) for tries, backoff_s, max_wait_s and on_status"
+        ) from exc
 
 
 def _build(
@@ -49,6 +69,7 @@ def _build(
     concurrency: int,
     timeout_s: float | None,
     transport: httpx.AsyncBaseTransport | None,
+    retry: AgentRetry | None = None,
 ) -> AgentAdapter | None:
     if spec.startswith(("http://", "https://")):
         return HttpAgent(
@@ -59,6 +80,7 @@ def _build(
             name=name,
             spec=spec,
             transport=transport,
+            retry=retry,
         )
     if headers:
         raise AgentSpecError(f"`headers` apply to http agents only, not to `{spec}`")
@@ -108,7 +130,7 @@ def resolve_agent(
     if adapter is not None:
         return adapter
     if agents and spec in agents:
-        target, headers, own_timeout = _entry(agents[spec], spec)
+        target, headers, own_timeout, retry = _entry(agents[spec], spec)
         adapter = _build(
             target,
             name=spec,
@@ -117,6 +139,7 @@ def resolve_agent(
             concurrency=concurrency,
             timeout_s=own_timeout if own_timeout is not None else timeout_s,
             transport=transport,
+            retry=retry,
         )
         if adapter is None:
             raise AgentSpecError(

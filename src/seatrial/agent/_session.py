@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from seatrial.agent._errors import ToolError
@@ -145,10 +145,9 @@ class Session:
         # event loop free for the other attempts.
         return await asyncio.to_thread(self.call_tool, name, **arguments)
 
-    @contextmanager
     def model_call(
         self, model: str, *, provider: str | None = None, **attributes: Any
-    ) -> Iterator[ModelCallSpan]:
+    ) -> AbstractContextManager[ModelCallSpan]:
         """Record a ``chat {model}`` span around a model call; report usage on what it yields.
 
         ::
@@ -163,8 +162,7 @@ class Session:
         if provider:
             span_attributes["gen_ai.provider.name"] = provider
         span_attributes.update(attributes)
-        with self.recorder.span(f"chat {model}", span_attributes) as span:
-            yield ModelCallSpan(span)
+        return _ModelCallBlock(self.recorder.span(f"chat {model}", span_attributes))
 
     def describe(
         self,
@@ -218,3 +216,24 @@ class Session:
         with contextlib.suppress(ToolError), tool_span(self.recorder, name, arguments):
             raise error
         return error
+
+
+class _ModelCallBlock:
+    """The block of :meth:`Session.model_call`: a class, not a generator, because it is
+    entered for every model call of every attempt and a generator costs several times more."""
+
+    __slots__ = ("_span",)
+
+    def __init__(self, span: AbstractContextManager[Span]) -> None:
+        self._span = span
+
+    def __enter__(self) -> ModelCallSpan:
+        return ModelCallSpan(self._span.__enter__())
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._span.__exit__(kind, exc, tb)

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
+from types import TracebackType
 from typing import Any, TypeVar, overload
 
 from seatrial.agent._errors import ToolError
@@ -60,14 +61,13 @@ class ToolCallSpan:
         self.span.attributes[A.TOOL_RESULT] = encode_json(value)
 
 
-@contextmanager
 def tool_span(
     recorder: TraceRecorder,
     name: str,
     arguments: dict[str, Any],
     *,
     event_kind: str | None = None,
-) -> Iterator[ToolCallSpan]:
+) -> AbstractContextManager[ToolCallSpan]:
     """Record one ``execute_tool {name}`` span around a block.
 
     A :class:`ToolError` ends the span with its own ``error_type`` (``permission_denied``,
@@ -82,17 +82,48 @@ def tool_span(
     }
     if event_kind:
         attributes[A.EVENT_KIND] = event_kind
-    with recorder.span(f"execute_tool {name}", attributes) as span:
-        try:
-            yield ToolCallSpan(recorder, span)
-        except ToolError as exc:
-            recorder.end_span(span, error=exc.error_type, message=str(exc))
-            raise
+    return _ToolSpanBlock(recorder, recorder.span(f"execute_tool {name}", attributes))
+
+
+class _ToolSpanBlock:
+    """The block of :func:`tool_span`: a class, not a generator, because it is entered for
+    every tool call of every attempt and a generator costs several times more."""
+
+    __slots__ = ("_block", "_recorder", "_span")
+
+    def __init__(self, recorder: TraceRecorder, block: AbstractContextManager[Span]) -> None:
+        self._recorder, self._block = recorder, block
+
+    def __enter__(self) -> ToolCallSpan:
+        self._span = self._block.__enter__()
+        return ToolCallSpan(self._recorder, self._span)
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        if isinstance(exc, ToolError):
+            self._recorder.end_span(self._span, error=exc.error_type, message=str(exc))
+        self._block.__exit__(kind, exc, tb)
+
+
+_PLAIN = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
 def _arguments(
     signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any]:
+    parameters = signature.parameters
+    if (
+        not args
+        and len(kwargs) == len(parameters)
+        and all(p.kind in _PLAIN and name in kwargs for name, p in parameters.items())
+    ):
+        # Every parameter passed by name (the usual tool call): bind() would give the same
+        # names in the same order, for several times the cost, on every call of every attempt.
+        return {name: kwargs[name] for name in parameters}
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError:

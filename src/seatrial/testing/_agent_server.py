@@ -37,6 +37,8 @@ class HttpReply:
     status: int = 500
     body: str | bytes = "internal error"
     content_type: str = "text/plain; charset=utf-8"
+    headers: Mapping[str, str] = field(default_factory=dict)
+    """Further response headers (``Retry-After`` ...)."""
 
 
 @dataclass(frozen=True)
@@ -87,8 +89,12 @@ class _Handler(TrackedHandler):
     def log_message(self, format: str, *args: Any) -> None:
         """Stay quiet: tests read ``requests``, not a log."""
 
-    def _send(self, status: int, body: bytes, content_type: str) -> None:
+    def _send(
+        self, status: int, body: bytes, content_type: str, headers: Mapping[str, str] | None = None
+    ) -> None:
         self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", content_type)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -111,7 +117,7 @@ class _Handler(TrackedHandler):
             return
         if isinstance(reply, HttpReply):
             data = reply.body.encode() if isinstance(reply.body, str) else reply.body
-            self._send(reply.status, data, reply.content_type)
+            self._send(reply.status, data, reply.content_type, reply.headers)
             return
         if isinstance(reply, str):
             reply = {"response": reply}
