@@ -29,15 +29,20 @@ from seatrial.dataset import parse_dataset_ref
 from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
 from seatrial.report import RunReport, build_report, write_reports
 from seatrial.run import (
+    Dispatch,
     JudgeRuntime,
     Progress,
     RunOptions,
     RunOutcome,
     gateway_for_run,
+    gateway_record,
     resume_async,
 )
 from seatrial.run import run_suite_async as _run_cases_async
 from seatrial.store import Store
+
+Backend = Literal["local", "celery"]
+"""Where a run's attempts run: this machine (``local``) or Celery workers (``celery``)."""
 
 NoticeLevel = Literal["info", "warning", "alarm"]
 """How loud a notice is: ``info`` (what was chosen), ``warning`` (something missing or
@@ -213,7 +218,10 @@ async def _drive(
         async with contextlib.AsyncExitStack() as stack:
             if judge is not None:
                 options.judge = await _open_judge(stack, config, judge, store, say)
-            if gateway:
+            if gateway and options.dispatch is not None:
+                # Each worker starts its own proxy for the run (seatrial.distributed).
+                say("info", "gateway: each worker runs its own proxy for the run")
+            elif gateway:
                 server = await stack.enter_async_context(
                     gateway_for_run(
                         config.gateway_config(), store=store, project_dir=config.project_dir
@@ -221,7 +229,9 @@ async def _drive(
                 )
                 say("info", f"gateway: {server.base_url} (each attempt gets its own path)")
             if resume is not None:
-                return await resume_async(resume, adapter, store, progress, options.judge)
+                return await resume_async(
+                    resume, adapter, store, progress, options.judge, options.dispatch
+                )
             assert suite is not None
             return await _run_cases_async(suite, adapter, store, options, progress)
     finally:
@@ -248,6 +258,7 @@ async def execute_suite_async(
     with_traces: bool = False,
     progress: Progress | None = None,
     on_notice: OnNotice | None = None,
+    backend: Backend = "local",
 ) -> SuiteRun:
     """Run ``suite`` (or finish the run ``resume`` names) with its gates, and judge the run.
 
@@ -282,6 +293,9 @@ async def execute_suite_async(
         with_traces: put each attempt's trace in the returned report.
         progress: receives each attempt as it finishes.
         on_notice: receives what the run says as it starts (baseline, judge, gateway).
+        backend: ``celery`` sends the attempts to Celery workers (``seatrial worker``;
+            broker: ``SEATRIAL_BROKER_URL``) and follows the run from the store; the summary,
+            reports and exit code are those of a local run (docs/scale.md).
 
     Raises:
         SeatrialError: bad input (suite, gates file, agent, configuration) before anything
@@ -302,6 +316,8 @@ async def execute_suite_async(
         options = dataclasses.replace(
             options, tags=list(options.tags), settings=dict(options.settings)
         )
+    if backend == "celery":
+        options.workers = 1
     if gateway and options.workers > 1:
         raise InputError(
             "--gateway runs the proxy in this process: use it with --workers 1 (the default)"
@@ -359,6 +375,14 @@ async def execute_suite_async(
             await _check(adapter)
         assert adapter is not None
         settings = dict(gate_record)
+        if backend == "celery":
+            # A resumed run keeps its own per-attempt timeout: that is the one to check.
+            timeout_s = (
+                store.get_run(resumed).settings.get("timeout_s")
+                if resumed is not None
+                else options.timeout_s
+            )
+            options.dispatch = _celery_dispatch(store, timeout_s, config, gateway, settings, say)
         golden_ref = dataset or (loaded.dataset if loaded is not None else None)
         if golden_ref is not None and loaded is not None:
             loaded, settings["dataset"] = _with_golden_set(store, loaded, golden_ref, say)
@@ -376,6 +400,36 @@ async def execute_suite_async(
         root = config.report_path() or config.project_dir / ".seatrial" / "reports"
         written = write_reports(report, report_dir or root / outcome.run_id)
     return SuiteRun(outcome.run_id, report, tuple(written), outcome.interrupted)
+
+
+def _celery_dispatch(
+    store: Store,
+    timeout_s: float | None,
+    config: Config,
+    gateway: bool,
+    settings: dict[str, Any],
+    say: OnNotice,
+) -> Dispatch:
+    """The dispatch to Celery workers, checked (broker reachable, timeout shorter than the
+    visibility timeout) before the run is stored; ``settings`` gains what workers read."""
+    from seatrial.distributed import CeleryDispatch
+
+    dispatch = CeleryDispatch.open(store, timeout_s)
+    if store.engine.url.get_backend_name() == "sqlite":
+        say(
+            "warning",
+            f"the store is a SQLite file ({store.url}): every worker must run on this machine "
+            "and open the same file; use PostgreSQL (SEATRIAL_DB_URL) for workers on other "
+            "machines",
+        )
+    dispatch.on_resend = lambda count: say(
+        "warning", f"nothing stored for a while: sent {count} missing attempts again"
+    )
+    settings["backend"] = "celery"
+    if gateway:
+        settings["gateway"] = gateway_record(config.gateway_config())
+    say("info", f"backend: celery ({dispatch.broker.shown_url}, queue {dispatch.broker.queue})")
+    return dispatch
 
 
 def execute_suite(

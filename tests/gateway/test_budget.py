@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Iterator
 from pathlib import Path
@@ -9,9 +10,11 @@ from pathlib import Path
 import pytest
 
 from seatrial.errors import BudgetExceeded
-from seatrial.gateway._budget import Budget
+from seatrial.gateway import ChatRequest, Gateway, GatewayConfig, Message, ModelConfig, Price
+from seatrial.gateway._budget import DEFAULT_REFRESH_S, Budget
 from seatrial.gateway._config import BudgetConfig
 from seatrial.store import ModelCallRow, Store
+from seatrial.testing import FakeReply, ScriptedModel
 
 
 @pytest.fixture
@@ -108,3 +111,84 @@ def test_a_negative_cost_is_refused() -> None:
     budget = Budget(BudgetConfig(run_usd=1.0))
     with pytest.raises(ValueError):
         budget.add("run-1", -0.5)
+
+
+async def _call_through(budget: Budget, store: Store, run_id: str, cost_usd: float) -> None:
+    """One priced call as a gateway makes it: refresh, check, charge, ledger row."""
+    await budget.refresh(run_id)
+    budget.check(run_id)
+    budget.add(run_id, cost_usd)
+    store.record_model_calls([ModelCallRow(run_id=run_id, model="gpt4o", cost_usd=cost_usd)])
+
+
+async def test_two_processes_on_one_store_hold_one_run_budget_between_them(
+    ledger: Store,
+) -> None:
+    # Two workers' gateways: each its own Budget, one ledger. Read afresh before every call
+    # (refresh_s=0), neither may let the run spend past its budget.
+    workers = [
+        Budget(BudgetConfig(run_usd=1.0), store=ledger, warn=lambda _: None, refresh_s=0.0)
+        for _ in range(2)
+    ]
+    refused = 0
+    for turn in range(10):
+        try:
+            await _call_through(workers[turn % 2], ledger, "run-1", 0.3)
+        except BudgetExceeded:
+            refused += 1
+    assert ledger.spend("run-1") == pytest.approx(1.2)  # the 4th call crossed it, then none
+    assert refused == 6
+    for budget in workers:
+        assert budget.spent("run-1") == pytest.approx(1.2)
+
+
+async def test_another_processes_spend_counts_once_the_budget_reads_the_store_again(
+    ledger: Store,
+) -> None:
+    ours = Budget(BudgetConfig(project_usd=2.0), store=ledger, warn=lambda _: None, refresh_s=0.0)
+    await _call_through(ours, ledger, "run-1", 0.5)
+    ledger.record_model_calls([ModelCallRow(run_id="run-2", model="gpt4o", cost_usd=1.5)])
+    ours.check("run-1")  # not read again yet: the other process's spend is not seen
+    await ours.refresh("run-1")
+    assert ours.spent() == pytest.approx(2.0)
+    with pytest.raises(BudgetExceeded, match="project"):
+        ours.check("run-1")
+
+
+async def test_a_budget_without_limits_never_reads_the_store_again(ledger: Store) -> None:
+    budget = Budget(BudgetConfig(), store=ledger, warn=lambda _: None, refresh_s=0.0)
+    await _call_through(budget, ledger, "run-1", 0.5)
+    ledger.record_model_calls([ModelCallRow(run_id="run-1", model="gpt4o", cost_usd=9.0)])
+    await budget.refresh("run-1")
+    assert budget.spent("run-1") == pytest.approx(0.5)  # its own count, as read first
+
+
+async def test_two_gateways_on_one_store_stop_a_run_once_their_calls_together_spent_it(
+    ledger: Store,
+) -> None:
+    # Two workers' gateways on one store. Each call costs $0.50 of a $1.00 run budget: once
+    # each gateway has made one, the run is spent, and the gateway that has not seen the
+    # other's call yet sees it when it reads the ledger again (at most a second later).
+    main = ModelConfig(
+        name="main",
+        provider="scripted",
+        model="gpt-4o-mini",
+        price=Price(input_per_mtok=500_000.0, output_per_mtok=0.0),
+    )
+    config = GatewayConfig(models={"main": main}, budgets=BudgetConfig(run_usd=1.0))
+    model = ScriptedModel(FakeReply("ok", input_tokens=1, output_tokens=1))
+    first, second = (Gateway(config, store=ledger, providers={"main": model}) for _ in range(2))
+    request = ChatRequest(
+        model="main", run_id="run-1", messages=[Message(role="user", content="hi")]
+    )
+    try:
+        await second.chat(request)
+        await first.chat(request)
+        assert ledger.spend("run-1") == pytest.approx(1.0)
+        await asyncio.sleep(DEFAULT_REFRESH_S + 0.1)  # let `second`'s last read go stale
+        with pytest.raises(BudgetExceeded, match="'run-1'"):
+            await second.chat(request)
+    finally:
+        await first.aclose()
+        await second.aclose()
+    assert len(model.requests) == 2

@@ -222,3 +222,18 @@ def test_estimate_counts_content_parts_tool_calls_and_tool_definitions() -> None
     )
 
     assert estimate_tokens(richer) > estimate_tokens(plain) + 100
+
+
+async def test_calls_waiting_for_a_limit_go_in_the_order_they_came() -> None:
+    # rpm=600: ten at once, then one every 0.1 s. The twenty after them must not overtake
+    # each other: a call that lost the race again and again would time out behind later ones.
+    limits = RateLimits(models(rpm=600), max_wait_s=10)
+    went: list[int] = []
+
+    async def call(number: int) -> None:
+        await limits.acquire("limited", 1)
+        went.append(number)
+
+    await asyncio.gather(*(call(number) for number in range(30)))
+
+    assert went == list(range(30))

@@ -92,6 +92,15 @@ def run(
             "(overrides judge.model).",
         ),
     ] = None,
+    backend: Annotated[
+        str,
+        typer.Option(
+            "--backend",
+            metavar="local|celery",
+            help="Where attempts run: this machine (local), or Celery workers started with "
+            "`seatrial worker` (celery; broker: $SEATRIAL_BROKER_URL).",
+        ),
+    ] = "local",
     dataset: Annotated[
         str | None,
         typer.Option(
@@ -114,6 +123,8 @@ def run(
     defaults = config.run
     if resume is None and suite_path is None and dataset is None:
         raise typer.BadParameter("give a SUITE file, --dataset NAME, or --resume RUN_ID")
+    if backend not in ("local", "celery"):
+        raise typer.BadParameter(f"--backend {backend}: choose local or celery")
     options = RunOptions(
         repeats=repeats or defaults.repeats,
         concurrency=concurrency or defaults.concurrency,
@@ -140,12 +151,14 @@ def run(
                 report_dir=report_dir,
                 progress=progress_for(console),
                 on_notice=print_notice,
+                backend="celery" if backend == "celery" else "local",
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM
         err_console.print(
             "[yellow]interrupted:[/] finished attempts are stored; "
-            f"continue with `seatrial run --resume {options.run_id or resume}`",
+            f"continue with `seatrial run --resume {options.run_id or resume}"
+            f"{' --backend celery' if backend == 'celery' else ''}`",
             highlight=False,
         )
         raise typer.Exit(130) from None

@@ -1,1 +1,50 @@
-"""Placeholder: filled by issue 13's work."""
+"""``seatrial worker``: run attempts of ``seatrial run --backend celery`` on this machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from seatrial.cli._app import app, guarded
+from seatrial.errors import ConfigError
+
+
+@app.command()
+@guarded
+def worker(
+    concurrency: Annotated[
+        int, typer.Option(min=1, help="Attempts in flight in this worker (Celery threads).")
+    ] = 8,
+    queue: Annotated[
+        str | None,
+        typer.Option(help="Queue to read (default: $SEATRIAL_QUEUE, else `seatrial`)."),
+    ] = None,
+    loglevel: Annotated[
+        str, typer.Option(help="Log level: debug, info, warning or error.")
+    ] = "info",
+    project: Annotated[
+        Path | None,
+        typer.Option(
+            help="Project folder whose seatrial.yaml names the agents and models "
+            "(default: the current folder)."
+        ),
+    ] = None,
+    hostname: Annotated[
+        str | None, typer.Option(help="The worker's Celery node name (default: celery@HOST).")
+    ] = None,
+) -> None:
+    """Run attempts sent by `seatrial run --backend celery` (broker: $SEATRIAL_BROKER_URL,
+    store: $SEATRIAL_DB_URL); SIGTERM finishes the attempts in flight, then exits."""
+    from seatrial.distributed import LOG_LEVELS, start_worker
+
+    if loglevel.lower() not in LOG_LEVELS:
+        raise ConfigError(f"--loglevel {loglevel}: choose one of {', '.join(LOG_LEVELS)}")
+    start_worker(
+        concurrency=concurrency,
+        queue=queue,
+        loglevel=loglevel.lower(),
+        project_dir=project,
+        hostname=hostname,
+    )

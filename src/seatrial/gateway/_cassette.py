@@ -4,13 +4,16 @@ One JSON Lines file per run, ``<cassette folder>/<run id>.jsonl``; each line is 
 its run, case, attempt and position within the attempt (1-based ``call``), the normalised
 request, and the whole response. Replaying serves the answers of an attempt in order, so a
 failure reproduces exactly, model answers included. A re-recorded attempt (a resumed
-run) replaces the earlier recording of that attempt: a line with ``call`` 1 starts it over.
+run, or an attempt a Celery worker ran again) replaces the earlier recording of that
+attempt: a line with ``call`` 1 starts it over. Several processes may record one run's
+cassette (workers on one machine, or sharing the folder): each line is appended whole.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 import threading
 from dataclasses import dataclass
@@ -106,8 +109,7 @@ class Cassette:
             text = json.dumps(line, ensure_ascii=False, separators=(",", ":"))
             try:
                 self._folder.mkdir(parents=True, exist_ok=True)
-                with path.open("a", encoding="utf-8") as out:
-                    out.write(text + "\n")
+                _append_line(path, (text + "\n").encode("utf-8"))
             except OSError as exc:
                 raise GatewayError(
                     f"cannot write the cassette {path}: {exc}; check that the folder is "
@@ -225,6 +227,18 @@ class Cassette:
                 calls.clear()
             calls.append(entry)
         return found
+
+
+def _append_line(path: Path, data: bytes) -> None:
+    """Append one line with one ``write`` on an ``O_APPEND`` descriptor: Celery workers on one
+    machine record the same run's cassette, and their lines must not interleave."""
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        written = os.write(fd, data)
+        while written < len(data):  # a short write (a full disk, a signal): finish the line
+            written += os.write(fd, data[written:])
+    finally:
+        os.close(fd)
 
 
 def _parse(text: str, where: str) -> tuple[AttemptKey, int, _Entry]:

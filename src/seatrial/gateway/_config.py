@@ -247,8 +247,9 @@ class GatewayConfig(BaseModel):
     """Faults to inject."""
     fault_seed: int = 0
     """Seed for probabilistic faults."""
-    redis_url: str | None = None
-    """Share rate limits across processes through Redis."""
+    redis_url: str | None = Field(default=None, repr=False)
+    """Share rate limits across processes through Redis (on Celery workers, the broker's
+    when unset); kept out of ``repr``, as a Redis URL may carry a password."""
     max_limit_wait_s: float = Field(default=10.0, ge=0)
     """Longest a call waits for its rate limit before failing."""
     tracing: TracingConfig = Field(default_factory=TracingConfig)

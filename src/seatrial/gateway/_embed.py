@@ -34,6 +34,7 @@ async def embed(gateway: Gateway, request: EmbeddingRequest) -> EmbeddingRespons
     recorder = TraceRecorder.current()
     span = open_span(recorder, OP_EMBEDDINGS, name, {}) if recorder is not None else None
     try:
+        await gateway._budget.refresh(request.run_id)
         gateway._budget.check(request.run_id)
         chain = fallback_chain(gateway.config, name)
 

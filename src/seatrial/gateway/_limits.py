@@ -10,6 +10,11 @@ Lua script updates atomically, so every process using the same Redis shares one 
 - ``tpm``: holds a full minute of tokens and refills continuously. Each call is charged its
   estimated tokens (:func:`estimate_tokens`); a call estimated above ``tpm`` is charged
   ``tpm``, so it waits for a full bucket instead of never going.
+
+Calls that must wait queue in the order they came, per model and limit, in each event loop:
+only the first of them polls the bucket. Without the queue every waiter woke at the same
+moment and one of them won at random, so a call could lose again and again while later ones
+went (a worker's attempt timing out behind calls that came after it).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import asyncio
 import json
 import math
 import time
+import weakref
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 from urllib.parse import urlsplit, urlunsplit
@@ -106,6 +112,9 @@ class RateLimits:
         # means something inside one process.
         self._clock: AbstractClock = WallClock() if redis_url else MonotonicClock()
         self._limits: dict[str, list[_Limit]] = {}
+        self._queues: weakref.WeakKeyDictionary[
+            asyncio.AbstractEventLoop, dict[tuple[str, Kind], asyncio.Lock]
+        ] = weakref.WeakKeyDictionary()
         if redis_url:
             from redis.asyncio import Redis
 
@@ -161,7 +170,32 @@ class RateLimits:
             waited += await self._take(model, limit, weight, started)
         return waited
 
+    def _queue(self, model: str, kind: Kind) -> asyncio.Lock:
+        # A lock belongs to one event loop; a gateway may serve several (one per thread).
+        queues = self._queues.setdefault(asyncio.get_running_loop(), {})
+        return queues.setdefault((model, kind), asyncio.Lock())
+
     async def _take(self, model: str, limit: _Limit, weight: int, started: float) -> float:
+        queue = self._queue(model, limit.kind)
+        before, queued = time.monotonic(), queue.locked()
+        try:
+            # asyncio.Lock is first come, first served; a free lock is taken without waiting.
+            async with asyncio.timeout(max(0.0, self._max_wait_s - (before - started))):
+                await queue.acquire()
+        except TimeoutError:
+            raise RateLimitTimeout(
+                f"model `{model}` is at its {limit.kind} limit ({limit.per_minute}/min): the "
+                f"call waited {time.monotonic() - started:.2f} s behind calls that came before "
+                f"it, the {self._max_wait_s:g} s allowed; raise gateway.max_limit_wait_s, raise "
+                f"the model's {limit.kind} if the provider allows it, or add a fallback model"
+            ) from None
+        try:
+            waited = time.monotonic() - before if queued else 0.0
+            return waited + await self._poll(model, limit, weight, started)
+        finally:
+            queue.release()
+
+    async def _poll(self, model: str, limit: _Limit, weight: int, started: float) -> float:
         # The RPM unit is spent before the TPM wait begins; if TPM then times out, that unit
         # stays spent. It errs towards fewer calls, never more than the limits allow.
         slept = 0.0

@@ -86,6 +86,7 @@ class ChatCall:
 
     async def _answer(self, decision: RouteDecision) -> AsyncGenerator[ChatChunk, None]:
         gw, request = self._gw, self._request
+        await gw._budget.refresh(request.run_id)
         gw._budget.check(request.run_id)
         call_index = gw._count(request)
         whole, key = await self._lookup(decision)

@@ -3,12 +3,18 @@
 from seatrial.run._attempt import run_attempt
 from seatrial.run._changes import SnapshotChange
 from seatrial.run._context import active_gateway, use_gateway
-from seatrial.run._gateway_hook import attempt_gateway, gateway_for_run
+from seatrial.run._gateway_hook import (
+    attempt_gateway,
+    gateway_for_run,
+    gateway_record,
+    worker_gateway_config,
+)
 from seatrial.run._judge_hook import JudgeRuntime
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
 from seatrial.run._rerun import RerunResult, rerun_attempt, rerun_attempt_async
 from seatrial.run._rerun_plan import RerunMode
 from seatrial.run._runner import (
+    Dispatch,
     Progress,
     RunOptions,
     RunOutcome,
@@ -21,6 +27,7 @@ from seatrial.run._snapshot import case_hash, fixture_hash
 from seatrial.run._workers import can_fork
 
 __all__ = [
+    "Dispatch",
     "JudgeRuntime",
     "PlainProgress",
     "Progress",
@@ -36,6 +43,7 @@ __all__ = [
     "case_hash",
     "fixture_hash",
     "gateway_for_run",
+    "gateway_record",
     "new_run_id",
     "progress_for",
     "rerun_attempt",
@@ -45,4 +53,5 @@ __all__ = [
     "run_suite_async",
     "suite_hash",
     "use_gateway",
+    "worker_gateway_config",
 ]

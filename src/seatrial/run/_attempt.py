@@ -7,6 +7,7 @@ import contextlib
 import random
 import time
 from collections.abc import Iterator
+from contextlib import nullcontext
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -24,7 +25,7 @@ from seatrial.errors import AgentError
 from seatrial.record import AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
 from seatrial.run._snapshot import attempt_snapshot, case_facts
-from seatrial.trace import TraceRecorder
+from seatrial.trace import TraceRecorder, trusted_model
 from seatrial.trace import attrs as A
 
 if TYPE_CHECKING:
@@ -50,9 +51,6 @@ def user_id_for(case: Case) -> str:
 
 @contextlib.contextmanager
 def _maybe_workspace(case: Case) -> Iterator[Path | None]:
-    if not needs_workspace(case):
-        yield None
-        return
     with prepare_workspace(case) as workspace:
         yield workspace.path
 
@@ -80,9 +78,15 @@ async def run_attempt(
     facts = case_facts(run_id, case)
     output: AgentOutput | None = None
     error: AgentError | None = None
+    # Most attempts need neither a workspace nor a gateway URL: a nullcontext costs less to
+    # enter than the generator-based managers that would yield None.
     with (
-        _maybe_workspace(case) as workspace,
-        attempt_gateway(gateway, recorder, run_id, case.id, attempt) as gateway_url,
+        _maybe_workspace(case) if needs_workspace(case) else nullcontext() as workspace,
+        (
+            attempt_gateway(gateway, recorder, run_id, case.id, attempt)
+            if gateway is not None
+            else nullcontext()
+        ) as gateway_url,
     ):
         sandbox = Sandbox(workspace, case, recorder) if workspace is not None else None
         ctx = AttemptContext(
@@ -159,8 +163,7 @@ async def run_attempt(
             assertion_context.judge = judge.for_attempt(run_id, case.id, attempt, trace)
             evaluation = await evaluate_async(case, assertion_context)
             judge.queue(evaluation, run_id, case.id, attempt)
-    return AttemptRecord(
-        **common,
+    common.update(
         verdict=evaluation.verdict,
         failure_type=evaluation.failure_type,
         reason=evaluation.reason,
@@ -168,3 +171,7 @@ async def run_attempt(
         assertions=evaluation.results,
         finished_at=time.time(),
     )
+    if final_state is None and all(type(r) is str for r in responses):
+        # Every other value was made above with its field's type: skip validating it again.
+        return trusted_model(AttemptRecord, common)
+    return AttemptRecord(**common)

@@ -5,22 +5,35 @@ agent is driven: the agent gets ``{url}/a/{token}/v1`` (``session.gateway_url`` 
 agents, ``context.gateway_base_url`` in the protocol request for HTTP agents), and each call
 through that URL lands as a ``chat`` span in the attempt's trace with its run, case and
 attempt (for cost, cache, cassettes and faults).
+
+On Celery workers (``seatrial run --backend celery --gateway``) each worker process starts
+its own gateway and proxy for each run it serves, from its own ``seatrial.yaml``
+(:func:`worker_gateway_config`): rate limits are shared between the workers through Redis
+(the broker's, unless ``gateway.redis_url`` names another), budgets through the store's
+ledger (``seatrial.gateway.Budget``). The run stores the coordinator's configuration hash
+(:func:`gateway_record`); a worker whose configuration differs says so in its log.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+import logging
+from collections.abc import AsyncIterator, Iterator, Mapping
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from seatrial.run._context import use_gateway
+from seatrial.run._snapshot import gateway_config_hash
 from seatrial.store import Store
 from seatrial.trace import TraceRecorder
 
 if TYPE_CHECKING:
     # The gateway pulls in the model SDKs and the web server: only runs that use it pay.
     from seatrial.gateway import GatewayConfig, GatewayServer
+
+log = logging.getLogger("seatrial.gateway")
+
+_REDIS_SCHEMES = ("redis://", "rediss://")
 
 
 @asynccontextmanager
@@ -58,3 +71,49 @@ def attempt_gateway(
         return
     with server.attempt(recorder, run_id, case_id, attempt) as base_url:
         yield base_url
+
+
+def gateway_record(config: GatewayConfig) -> dict[str, Any]:
+    """What a run on workers stores about its gateway (``settings["gateway"]``): that it has
+    one, and the hash of the coordinator's configuration (without ``redis_url``, which each
+    process names for itself, and without the cassette section, as in the run snapshot)."""
+    return {"enabled": True, "config_hash": gateway_config_hash(_shared_part(config))}
+
+
+def worker_gateway_config(
+    config: GatewayConfig,
+    broker_url: str | None,
+    stored: Mapping[str, Any] | bool | None = None,
+    *,
+    run_id: str | None = None,
+) -> GatewayConfig:
+    """The configuration a Celery worker's gateway runs a run's attempts with.
+
+    ``config`` is the worker's own (its ``seatrial.yaml``: models, keys by variable name,
+    limits, budgets). Rate limits must hold across workers, so when it names no
+    ``gateway.redis_url`` the broker's Redis (``broker_url``) keeps them; with a broker that
+    is not Redis and a model with ``rpm`` or ``tpm``, each worker would hold the limit on its
+    own, and the log says so. ``stored`` is what the run stored (:func:`gateway_record`): a
+    worker whose configuration hashes otherwise logs a warning naming the run.
+    """
+    if config.redis_url is None and broker_url and broker_url.startswith(_REDIS_SCHEMES):
+        config = config.model_copy(update={"redis_url": broker_url})
+    elif config.redis_url is None and any(m.rpm or m.tpm for m in config.models.values()):
+        log.warning(
+            "rate limits (rpm/tpm) hold per worker: the broker is not Redis and "
+            "gateway.redis_url is unset; set gateway.redis_url in the workers' seatrial.yaml "
+            "so every worker shares one limit"
+        )
+    expected = stored.get("config_hash") if isinstance(stored, Mapping) else None
+    if expected and expected != gateway_config_hash(_shared_part(config)):
+        log.warning(
+            "run %s: this worker's models:/gateway: configuration differs from the one the run "
+            "was started with (hash %s); give every worker the coordinator's seatrial.yaml",
+            run_id or "?",
+            expected,
+        )
+    return config
+
+
+def _shared_part(config: GatewayConfig) -> GatewayConfig:
+    return config.model_copy(update={"redis_url": None})

@@ -6,6 +6,7 @@ import hashlib
 import json
 import random
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -38,6 +39,18 @@ class Progress(Protocol):
         """The run ended (finished or interrupted)."""
 
 
+class Dispatch(Protocol):
+    """Runs a plan's attempts somewhere else (Celery workers) and reports each one stored."""
+
+    async def __call__(
+        self,
+        run_id: str,
+        plan: list[tuple[Case, int]],
+        on_record: Callable[[AttemptRecord], None],
+    ) -> None:
+        """Return once every (case, attempt) of ``plan`` is stored for ``run_id``."""
+
+
 @dataclass
 class RunOptions:
     """How to run: repeats override, concurrency, per-attempt timeout, tags."""
@@ -59,6 +72,8 @@ class RunOptions:
     run_id: str | None = None
     """The new run's id; None makes one (:func:`new_run_id`). ``seatrial rerun`` picks it
     beforehand to point the gateway's cassette at the attempt it replays."""
+    dispatch: Dispatch | None = None
+    """Run the attempts elsewhere (``--backend celery``); None runs them in this machine."""
 
 
 @dataclass
@@ -137,6 +152,7 @@ async def resume_async(
     store: Store,
     progress: Progress | None = None,
     judge: JudgeRuntime | None = None,
+    dispatch: Dispatch | None = None,
 ) -> RunOutcome:
     """Finish a run that was interrupted, without redoing the attempts already stored."""
     info = store.get_run(run_id)
@@ -148,6 +164,7 @@ async def resume_async(
         tags=list(info.tags),
         workers=int(settings.get("workers") or 1),
         judge=judge,
+        dispatch=dispatch,
     )
     if judge is not None:
         judge.rubrics = dict(settings.get("rubrics") or {})
@@ -184,7 +201,9 @@ async def _execute(
             # The judge's connections and the gateway's proxy belong to this process's event
             # loop: no forked workers.
             in_process = options.judge is not None or gateway is not None
-            if options.workers > 1 and len(plan) > 1 and can_fork() and not in_process:
+            if options.dispatch is not None:
+                await options.dispatch(run_id, plan, on_record)
+            elif options.workers > 1 and len(plan) > 1 and can_fork() and not in_process:
                 await run_in_workers(run_id, plan, adapter, store, options, on_record)
             else:
                 writer = AttemptWriter(store)

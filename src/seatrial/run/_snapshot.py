@@ -26,7 +26,7 @@ from seatrial.record import (
     RunSnapshotAgent,
     RunSnapshotGateway,
 )
-from seatrial.trace import Trace
+from seatrial.trace import Trace, trusted_model
 from seatrial.trace import attrs as A
 
 if TYPE_CHECKING:
@@ -161,15 +161,19 @@ def attempt_snapshot(
             answered.add(str(got))
         if attributes.get(CASSETTE_ATTRIBUTE) == "record":
             recorded += 1
-    return AttemptSnapshot(
-        case_hash=facts[0],
-        fixture_hash=facts[1],
-        models_requested=sorted(requested),
-        models_answered=sorted(answered),
-        agent=agent_metadata,
-        cassette=(
+    fields: dict[str, Any] = {
+        "case_hash": facts[0],
+        "fixture_hash": facts[1],
+        "models_requested": sorted(requested),
+        "models_answered": sorted(answered),
+        "agent": agent_metadata,
+        "cassette": (
             CassetteKey(run_id=run_id, case_id=case.id, attempt=attempt, calls=recorded)
             if recorded
             else None
         ),
-    )
+    }
+    if agent_metadata is None:
+        # Made here from strings and hashes: no need to validate it for every attempt.
+        return trusted_model(AttemptSnapshot, fields)
+    return AttemptSnapshot.model_validate(fields)

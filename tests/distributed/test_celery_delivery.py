@@ -1,0 +1,154 @@
+"""Messages delivered again and runs stopped on the Celery backend: a task that runs twice
+stores nothing twice, tasks sent before a run stopped run nothing, and ``--resume`` finishes
+an interrupted run with every attempt stored once."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from seatrial import execute_suite
+from seatrial.distributed import BrokerSettings, celery_app
+from seatrial.run import RunOptions
+from seatrial.store import Store
+from tests.distributed.conftest import (
+    AGENT,
+    SEATRIAL,
+    WorkerProcess,
+    finish,
+    run_command,
+    stored_total,
+    verdicts_of,
+)
+from tests.distributed.scripted import suite_text
+
+pytestmark = [pytest.mark.slow, pytest.mark.postgres]
+
+
+def test_task_delivered_again_leaves_one_row_and_stale_tasks_run_nothing(
+    tmp_path: Path,
+    pg_store_url: str,
+    broker_env: dict[str, str],
+    start_worker: Callable[..., WorkerProcess],
+) -> None:
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(suite_text(3), encoding="utf-8")
+    env = {**broker_env, "SEATRIAL_DB_URL": pg_store_url}
+    worker = start_worker(env, concurrency=2)
+    done = finish(
+        subprocess.Popen(
+            run_command(suite, pg_store_url, "--repeats", "2"),
+            cwd=tmp_path,
+            env={**os.environ, **env},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ),
+        worker,
+    )
+    assert done.returncode == 1, done.output  # c003 fails by script
+    with Store.open(pg_store_url) as store:
+        run_id = store.list_runs()[0].run_id
+        before = {(r.case_id, r.attempt): r for r in store.attempts(run_id)}
+        finished_at = store.get_run(run_id).finished_at
+    assert len(before) == 6 and finished_at is not None
+    stored_before = worker.count("'stored'")
+
+    # A worker trusts what it read of a run's status for a second (STATUS_TTL_S): let the
+    # "running" it read during the run expire, so it reads the run as finished.
+    time.sleep(1.5)
+    app = celery_app(BrokerSettings(env["SEATRIAL_BROKER_URL"], env["SEATRIAL_QUEUE"], 6.0))
+    # Sent before the run finished (a message the broker kept): acknowledged, not run.
+    app.send_task(
+        "seatrial.run_attempt",
+        args=(run_id, "c001", 9, finished_at - 1.0),
+        queue=env["SEATRIAL_QUEUE"],
+    )
+    worker.wait_for("'skipped'")
+    # The same attempts delivered again after the run ended: run, and stored nothing twice.
+    for case_id, attempt in before:
+        app.send_task(
+            "seatrial.run_attempt",
+            args=(run_id, case_id, attempt, time.time()),
+            queue=env["SEATRIAL_QUEUE"],
+        )
+    worker.wait_for("'stored'", times=stored_before + len(before))
+
+    with Store.open(pg_store_url) as store:
+        after = store.attempts(run_id)
+    assert len(after) == len(before)
+    for record in after:
+        kept = before[(record.case_id, record.attempt)]
+        assert (record.started_at, record.session_id) == (kept.started_at, kept.session_id)
+
+
+def test_interrupted_coordinator_drops_queued_attempts_and_resume_finishes_once(
+    tmp_path: Path,
+    pg_store_url: str,
+    broker_env: dict[str, str],
+    start_worker: Callable[..., WorkerProcess],
+) -> None:
+    cases, repeats = 10, 4
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(suite_text(cases), encoding="utf-8")
+    local = execute_suite(
+        suite,
+        AGENT,
+        db=f"sqlite:///{tmp_path / 'local.db'}",
+        options=RunOptions(repeats=repeats, timeout_s=3),
+        write_report_files=False,
+    )
+    with Store.open(f"sqlite:///{tmp_path / 'local.db'}") as store:
+        expected = verdicts_of(store, local.run_id)
+    env = {**broker_env, "SEATRIAL_DB_URL": pg_store_url, "SEATRIAL_TEST_SLEEP": "0.3"}
+    worker = start_worker(env, concurrency=2)
+    coordinator = subprocess.Popen(
+        run_command(suite, pg_store_url, "--repeats", str(repeats)),
+        cwd=tmp_path,
+        env={**os.environ, **env, "COLUMNS": "200"},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    with Store.open(pg_store_url) as store:
+        deadline = time.monotonic() + 120
+        while stored_total(store) < 4 and time.monotonic() < deadline:
+            time.sleep(0.05)
+        coordinator.send_signal(signal.SIGINT)
+        stopped = finish(coordinator, worker)
+        run_id = store.list_runs()[0].run_id
+        # Every message sent is taken by the worker: run, or dropped as sent before the stop.
+        worker.wait_for("succeeded", times=cases * repeats)
+        interrupted = store.get_run(run_id)
+        partial = len(store.attempts(run_id))
+
+    assert stopped.returncode == 130, stopped.output
+    assert f"--resume {run_id}" in stopped.output
+    assert interrupted.status == "interrupted"
+    assert worker.count("'skipped'") > 0
+    assert 0 < partial < cases * repeats
+
+    resumed = finish(
+        subprocess.Popen(
+            [SEATRIAL, "run", "--resume", run_id, "--backend", "celery", "--db", pg_store_url],
+            cwd=tmp_path,
+            env={**os.environ, **env, "COLUMNS": "200"},
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+        ),
+        worker,
+    )
+    assert resumed.returncode == local.exit_code == 1, resumed.output
+    with Store.open(pg_store_url) as store:
+        rows = store.attempts(run_id)
+        assert store.get_run(run_id).status == "finished"
+    assert Counter((r.case_id, r.attempt) for r in rows) == dict.fromkeys(expected, 1)
+    assert {(r.case_id, r.attempt): (r.verdict, r.failure_type) for r in rows} == expected
