@@ -80,11 +80,18 @@ class RawSuite:
 def build_suite(raw: RawSuite) -> tuple[Suite | None, list[Problem]]:
     """Validate a raw suite; the suite, or None and every problem found."""
     problems = list(raw.problems)
+    if _nested_too_deep({key: value for key, value in raw.head.items() if key != "cases"}):
+        problems.append(_too_deep(raw, "the suite (outside its cases)", raw.locator.line(())))
+        return None, problems
     head = _check_head(raw, problems)
     defaults = _check_defaults(raw, problems)
     cases: list[Case] = []
     first_line: dict[str, int | None] = {}
     for number, raw_case in enumerate(raw.cases, start=1):
+        if _nested_too_deep(raw_case.data):
+            line = raw.locator.line((), [raw_case.path])
+            problems.append(_too_deep(raw, raw_case.label or f"case {number}", line))
+            continue
         case = _build_case(raw, raw_case, number, defaults, problems)
         if case is not None:
             cases.append(case)
@@ -126,6 +133,42 @@ def build_suite(raw: RawSuite) -> tuple[Suite | None, list[Problem]]:
             dataset=head.dataset,
         ),
         [],
+    )
+
+
+MAX_NESTING = 100
+"""The deepest a suite's lists and mappings may nest. A suite needs a few levels; the store
+serializes a case inside its run's records, and pydantic stops at about 250 levels in all."""
+
+
+def _nested_too_deep(value: Any, levels: int = MAX_NESTING) -> bool:
+    """Whether lists and mappings nest more than ``levels`` deep (a cycle does: YAML's
+    ``&a [*a]``). A part shared through YAML aliases is walked once per budget, not once
+    per reference."""
+    checked: dict[int, int] = {}
+
+    def walk(node: Any, left: int) -> bool:
+        if not isinstance(node, dict | list):
+            return False
+        if left == 0:
+            return True
+        if checked.get(id(node), -1) >= left:
+            return False
+        children = node.values() if isinstance(node, dict) else node
+        if any(walk(child, left - 1) for child in children):
+            return True
+        checked[id(node)] = left
+        return False
+
+    return walk(value, levels + 1)
+
+
+def _too_deep(raw: RawSuite, what: str, line: int | None) -> Problem:
+    return Problem(
+        raw.shown,
+        line,
+        f"{what} nests lists or mappings more than {MAX_NESTING} levels deep",
+        "flatten the nesting; a case needs only a few levels",
     )
 
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from seatrial.case._build import RawCase, RawSuite
 from seatrial.case._locate import Locator
-from seatrial.case._yaml import json_problem, read_text
+from seatrial.case._yaml import json_problem, read_text, unreadable
 from seatrial.errors import Problem
 
 HEAD_KEYS = frozenset({"suite", "defaults", "rubrics", "gate", "agent", "dataset"})
@@ -30,13 +30,19 @@ def read_jsonl(file: Path, shown: str) -> RawSuite:
     if text is None:
         return raw
     first = True
-    for number, line in enumerate(text.splitlines(), start=1):
+    # Only "\n" ends a JSONL line: str.splitlines would also cut at U+2028, U+0085 and
+    # other breaks that JSON strings may hold unescaped (a trailing "\r" is JSON whitespace).
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
             data: Any = json.loads(line)
         except json.JSONDecodeError as exc:
             raw.problems.append(json_problem(exc, shown, number))
+            first = False
+            continue
+        except (RecursionError, ValueError) as exc:
+            raw.problems.append(unreadable(exc, shown, number, "JSON"))
             first = False
             continue
         if first and _is_head(data):

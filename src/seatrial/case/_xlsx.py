@@ -70,28 +70,38 @@ def read_xlsx(file: Path, shown: str) -> RawSuite:
         return raw
     try:
         workbook = openpyxl.load_workbook(file, read_only=True, data_only=True)
+        try:
+            rows = [
+                [_text(cell) for cell in row]
+                for row in workbook.worksheets[0].iter_rows(values_only=True)
+            ]
+        finally:
+            workbook.close()
     except FileNotFoundError:
         raw.problems.append(Problem(shown, None, "file not found", "check the path"))
         return raw
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
-        raw.problems.append(
-            Problem(
-                shown,
-                None,
-                f"cannot read the file as an Excel workbook ({exc})",
-                "save it from Excel as .xlsx (an .xls or a renamed .csv is not a workbook)",
-            )
-        )
+        raw.problems.append(_not_a_workbook(shown, str(exc)))
         return raw
-    try:
-        rows = [
-            [_text(cell) for cell in row]
-            for row in workbook.worksheets[0].iter_rows(values_only=True)
-        ]
-    finally:
-        workbook.close()
+    except Exception as exc:  # noqa: BLE001
+        # A damaged part raises whatever openpyxl's zip, deflate and XML readers raise
+        # (zlib.error, EOFError, ParseError, IndexError, NotImplementedError).
+        kind = type(exc).__qualname__
+        if type(exc).__module__ != "builtins":
+            kind = f"{type(exc).__module__}.{kind}"
+        raw.problems.append(_not_a_workbook(shown, f"a damaged part: {kind}"))
+        return raw
     _read_rows(raw, rows)
     return raw
+
+
+def _not_a_workbook(shown: str, why: str) -> Problem:
+    return Problem(
+        shown,
+        None,
+        f"cannot read the file as an Excel workbook ({why})",
+        "save it from Excel as .xlsx (an .xls or a renamed .csv is not a workbook)",
+    )
 
 
 def _read_rows(raw: RawSuite, rows: list[list[str]]) -> None:

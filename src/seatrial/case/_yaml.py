@@ -100,17 +100,8 @@ def parse_yaml(text: str, shown: str) -> Document:
     """Parse YAML text; a syntax error becomes a problem on the line where YAML noticed it."""
     try:
         node, data = compose(text)
-    except RecursionError:
-        return Document(
-            problems=[
-                Problem(
-                    shown,
-                    None,
-                    "YAML error: the file nests lists or mappings too deeply to read",
-                    "flatten the nesting; a suite needs only a few levels",
-                )
-            ]
-        )
+    except (RecursionError, ValueError) as exc:
+        return Document(problems=[unreadable(exc, shown, None, "YAML")])
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         if exc.context_mark is not None and (mark is None or mark.line >= text.count("\n")):
@@ -154,6 +145,8 @@ def parse_json(text: str, shown: str) -> Document:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         return Document(problems=[json_problem(exc, shown, exc.lineno)])
+    except (RecursionError, ValueError) as exc:
+        return Document(problems=[unreadable(exc, shown, None, "JSON")])
     try:
         locator = Locator.from_yaml(compose(text, construct=False)[0])
     except (yaml.YAMLError, RecursionError):
@@ -161,6 +154,27 @@ def parse_json(text: str, shown: str) -> Document:
         # line numbers are lost.
         locator = Locator()
     return Document(data, locator)
+
+
+def unreadable(
+    exc: RecursionError | ValueError, shown: str, line: int | None, language: str
+) -> Problem:
+    """Valid syntax Python cannot read: lists or mappings nested deeper than its stack
+    (``[[[[...]]]]``, a RecursionError), or a number longer than the 4,300 digits it
+    converts (a ValueError)."""
+    if isinstance(exc, RecursionError):
+        return Problem(
+            shown,
+            line,
+            f"{language} error: the file nests lists or mappings too deeply to read",
+            "flatten the nesting; a suite needs only a few levels",
+        )
+    return Problem(
+        shown,
+        line,
+        f"{language} error: a number has more digits than can be read",
+        "shorten the number, or quote it to keep it as text",
+    )
 
 
 def json_problem(exc: json.JSONDecodeError, shown: str, line: int) -> Problem:

@@ -178,15 +178,17 @@ def _parse(text: str, path: Path) -> tuple[Any, list[int] | None]:
     if not text.strip():
         raise TraceFormatError(f"{path}: the file is empty; expected JSON or JSONL traces")
     try:
-        return json.loads(text), None
+        return _loads(text, path), None
     except json.JSONDecodeError as whole:
         document_error = whole
-    numbered = [(n, line) for n, line in enumerate(text.splitlines(), 1) if line.strip()]
+    # Only "\n" ends a JSONL line (str.splitlines also cuts at U+2028, which JSON strings
+    # may hold unescaped); a trailing "\r" is JSON whitespace.
+    numbered = [(n, line) for n, line in enumerate(text.split("\n"), 1) if line.strip()]
     if len(numbered) > 1 and _is_json(numbered[0][1]):
         values, lines = [], []
         for number, line in numbered:
             try:
-                values.append(json.loads(line))
+                values.append(_loads(line, path, number))
             except json.JSONDecodeError as exc:
                 raise TraceFormatError(
                     f"{path}:{number}: line {number} is not valid JSON ({exc.msg} at column "
@@ -201,10 +203,26 @@ def _parse(text: str, path: Path) -> tuple[Any, list[int] | None]:
     ) from None
 
 
+def _loads(text: str, path: Path, line: int | None = None) -> Any:
+    """``json.loads``, with nesting too deep for Python's stack refused as a format error."""
+    where = f"{path}:{line}" if line is not None else str(path)
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        raise
+    except RecursionError:
+        raise TraceFormatError(
+            f"{where}: nests lists or objects too deeply to read; no trace export nests so deep"
+        ) from None
+    except ValueError:
+        # Python converts at most 4,300 digits of an integer (int_max_str_digits).
+        raise TraceFormatError(f"{where}: a number has more digits than can be read") from None
+
+
 def _is_json(line: str) -> bool:
     try:
         json.loads(line)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return False
     return True
 

@@ -189,7 +189,8 @@ def _decode_status(status: Any, where: str) -> tuple[str, str]:
     if not isinstance(status, Mapping):
         raise OtlpFormatError(f"{where}: status must be an object")
     code = status.get("code", 0)
-    if code not in _STATUS_FROM_CODE:
+    # A list or an object as the code would make the lookup itself fail (unhashable).
+    if not isinstance(code, int | str) or code not in _STATUS_FROM_CODE:
         raise OtlpFormatError(f"{where}.code: unknown status code (expected 0, 1 or 2)")
     return _STATUS_FROM_CODE[code], str(status.get("message") or "")
 

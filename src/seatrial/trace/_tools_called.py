@@ -7,13 +7,12 @@ verdicts, whichever way it arrived.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from seatrial.trace import _attrs as A
-from seatrial.trace._recorder import TraceRecorder
+from seatrial.trace._recorder import ATTRIBUTE_JSON, TraceRecorder
 from seatrial.trace._span import Span, SpanEvent, Trace
 
 TOOL_ERROR = "tool_error"
@@ -22,7 +21,7 @@ TOOL_ERROR = "tool_error"
 
 def encode_json(value: Any) -> str:
     """Tool arguments and results as JSON text, keys sorted so equal calls compare equal."""
-    return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    return ATTRIBUTE_JSON.encode(value)
 
 
 def _entries(tools_called: Any) -> list[Mapping[str, Any]]:
@@ -42,11 +41,24 @@ def _entries(tools_called: Any) -> list[Mapping[str, Any]]:
                 f'{{"scope": "once", "decision": "granted"}}, got {permission!r}'[:200]
             )
         latency = entry.get("latency_ms", 0)
-        if latency is not None and (
-            isinstance(latency, bool) or not isinstance(latency, int | float) or latency < 0
-        ):
-            raise ValueError(f"tools_called[{i}].latency_ms must be a number >= 0, got {latency!r}")
+        if latency is not None and not _is_amount(latency):
+            wrong = f"{latency!r}"[:100]
+            raise ValueError(
+                f"tools_called[{i}].latency_ms must be a number >= 0 and finite, got {wrong}"
+            )
     return list(tools_called)
+
+
+_LARGEST = 2**63 - 1
+"""The largest amount (milliseconds, tokens) a report or a store's integer column can hold."""
+
+
+def _is_amount(value: Any) -> bool:
+    """A number that is finite, not negative and storable: JSON also allows ``1e400``
+    (infinity), ``NaN`` and integers of any size, which no clock or token count is."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return False
+    return 0 <= value <= _LARGEST  # False for NaN too
 
 
 def _turn_of(entry: Mapping[str, Any], default: int | None) -> int | None:
@@ -132,6 +144,10 @@ def _tokens(usage: Mapping[str, Any], *names: str) -> int:
     for name in names:
         value = usage.get(name)
         if isinstance(value, int | float) and not isinstance(value, bool):
+            if not _is_amount(value):
+                raise ValueError(
+                    f"usage.{name} must be a number >= 0 and finite, got {value!r}"[:200]
+                )
             return int(value)
     return 0
 

@@ -18,7 +18,7 @@ from seatrial.errors import InputError
 from seatrial.record import AssertionResult, AttemptRecord, RunInfo
 from seatrial.store import Store
 from seatrial.trace import Trace
-from seatrial.web._deps import render, store_of
+from seatrial.web._deps import AttemptNumber, render, store_of
 from seatrial.web._missing import not_found
 from seatrial.web._timeline import build_timeline, ms
 
@@ -153,7 +153,9 @@ def case_api(request: Request, run_id: str, case_id: str) -> dict[str, Any]:
     response_class=HTMLResponse,
     include_in_schema=False,
 )
-def attempt_page(request: Request, run_id: str, case_id: str, attempt: int) -> HTMLResponse:
+def attempt_page(
+    request: Request, run_id: str, case_id: str, attempt: AttemptNumber
+) -> HTMLResponse:
     """One attempt: header, step summary, the trace timeline and the steps."""
     try:
         found = load_attempt_view(store_of(request), run_id, case_id, attempt)
@@ -181,7 +183,9 @@ def attempt_page(request: Request, run_id: str, case_id: str, attempt: int) -> H
 
 
 @router.get("/api/runs/{run_id}/cases/{case_id}/{attempt}")
-def attempt_api(request: Request, run_id: str, case_id: str, attempt: int) -> dict[str, Any]:
+def attempt_api(
+    request: Request, run_id: str, case_id: str, attempt: AttemptNumber
+) -> dict[str, Any]:
     """One attempt: its record, its spans in start order, and its steps."""
     try:
         found = load_attempt_view(store_of(request), run_id, case_id, attempt)

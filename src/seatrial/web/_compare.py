@@ -32,7 +32,7 @@ from seatrial.compare import (
 from seatrial.errors import InputError
 from seatrial.record import AttemptRecord
 from seatrial.store import Store
-from seatrial.web._deps import render, store_of
+from seatrial.web._deps import AttemptChoice, render, store_of
 from seatrial.web._missing import not_found
 
 router = APIRouter()
@@ -136,8 +136,8 @@ def compare_case_page(
     base: str = "",
     cand: str = "",
     case: str = "",
-    a: int | None = None,
-    b: int | None = None,
+    a: AttemptChoice = None,
+    b: AttemptChoice = None,
 ) -> HTMLResponse:
     """One case of two runs: both trajectories aligned, the first divergence marked."""
     if not (base and cand and case):
@@ -168,8 +168,8 @@ def diff_api(
     base: str = Query(...),
     cand: str = Query(...),
     case: str = Query(...),
-    a: int | None = None,
-    b: int | None = None,
+    a: AttemptChoice = None,
+    b: AttemptChoice = None,
 ) -> dict[str, Any]:
     """One case of two runs aligned step by step, with the first divergence."""
     try:

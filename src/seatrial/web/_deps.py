@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
-from fastapi import Request
+from fastapi import Path as PathPart
+from fastapi import Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
@@ -17,6 +18,17 @@ TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
 
 PAGE_SIZE = 50
 """Rows per page in lists."""
+
+LARGEST_NUMBER = 2**31 - 1
+"""The largest page or attempt number a request may name: what every store's integer
+columns and offsets hold (a larger one would fail inside the database, a 500)."""
+
+PageNumber = Annotated[int, Query(ge=1, le=LARGEST_NUMBER)]
+"""A list's ``page`` (from 1); out of range is a 422 naming the parameter."""
+AttemptNumber = Annotated[int, PathPart(ge=1, le=LARGEST_NUMBER)]
+"""An attempt number in a path (from 1)."""
+AttemptChoice = Annotated[int | None, Query(ge=1, le=LARGEST_NUMBER)]
+"""An attempt number in a query string, optional."""
 
 
 def store_of(request: Request) -> Store:

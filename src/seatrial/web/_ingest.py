@@ -141,6 +141,10 @@ def _traces(body: bytes, content_type: str) -> list[Trace]:
             return traces_from_otlp_protobuf(body)
         try:
             data: Any = json.loads(body)
+        except RecursionError:
+            raise _Refused(
+                400, _INVALID_ARGUMENT, "the body nests lists or objects too deeply to read"
+            ) from None
         except (UnicodeDecodeError, json.JSONDecodeError) as exc:
             where = (
                 f" (line {exc.lineno}, column {exc.colno})"

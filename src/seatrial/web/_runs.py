@@ -12,7 +12,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse
 from seatrial.compare import resolve_run_ref
 from seatrial.errors import InputError, RunNotFound
 from seatrial.report import to_json
-from seatrial.web._deps import PAGE_SIZE, render, store_of
+from seatrial.web._deps import PAGE_SIZE, PageNumber, render, store_of
 from seatrial.web._runs_models import RunsPage, Trends
 from seatrial.web._runs_queries import TREND_RUNS, RunFilter, runs_page, trend
 from seatrial.web._runs_view import VERDICTS, cached_report, run_view
@@ -20,7 +20,7 @@ from seatrial.web._runs_view import VERDICTS, cached_report, run_view
 router = APIRouter()
 
 Text = Annotated[str | None, Query()]
-Page = Annotated[int, Query(ge=1)]
+Page = PageNumber
 
 
 def _filter(

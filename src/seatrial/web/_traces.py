@@ -22,7 +22,7 @@ from seatrial.dataset import TraceFilter, case_from_trace, cases_file_text
 from seatrial.errors import InputError
 from seatrial.store import PendingCase, Store, TraceHead
 from seatrial.trace import Trace
-from seatrial.web._deps import PAGE_SIZE, render, store_of
+from seatrial.web._deps import PAGE_SIZE, PageNumber, render, store_of
 from seatrial.web._missing import not_found
 from seatrial.web._timeline import build_timeline, ms
 
@@ -48,7 +48,7 @@ def _filter(
 
 
 Filter = Annotated[TraceFilter, Depends(_filter)]
-Page = Annotated[int, Query(ge=1)]
+Page = PageNumber
 
 
 class TracesPage(BaseModel):
