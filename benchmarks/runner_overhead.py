@@ -2,19 +2,38 @@
 
 The floor is 10,000 x 0.05 s / 500 = 1 s: the time the agent alone needs. Everything above it is
 Seatrial's own cost (scheduling, recording spans, evaluating L1 and L2 assertions, storing).
-Goal: under 2x the floor. Usage: python benchmarks/runner_overhead.py [--attempts N]
+Besides the wall time, each run reports the harness's CPU per attempt (user + system time of the
+whole process, every thread, from the first attempt to the last one stored) and the process's
+peak memory (max RSS).
+
+``--before REF`` measures the code at git ``REF`` (default: the commit before issue 13's work)
+and today's working tree alternately, each run in a fresh process with the same benchmark code,
+``--rounds`` times, and prints the medians and the ratio today / before: on a shared, noisy
+machine only alternating runs compare fairly. The old tree is exported with ``git archive``
+into a scratch folder (nothing in this checkout changes).
+
+    python benchmarks/runner_overhead.py [--attempts N] [--workers N]
+    python benchmarks/runner_overhead.py --before 092ffc6 --rounds 5
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
+import os
+import resource
+import statistics
+import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).parent))
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent
+sys.path.insert(0, str(HERE))
 
 from overhead_agent import LATENCY_S  # noqa: E402
 
@@ -22,6 +41,9 @@ from seatrial.agent import resolve_agent  # noqa: E402
 from seatrial.case import Case, Suite  # noqa: E402
 from seatrial.run import RunOptions, run_suite_async  # noqa: E402
 from seatrial.store import Store  # noqa: E402
+
+BEFORE_REF = "092ffc690be13901ebd5d122e93d3a836ab7f33b"
+"""The commit issue 13's work started from ("today's code" for before/after figures)."""
 
 ASSERTIONS = [
     {"type": "tool_called", "expected": "lookup_order"},
@@ -54,12 +76,36 @@ def build_suite(cases: int, repeats: int) -> Suite:
     )
 
 
-async def measure(attempts: int, concurrency: int, db_dir: Path, workers: int = 1) -> float:
-    """Wall time of one run, from the first attempt to the last stored one."""
-    suite = build_suite(cases=attempts // 100, repeats=100)
-    adapter = resolve_agent("python:overhead_agent:agent", base_dir=Path(__file__).parent)
+@dataclass
+class Figures:
+    """One run's figures."""
+
+    attempts: int
+    wall_s: float
+    """From the first attempt to the last one stored."""
+    cpu_s: float
+    """User + system CPU of the process (all threads) over the same span."""
+    peak_rss_mb: float
+    """Peak resident memory of the process, whole life."""
+
+    @property
+    def cpu_per_attempt_ms(self) -> float:
+        """CPU per attempt, milliseconds."""
+        return self.cpu_s / self.attempts * 1000
+
+
+def _cpu_s() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+async def measure_run(attempts: int, concurrency: int, db_dir: Path, workers: int = 1) -> Figures:
+    """Run the benchmark once in this process; check every attempt was stored."""
+    suite = build_suite(cases=max(1, attempts // 100), repeats=min(100, attempts))
+    adapter = resolve_agent("python:overhead_agent:agent", base_dir=HERE)
     with Store.open(f"sqlite:///{db_dir / 'bench.db'}") as store:
         await adapter.check()
+        cpu_before = _cpu_s()
         started = time.perf_counter()
         outcome = await run_suite_async(
             suite,
@@ -68,29 +114,124 @@ async def measure(attempts: int, concurrency: int, db_dir: Path, workers: int = 
             RunOptions(concurrency=concurrency, timeout_s=60, workers=workers),
         )
         elapsed = time.perf_counter() - started
-        stored = len(store.finished_attempts(outcome.run_id))
+        cpu = _cpu_s() - cpu_before
+        if workers > 1:
+            children = resource.getrusage(resource.RUSAGE_CHILDREN)
+            cpu += children.ru_utime + children.ru_stime
+        counts = store.verdict_counts([outcome.run_id]).get(outcome.run_id, {})
+        stored = sum(counts.values())
         await adapter.aclose()
     assert stored == attempts, f"stored {stored} of {attempts} attempts"
-    return elapsed
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return Figures(attempts, elapsed, cpu, peak)
+
+
+async def measure(attempts: int, concurrency: int, db_dir: Path, workers: int = 1) -> float:
+    """Wall time of one run, from the first attempt to the last stored one."""
+    return (await measure_run(attempts, concurrency, db_dir, workers)).wall_s
+
+
+def exported_tree(ref: str) -> Path:
+    """``src/`` of git ``ref``, exported once into a scratch folder (reused afterwards)."""
+    commit = subprocess.run(
+        ["git", "rev-parse", ref], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+    folder = Path(tempfile.gettempdir()) / f"seatrial-{commit[:12]}"
+    if not (folder / "src" / "seatrial" / "__init__.py").exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        archive = subprocess.run(
+            ["git", "archive", commit, "src"], cwd=ROOT, check=True, capture_output=True
+        ).stdout
+        subprocess.run(["tar", "-x", "-C", str(folder)], input=archive, check=True)
+    return folder / "src"
+
+
+def run_child(src: Path, args: argparse.Namespace) -> Figures:
+    """One measurement in a fresh process importing Seatrial from ``src``."""
+    env = {**os.environ, "PYTHONPATH": str(src)}
+    command = [
+        sys.executable,
+        str(Path(__file__).resolve()),
+        "--child",
+        f"--attempts={args.attempts}",
+        f"--concurrency={args.concurrency}",
+        f"--workers={args.workers}",
+    ]
+    done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
+    return Figures(**json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+def compare(args: argparse.Namespace) -> None:
+    """Alternate before / today ``args.rounds`` times and print medians and ratios."""
+    trees = {"before": exported_tree(args.before), "today": ROOT / "src"}
+    results: dict[str, list[Figures]] = {name: [] for name in trees}
+    for round_ in range(1, args.rounds + 1):
+        for name, src in trees.items():
+            figures = run_child(src, args)
+            results[name].append(figures)
+            print(
+                f"round {round_} {name:6s}: wall {figures.wall_s:6.2f} s, "
+                f"CPU {figures.cpu_per_attempt_ms:.3f} ms/attempt, "
+                f"peak {figures.peak_rss_mb:.0f} MB",
+                flush=True,
+            )
+    medians = {
+        name: (
+            statistics.median(f.wall_s for f in runs),
+            statistics.median(f.cpu_per_attempt_ms for f in runs),
+            statistics.median(f.peak_rss_mb for f in runs),
+        )
+        for name, runs in results.items()
+    }
+    floor = args.attempts * LATENCY_S / args.concurrency
+    print(
+        f"\nattempts={args.attempts} concurrency={args.concurrency} workers={args.workers}; "
+        f"median of {args.rounds} alternating runs; floor {floor:.2f} s"
+    )
+    print("| code | wall | ratio to floor | CPU per attempt | peak RSS |")
+    print("|---|---|---|---|---|")
+    for name, (wall, cpu, peak) in medians.items():
+        print(f"| {name} | {wall:.2f} s | {wall / floor:.2f}x | {cpu:.3f} ms | {peak:.0f} MB |")
+    (wall_b, cpu_b, _), (wall_t, cpu_t, _) = medians["before"], medians["today"]
+    print(
+        f"\ntoday / before: CPU per attempt {cpu_t / cpu_b:.2f}x, wall {wall_t / wall_b:.2f}x "
+        "(goal: CPU <= 0.5x)"
+    )
 
 
 def main() -> None:
-    """Run the benchmark and print the figure and its ratio to the floor."""
+    """Run the benchmark (or the before/today comparison) and print the figures."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--attempts", type=int, default=10_000)
     parser.add_argument("--concurrency", type=int, default=500)
     parser.add_argument("--workers", type=int, default=1, help="processes (one per core)")
+    parser.add_argument(
+        "--before",
+        nargs="?",
+        const=BEFORE_REF,
+        help="git ref to compare with, alternately (default: the commit before issue 13)",
+    )
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (--before)")
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    floor = args.attempts * LATENCY_S / args.concurrency
+    if args.before:
+        compare(args)
+        return
     with tempfile.TemporaryDirectory() as tmp:
-        elapsed = asyncio.run(measure(args.attempts, args.concurrency, Path(tmp), args.workers))
-    latency_ms = LATENCY_S * 1000
+        figures = asyncio.run(measure_run(args.attempts, args.concurrency, Path(tmp), args.workers))
+    if args.child:
+        print(json.dumps(asdict(figures)))
+        return
+    floor = args.attempts * LATENCY_S / args.concurrency
     print(
         f"attempts={args.attempts} concurrency={args.concurrency} workers={args.workers} "
-        f"latency={latency_ms:.0f} ms"
+        f"latency={LATENCY_S * 1000:.0f} ms"
     )
     print(
-        f"wall time {elapsed:.2f} s; floor {floor:.2f} s; ratio {elapsed / floor:.2f}x (goal < 2x)"
+        f"wall time {figures.wall_s:.2f} s; floor {floor:.2f} s; "
+        f"ratio {figures.wall_s / floor:.2f}x (goal < 2x); "
+        f"CPU {figures.cpu_per_attempt_ms:.3f} ms per attempt; "
+        f"peak RSS {figures.peak_rss_mb:.0f} MB"
     )
 
 

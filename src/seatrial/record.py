@@ -10,7 +10,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from seatrial.trace import Trace
+from seatrial.trace import Trace, trusted_model
 
 RECORD_FORMAT_VERSION = 1
 
@@ -88,15 +88,18 @@ class Metrics(BaseModel):
     @classmethod
     def of(cls, trace: Trace) -> Metrics:
         """Compute the metrics of a trace."""
-        model_calls = trace.model_calls()
         input_tokens, output_tokens = trace.token_usage()
-        return cls(
-            tool_calls=len(trace.tool_calls()),
-            model_calls=len(model_calls),
-            wall_time_ms=round(trace.wall_time_ms(), 3),
-            input_tokens=input_tokens,
-            output_tokens=output_tokens,
-            cost_usd=trace.cost_usd(),
+        # Every value below has its field's type already: skip validation (once per attempt).
+        return trusted_model(
+            cls,
+            {
+                "tool_calls": len(trace.tool_calls()),
+                "model_calls": len(trace.model_calls()),
+                "wall_time_ms": round(trace.wall_time_ms(), 3),
+                "input_tokens": input_tokens,
+                "output_tokens": output_tokens,
+                "cost_usd": float(trace.cost_usd()),
+            },
         )
 
 

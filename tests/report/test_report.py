@@ -85,6 +85,13 @@ def test_min_pass_rate_gate_reports_the_figure(store):
     assert outcome.threshold == "at least 90.0%"
 
 
+def test_report_json_written_piece_by_piece_is_the_rendered_document(store, tmp_path):
+    report = build_report(store, _store_run(store))
+    write_reports(report, tmp_path / "out")
+    written = (tmp_path / "out" / "report.json").read_text(encoding="utf-8")
+    assert written == render(report, "json")
+
+
 def test_report_files_carry_the_documented_fields(store, tmp_path):
     report = build_report(store, _store_run(store))
     write_reports(report, tmp_path / "out")

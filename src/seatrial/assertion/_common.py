@@ -49,9 +49,12 @@ def as_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, sort_keys=True, default=str)
 
 
+_REASON_JSON = json.JSONEncoder(ensure_ascii=False, default=str)
+
+
 def short(value: Any, limit: int = 80) -> str:
     """A value shown in a reason, cut to ``limit`` characters."""
-    text = json.dumps(value, ensure_ascii=False, default=str)
+    text = _REASON_JSON.encode(value)
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 

@@ -24,6 +24,7 @@ from seatrial.assertion._registry import (
 from seatrial.case import Case, check_assertion
 from seatrial.errors import Problem, SuiteError
 from seatrial.record import AssertionResult, Level
+from seatrial.trace import trusted_model
 
 SKIPPED = "skipped: a hard constraint failed"
 NEEDS_ASYNC = (
@@ -164,19 +165,34 @@ def _cached_plan(case: Case) -> list[Planned]:
     return planned
 
 
+_VERDICTS = frozenset(("pass", "fail", "not_evaluated"))
+
+
 def _result(planned: Planned, check: Check) -> AssertionResult:
     failed = check.verdict == "fail"
-    return AssertionResult(
-        id=planned.id,
-        level=planned.level,
-        type=planned.type.name,
-        verdict=check.verdict,
-        reason=check.reason,
-        failure_type=(check.failure_type or planned.type.failure_type) if failed else None,
-        must_pass=planned.must_pass,
-        weight=planned.weight,
-        score=check.score,
-    )
+    fields: dict[str, Any] = {
+        "id": planned.id,
+        "level": planned.level,
+        "type": planned.type.name,
+        "verdict": check.verdict,
+        "reason": check.reason,
+        "failure_type": (check.failure_type or planned.type.failure_type) if failed else None,
+        "must_pass": planned.must_pass,
+        "weight": planned.weight,
+        "score": check.score,
+    }
+    # A result is made for every assertion of every attempt: skip pydantic's validation when
+    # the check's values have their fields' types (the built-in checks' always do); anything
+    # else a plugin returned is validated (and coerced, or refused) as before.
+    score = check.score
+    if (
+        check.verdict in _VERDICTS
+        and type(check.reason) is str
+        and (score is None or type(score) is float)
+        and (fields["failure_type"] is None or type(fields["failure_type"]) is str)
+    ):
+        return trusted_model(AssertionResult, fields)
+    return AssertionResult.model_validate(fields)
 
 
 def broken(exc: Exception) -> Check:
@@ -233,7 +249,7 @@ def weighted_score(results: list[AssertionResult]) -> float | None:
 
 
 def _fail(decider: AssertionResult, results: list[AssertionResult], prefix: str = "") -> Evaluation:
-    return Evaluation(
+    return _evaluation(
         verdict="FAIL",
         failure_type=decider.failure_type,
         reason=f"{prefix}{decider.id}: {decider.reason}",
@@ -296,7 +312,7 @@ def _decide(
     threshold = case.threshold
     if threshold is not None and soft:
         if soft_score is None:
-            return Evaluation(
+            return _evaluation(
                 verdict="WARNING",
                 reason=f"threshold {threshold:.2f} could not be checked: none of the "
                 f"{len(soft)} soft assertions was evaluated ({soft[0].id}: {soft[0].reason})",
@@ -321,18 +337,24 @@ def _decide(
         first = unevaluated[0]
         more = f" (and {len(unevaluated) - 1} more)" if len(unevaluated) > 1 else ""
         said = ": " if any(first is a for a in advisory) else " was not evaluated: "
-        return Evaluation(
+        return _evaluation(
             verdict="WARNING",
             reason=f"{first.id}{said}{first.reason}{more}",
             score=weighted_score(results),
             results=results,
         )
-    return Evaluation(
+    return _evaluation(
         verdict="PASS",
         reason=_pass_reason(results, soft_score, threshold),
         score=weighted_score(results),
         results=results,
     )
+
+
+def _evaluation(**fields: Any) -> Evaluation:
+    # Every value is the evaluator's own (verdicts, reasons, scores it computed): no need to
+    # validate them again for every attempt.
+    return trusted_model(Evaluation, fields)
 
 
 def _value(result: AssertionResult) -> float:

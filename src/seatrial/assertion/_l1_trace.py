@@ -51,6 +51,25 @@ def event_occurrences(ctx: AssertionContext) -> list[tuple[str, str, str]]:
     return found
 
 
+def _may_occur(ctx: AssertionContext, kinds: list[str]) -> bool:
+    """Whether any of ``kinds`` occurred, by name only (no descriptions): the usual answer on
+    every attempt is no, and :func:`event_occurrences` describes every occurrence."""
+    wanted = set(kinds)
+    if any(call.name in wanted for call in ctx.tool_calls()):
+        return True
+    for span in ctx.trace.spans:
+        kind = span.attributes.get(A.EVENT_KIND)
+        if kind is not None and str(kind) in wanted:
+            return True
+        for event in span.events:
+            if event.name in wanted:
+                return True
+            op = event.value(A.STATE_OP) if event.name == A.STATE_CHANGE else None
+            if op is not None and str(op) in wanted:
+                return True
+    return False
+
+
 class ForbiddenEventsParams(AssertionParams):
     """Parameters of ``forbidden_events``."""
 
@@ -64,6 +83,8 @@ class ForbiddenEventsParams(AssertionParams):
 )
 def forbidden_events(params: ForbiddenEventsParams, ctx: AssertionContext) -> Check:
     """None of the forbidden tools or event kinds occurred, not even as a denied attempt."""
+    if not _may_occur(ctx, params.expected):
+        return Check.passed("none of " + ", ".join(params.expected) + " occurred")
     occurrences = event_occurrences(ctx)
     problems = []
     for forbidden in params.expected:
@@ -111,24 +132,28 @@ def _figure(name: str, value: float) -> str:
     return str(int(value))
 
 
+_LIMIT_NAMES = tuple(LimitsParams.model_fields)
+_LIMIT_FIGURES: dict[str, Callable[[AssertionContext, Trace], float]] = {
+    "tool_calls": lambda ctx, trace: len(ctx.tool_calls()),
+    "model_calls": lambda ctx, trace: len(trace.model_calls()),
+    "wall_time_ms": lambda ctx, trace: trace.wall_time_ms(),
+    "tokens": lambda ctx, trace: sum(trace.token_usage()),
+    "cost_usd": lambda ctx, trace: trace.cost_usd(),
+}
+"""How each figure that ``limits`` checks is read off an attempt."""
+
+
 @assertion("limits", level="L1", params=LimitsParams, failure_type="limit_exceeded")
 def limits(params: LimitsParams, ctx: AssertionContext) -> Check:
     """Tool calls, model calls, wall time, tokens and cost stayed within their limits."""
     trace = ctx.trace
-    # Only the figures that have a limit are computed: this runs on every attempt.
-    figures: dict[str, Callable[[], float]] = {
-        "tool_calls": lambda: len(ctx.tool_calls()),
-        "model_calls": lambda: len(trace.model_calls()),
-        "wall_time_ms": trace.wall_time_ms,
-        "tokens": lambda: sum(trace.token_usage()),
-        "cost_usd": trace.cost_usd,
-    }
     exceeded, within = [], []
-    for name in type(params).model_fields:
+    for name in _LIMIT_NAMES:
         limit = getattr(params, name)
         if limit is None:
             continue
-        value = figures[name]()
+        # Only the figures that have a limit are computed: this runs on every attempt.
+        value = _LIMIT_FIGURES[name](ctx, trace)
         text = f"{name} {_figure(name, value)}"
         if value > limit:
             exceeded.append(f"{text} > limit {_figure(name, limit)}")

@@ -219,10 +219,13 @@ def judge_line(judge: dict[str, Any]) -> str:
     return f"{who}: advisory, its FAIL verdicts are WARNINGs ({judge.get('reason', '')})"
 
 
+_JSON_REPORT = json.JSONEncoder(indent=2, ensure_ascii=False)
+
+
 def render(report: RunReport, fmt: str) -> str:
     """The report in one of FORMATS."""
     if fmt == "json":
-        return json.dumps(to_json(report), indent=2, ensure_ascii=False) + "\n"
+        return _JSON_REPORT.encode(to_json(report)) + "\n"
     if fmt == "junit":
         return to_junit(report)
     if fmt == "md":
@@ -238,7 +241,14 @@ def write_reports(report: RunReport, directory: Path) -> list[Path]:
         target = directory / name
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(render(report, fmt))
+            if fmt == "json":
+                # Piece by piece: the whole text of a large run's report.json would be one
+                # more copy of every attempt in memory.
+                for chunk in _JSON_REPORT.iterencode(to_json(report)):
+                    handle.write(chunk)
+                handle.write("\n")
+            else:
+                handle.write(render(report, fmt))
         os.replace(tmp, target)
         written.append(target)
     return written

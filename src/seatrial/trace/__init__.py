@@ -41,6 +41,7 @@ from seatrial.trace._tools_called import (
     record_tools_called,
     trace_from_tools_called,
 )
+from seatrial.trace._trusted import trusted_model
 
 __all__ = [
     "CONVERSATION_STEP_NS",
@@ -77,4 +78,5 @@ __all__ = [
     "trace_to_otlp",
     "traces_from_otlp",
     "traces_from_otlp_protobuf",
+    "trusted_model",
 ]

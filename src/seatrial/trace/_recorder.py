@@ -10,12 +10,11 @@ import contextvars
 import json
 import random
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 from seatrial.trace import _attrs as A
 from seatrial.trace._span import Span, SpanEvent, Trace
+from seatrial.trace._trusted import trusted_model
 
 _current_recorder: contextvars.ContextVar[TraceRecorder | None] = contextvars.ContextVar(
     "seatrial_recorder", default=None
@@ -32,11 +31,16 @@ def new_id(bits: int = 64) -> str:
     return f"{random.getrandbits(bits):0{bits // 4}x}"
 
 
+ATTRIBUTE_JSON = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=True)
+"""How structured attribute values become JSON text (one encoder: ``json.dumps`` with options
+builds a new one per call, which costs more than encoding a small value)."""
+
+
 def to_attribute(value: Any) -> Any:
     """OTel attributes are scalars: structures become JSON strings."""
     if value is None or isinstance(value, str | int | float | bool):
         return value
-    return json.dumps(value, ensure_ascii=False, default=str, sort_keys=True)
+    return ATTRIBUTE_JSON.encode(value)
 
 
 class TraceRecorder:
@@ -58,14 +62,9 @@ class TraceRecorder:
         """The recorder of the attempt running in this task, if any."""
         return _current_recorder.get()
 
-    @contextmanager
-    def activate(self) -> Iterator[TraceRecorder]:
-        """Make this the current recorder for code running in this context."""
-        token = _current_recorder.set(self)
-        try:
-            yield self
-        finally:
-            _current_recorder.reset(token)
+    def activate(self) -> _Activation:
+        """Make this the current recorder for code running in this context (a ``with`` block)."""
+        return _Activation(self)
 
     @property
     def current_span(self) -> Span | None:
@@ -75,16 +74,19 @@ class TraceRecorder:
     def start_span(self, name: str, attributes: dict[str, Any] | None = None) -> Span:
         """Open a span under the current one; close it with :meth:`end_span`."""
         parent = self._stack.get()
-        attrs = {k: to_attribute(v) for k, v in (attributes or {}).items()}
+        attrs = {k: to_attribute(v) for k, v in attributes.items()} if attributes else {}
         if self.turn_index is not None and A.TURN_INDEX not in attrs:
             attrs[A.TURN_INDEX] = self.turn_index
-        span = Span(
-            trace_id=self.trace_id,
-            span_id=new_id(),
-            parent_span_id=parent.span_id if parent else None,
-            name=name,
-            start_time_unix_nano=time.time_ns(),
-            attributes=attrs,
+        span = trusted_model(
+            Span,
+            {
+                "trace_id": self.trace_id,
+                "span_id": f"{random.getrandbits(64):016x}",
+                "parent_span_id": parent.span_id if parent else None,
+                "name": str(name),
+                "start_time_unix_nano": time.time_ns(),
+                "attributes": attrs,
+            },
         )
         self.spans.append(span)
         return span
@@ -99,21 +101,9 @@ class TraceRecorder:
         elif span.status == "unset":
             span.status = "ok"
 
-    @contextmanager
-    def span(self, name: str, attributes: dict[str, Any] | None = None) -> Iterator[Span]:
-        """Open a span for the duration of a block; an exception marks it failed."""
-        span = self.start_span(name, attributes)
-        token = self._stack.set(span)
-        try:
-            yield span
-        except BaseException as exc:
-            if span.end_time_unix_nano is None:
-                self.end_span(span, error=type(exc).__name__, message=str(exc))
-            raise
-        finally:
-            self._stack.reset(token)
-            if span.end_time_unix_nano is None:
-                self.end_span(span)
+    def span(self, name: str, attributes: dict[str, Any] | None = None) -> _SpanBlock:
+        """Open a span for the duration of a ``with`` block; an exception marks it failed."""
+        return _SpanBlock(self, name, attributes)
 
     def event(self, name: str, attributes: dict[str, Any] | None = None) -> None:
         """Add an event to the current span (or to the first span when none is open)."""
@@ -122,10 +112,15 @@ class TraceRecorder:
             target = self.start_span("seatrial.events")
             self.end_span(target)
         target.events.append(
-            SpanEvent(
-                name=name,
-                time_unix_nano=time.time_ns(),
-                attributes={k: to_attribute(v) for k, v in (attributes or {}).items()},
+            trusted_model(
+                SpanEvent,
+                {
+                    "name": str(name),
+                    "time_unix_nano": time.time_ns(),
+                    "attributes": (
+                        {k: to_attribute(v) for k, v in attributes.items()} if attributes else {}
+                    ),
+                },
             )
         )
 
@@ -136,5 +131,56 @@ class TraceRecorder:
 
     def trace(self) -> Trace:
         """The trace recorded so far, spans in start order."""
-        spans = sorted(self.spans, key=lambda s: s.start_time_unix_nano)
-        return Trace(trace_id=self.trace_id, spans=spans)
+        spans = sorted(self.spans, key=_start_time)
+        return trusted_model(Trace, {"trace_id": self.trace_id, "spans": spans})
+
+
+def _start_time(span: Span) -> int:
+    return span.start_time_unix_nano
+
+
+class _Activation:
+    """The block during which a recorder is the current one (:meth:`TraceRecorder.activate`).
+
+    A class rather than a generator-based context manager: it is entered for every attempt and
+    every relayed request, and a generator costs several times more to enter and leave.
+    """
+
+    __slots__ = ("_recorder", "_token")
+
+    def __init__(self, recorder: TraceRecorder) -> None:
+        self._recorder = recorder
+
+    def __enter__(self) -> TraceRecorder:
+        self._token = _current_recorder.set(self._recorder)
+        return self._recorder
+
+    def __exit__(self, *exc: object) -> None:
+        _current_recorder.reset(self._token)
+
+
+class _SpanBlock:
+    """The block a span is open for (:meth:`TraceRecorder.span`); a class for the same reason."""
+
+    __slots__ = ("_attributes", "_name", "_recorder", "_span", "_token")
+
+    def __init__(
+        self, recorder: TraceRecorder, name: str, attributes: dict[str, Any] | None
+    ) -> None:
+        self._recorder, self._name, self._attributes = recorder, name, attributes
+
+    def __enter__(self) -> Span:
+        span = self._span = self._recorder.start_span(self._name, self._attributes)
+        self._token = self._recorder._stack.set(span)
+        return span
+
+    def __exit__(
+        self, kind: type[BaseException] | None, exc: BaseException | None, tb: object
+    ) -> None:
+        span = self._span
+        self._recorder._stack.reset(self._token)
+        if span.end_time_unix_nano is None:
+            if kind is None:
+                self._recorder.end_span(span)
+            else:
+                self._recorder.end_span(span, error=kind.__name__, message=str(exc))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -81,11 +82,21 @@ class TraceToolCall:
     """A tool call read off an ``execute_tool`` span."""
 
     name: str
-    arguments: Any
-    result: Any
     success: bool
     error_type: str | None
     span: Span
+
+    # Decoded from the span's JSON on first use: most checks read the names only, and the
+    # metrics of every attempt count the calls.
+    @cached_property
+    def arguments(self) -> Any:
+        """The call's arguments (``gen_ai.tool.call.arguments``), decoded."""
+        return decode_attribute(self.span.attributes.get(A.TOOL_ARGUMENTS))
+
+    @cached_property
+    def result(self) -> Any:
+        """The call's result (``gen_ai.tool.call.result``), decoded."""
+        return decode_attribute(self.span.attributes.get(A.TOOL_RESULT))
 
     @property
     def turn(self) -> int | None:
@@ -131,11 +142,15 @@ class Trace(BaseModel):
     def _cached(self, name: str, compute: Any) -> Any:
         # Every assertion and the metrics read the same decoded views; decode them once.
         # A trace that gains spans afterwards is recomputed (the count is the cache key).
-        cached = self._views.get(name)
-        if cached is not None and cached[0] == len(self.spans):
+        # Straight from pydantic's private-attribute slot: ``self._views`` goes through
+        # BaseModel.__getattr__, which cost more than the cache saved.
+        views = self.__pydantic_private__["_views"]  # type: ignore[index]
+        cached = views.get(name)
+        spans = len(self.spans)
+        if cached is not None and cached[0] == spans:
             return cached[1]
         value = compute()
-        self._views[name] = (len(self.spans), value)
+        views[name] = (spans, value)
         return value
 
     def agent_span(self) -> Span | None:
@@ -160,8 +175,6 @@ class Trace(BaseModel):
                     name=str(
                         span.attributes.get(A.TOOL_NAME, span.name.removeprefix("execute_tool "))
                     ),
-                    arguments=decode_attribute(span.attributes.get(A.TOOL_ARGUMENTS)),
-                    result=decode_attribute(span.attributes.get(A.TOOL_RESULT)),
                     success=error is None and span.status != "error",
                     error_type=str(error) if error is not None else None,
                     span=span,
