@@ -1,20 +1,25 @@
-"""What the HTTP agent's connection pool costs the harness: wall and CPU per keep-alive limit.
+"""What the HTTP agent's connection pool costs the harness: wall and CPU per client setting.
 
 A local agent (starlette under uvicorn, in a process of its own so its CPU is not counted)
-answers every POST after 50 ms. For each concurrency and each keep-alive limit, a fresh
-harness process runs 1,000 single-turn cases with a ``contains`` and a ``regex`` assertion
-through the runner into SQLite (``run``), and POSTs 1,000 turns through the HTTP adapter's
-own client alone (``client``); each prints its wall time and its CPU time (user + system of
-the whole process, every thread). The limit is swapped by wrapping ``httpx.Limits`` in that
-process: ``max_connections`` stays what the adapter asks for (the concurrency), and
-``max_keepalive_connections`` becomes the limit measured.
+answers every POST after 50 ms. For each concurrency and each setting, a fresh harness
+process runs 1,000 single-turn cases with a ``contains`` and a ``regex`` assertion through the
+runner into SQLite (``run``), POSTs 1,000 turns through the HTTP adapter's own client alone
+(``client``), or POSTs them through one of the candidate clients (``clients``: httpx alone,
+several small httpx clients, httpx over aiohttp's pool, aiohttp alone; see ``CLIENTS``); each
+prints its wall time and its CPU time (user + system of the whole process, every thread).
 
-Limits: ``code`` (whatever the adapter sets today), ``concurrency``, a number, or
-``min:N`` (the smaller of the concurrency and N). Rounds alternate the settings so a noisy
-machine spreads its noise over all of them; the table shows the median and the range.
+For ``run`` and ``client`` the setting is a keep-alive limit for httpx's own pool, swapped by
+wrapping ``httpx.Limits`` in that process: ``code`` (whatever the adapter sets today),
+``concurrency``, a number, or ``min:N`` (the smaller of the concurrency and N). Since the
+adapter posts through aiohttp's pool (``seatrial.agent._transport``), which keeps every
+connection open, only ``code`` means anything for it; the others reproduce the httpcore
+figures of docs/performance.md with the adapter of before that change (commit 092ffc6).
+Rounds alternate the settings so a noisy machine spreads its noise over all of them; the table
+shows the median and the range.
 
     .venv/bin/python benchmarks/http_agent_pool.py [--attempts 1000] [--concurrency 8 64]
-        [--keepalive concurrency 20 min:20 code] [--rounds 3]
+        [--what run client clients] [--keepalive code] [--clients httpx aiohttp ...]
+        [--rounds 3]
 """
 
 from __future__ import annotations
@@ -171,7 +176,6 @@ async def measure_client(url: str, attempts: int, concurrency: int) -> dict[str,
     from seatrial.agent import HttpAgent
 
     agent = HttpAgent(url, concurrency=concurrency)
-    client = agent._http()  # the adapter's own client, with the pool limits it sets
     gate = asyncio.Semaphore(concurrency)
 
     async def post(number: int) -> None:
@@ -181,7 +185,7 @@ async def measure_client(url: str, attempts: int, concurrency: int) -> dict[str,
                 "message": "Where is my order?",
                 "metadata": {"case_id": f"order-{number:05d}"},
             }
-            response = await client.post(url, json=payload)
+            response = await agent._send(payload, {})  # the adapter's own pool
             response.raise_for_status()
 
     wall, cpu = time.perf_counter(), cpu_s()
@@ -191,8 +195,95 @@ async def measure_client(url: str, attempts: int, concurrency: int) -> dict[str,
     return {"wall_s": wall, "cpu_s": cpu}
 
 
+CLIENTS = ("httpx", "httpx-shards", "httpx-aiohttp", "aiohttp")
+"""HTTP clients compared by ``--what clients`` (the keep-alive setting then names one):
+
+- ``httpx``: one ``httpx.AsyncClient``, ``max_connections`` = concurrency, 20 kept alive;
+- ``httpx-shards``: ``ceil(concurrency / 16)`` httpx clients of at most 16 connections, all
+  kept alive, each POST on the client with the fewest in flight;
+- ``httpx-aiohttp``: one httpx client over aiohttp's connection pool (``httpx_aiohttp``);
+- ``aiohttp``: one ``aiohttp.ClientSession`` (``TCPConnector(limit=concurrency)``).
+"""
+
+
+def post_function(variant: str, concurrency: int) -> tuple[Any, Any]:
+    """(post(url, payload) -> awaitable JSON body, close()) for one client variant."""
+    if variant == "aiohttp":
+        import aiohttp
+
+        session = aiohttp.ClientSession(connector=aiohttp.TCPConnector(limit=concurrency))
+
+        async def post_aiohttp(url: str, payload: dict[str, Any]) -> Any:
+            async with session.post(url, json=payload) as response:
+                response.raise_for_status()
+                return await response.json()
+
+        return post_aiohttp, session.close
+    if variant == "httpx-shards":
+        shards = -(-concurrency // 16)
+        size = -(-concurrency // shards)
+        limits = httpx.Limits(max_connections=size, max_keepalive_connections=size)
+        clients = [httpx.AsyncClient(limits=limits) for _ in range(shards)]
+        in_flight = [0] * shards
+
+        async def post_sharded(url: str, payload: dict[str, Any]) -> Any:
+            index = in_flight.index(min(in_flight))
+            in_flight[index] += 1
+            try:
+                response = await clients[index].post(url, json=payload)
+            finally:
+                in_flight[index] -= 1
+            response.raise_for_status()
+            return response.json()
+
+        async def close_all() -> None:
+            for client in clients:
+                await client.aclose()
+
+        return post_sharded, close_all
+    limits = httpx.Limits(max_connections=concurrency, max_keepalive_connections=20)
+    transport = None
+    if variant == "httpx-aiohttp":
+        from httpx_aiohttp import AiohttpTransport
+
+        transport = AiohttpTransport(limits=limits)
+    client = httpx.AsyncClient(limits=limits, transport=transport)
+
+    async def post_httpx(url: str, payload: dict[str, Any]) -> Any:
+        response = await client.post(url, json=payload)
+        response.raise_for_status()
+        return response.json()
+
+    return post_httpx, client.aclose
+
+
+async def measure_clients(url: str, attempts: int, concurrency: int, variant: str) -> Any:
+    """Wall and CPU of ``attempts`` POSTs through one client variant (:data:`CLIENTS`)."""
+    post, close = post_function(variant, concurrency)
+    gate = asyncio.Semaphore(concurrency)
+
+    async def one(number: int) -> None:
+        async with gate:
+            payload = {
+                "session_id": f"s{number}",
+                "message": "Where is my order?",
+                "metadata": {"case_id": f"order-{number:05d}"},
+            }
+            body = await post(url, payload)
+            assert "response" in body
+
+    wall, cpu = time.perf_counter(), cpu_s()
+    await asyncio.gather(*(one(n) for n in range(attempts)))
+    wall, cpu = time.perf_counter() - wall, cpu_s() - cpu
+    await close()
+    return {"wall_s": wall, "cpu_s": cpu}
+
+
 def measure(url: str, what: str, attempts: int, concurrency: int, setting: str) -> None:
     """In this (fresh) process: set the keep-alive limit, measure, print one JSON line."""
+    if what == "clients":
+        print(json.dumps(asyncio.run(measure_clients(url, attempts, concurrency, setting))))
+        return
     limit_keepalive(keepalive_for(setting, concurrency))
     work = measure_run if what == "run" else measure_client
     print(json.dumps(asyncio.run(work(url, attempts, concurrency))))
@@ -203,8 +294,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--attempts", type=int, default=1000)
     parser.add_argument("--concurrency", type=int, nargs="+", default=[8, 64])
-    parser.add_argument("--keepalive", nargs="+", default=["concurrency", "20", "min:20", "code"])
-    parser.add_argument("--what", nargs="+", default=["run", "client"], choices=["run", "client"])
+    parser.add_argument("--keepalive", nargs="+", default=["code"])
+    parser.add_argument(
+        "--what", nargs="+", default=["run", "client"], choices=["run", "client", "clients"]
+    )
+    parser.add_argument("--clients", nargs="+", default=list(CLIENTS), choices=CLIENTS)
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--serve", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--measure", nargs=5, help=argparse.SUPPRESS)
@@ -225,7 +319,8 @@ def main() -> None:
         for _ in range(args.rounds):
             for what in args.what:
                 for concurrency in args.concurrency:
-                    for setting in args.keepalive:
+                    settings = args.clients if what == "clients" else args.keepalive
+                    for setting in settings:
                         line = (
                             subprocess.run(
                                 [
@@ -253,7 +348,7 @@ def main() -> None:
     for (what, concurrency, setting), runs in results.items():
         walls = [r["wall_s"] for r in runs]
         cpus = [r["cpu_s"] for r in runs]
-        kept = keepalive_for(setting, concurrency)
+        kept = None if what == "clients" else keepalive_for(setting, concurrency)
         shown = f"{setting} ({kept})" if kept is not None and setting != str(kept) else setting
         print(
             f"| {what} | {concurrency} | {shown} | "

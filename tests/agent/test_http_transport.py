@@ -103,6 +103,26 @@ async def test_a_500_is_an_agent_error_with_the_status_and_the_body_cut_short():
     assert len(str(caught.value)) < 400
 
 
+@pytest.mark.parametrize(
+    ("body", "said"),
+    [
+        ("[" * 100_000 + "]" * 100_000, "nested too deeply"),
+        ('{"response": 1' + "0" * 5000 + "}", "digits"),
+    ],
+    ids=["nested", "long-integer"],
+)
+async def test_json_past_the_parsers_limits_is_an_agent_error_saying_why(body: str, said: str):
+    agent = Agent(lambda _: httpx.Response(200, text=body))
+    adapter = HttpAgent(URL, transport=agent.transport)
+    with pytest.raises(AgentError) as caught:
+        await drive(adapter, make_context(Case(id="c", input="hi")))
+    await adapter.aclose()
+    assert caught.value.failure_type == "agent_error"
+    assert "answered JSON Seatrial cannot read on turn 1" in str(caught.value)
+    assert said in str(caught.value)
+    assert len(str(caught.value)) < 600
+
+
 async def test_a_200_with_a_response_is_not_an_error():
     adapter = HttpAgent(URL, transport=Agent(lambda body: {"response": ""}).transport)
     output, _ = await drive(adapter, make_context(Case(id="c", input="hi")))

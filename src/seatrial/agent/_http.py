@@ -272,6 +272,13 @@ class HttpAgent:
                 f"agent at {self.url} answered non-JSON on {turn} (HTTP {response.status_code}): "
                 f"{_short(response.text)}"
             ) from exc
+        except (ValueError, RecursionError) as exc:
+            # json's own limits: an integer of more than 4,300 digits, nesting past the stack
+            raise AgentError(
+                f"agent at {self.url} answered JSON Seatrial cannot read on {turn} "
+                f"({'nested too deeply' if isinstance(exc, RecursionError) else exc}): "
+                f"{_short(response.text)}"
+            ) from exc
         if not isinstance(body, dict):
             raise AgentError(
                 f"agent at {self.url} answered {type(body).__name__} on {turn}, not a JSON "
