@@ -116,6 +116,9 @@ def test_interrupted_coordinator_drops_queued_attempts_and_resume_finishes_once(
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
+        # Ctrl-C as at a terminal: a shell's background job starts with SIGINT ignored, which
+        # Python (and so the coordinator) would keep, and the test would wait for nothing.
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
     )
     with Store.open(pg_store_url) as store:
         deadline = time.monotonic() + 120

@@ -26,7 +26,9 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
-RETRY_EVENT = "seatrial.agent_retry"
+from seatrial.trace import attrs as A
+
+RETRY_EVENT = A.AGENT_RETRY
 """Name of the span event recorded for each POST of a turn that is sent again."""
 
 TRANSIENT_ERRORS = (httpx.ConnectError, httpx.RemoteProtocolError)
@@ -97,9 +99,9 @@ async def post_with_retries(
         wait = min(wait, settings.max_wait_s)
         on_retry(
             {
-                f"{RETRY_EVENT}.try": tried,
-                f"{RETRY_EVENT}.reason": reason[:200],
-                f"{RETRY_EVENT}.wait_s": round(wait, 3),
+                A.AGENT_RETRY_TRY: tried,
+                A.AGENT_RETRY_REASON: reason[:200],
+                A.AGENT_RETRY_WAIT_S: round(wait, 3),
             }
         )
         await sleep(wait)

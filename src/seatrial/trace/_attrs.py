@@ -65,6 +65,11 @@ STATE_OP = "seatrial.state_change.op"
 SKILL = "seatrial.skill"
 SKILL_NAME = "seatrial.skill.name"
 
+AGENT_RETRY = "seatrial.agent_retry"
+AGENT_RETRY_TRY = "seatrial.agent_retry.try"
+AGENT_RETRY_REASON = "seatrial.agent_retry.reason"
+AGENT_RETRY_WAIT_S = "seatrial.agent_retry.wait_s"
+
 TURN = "seatrial.turn"
 TURN_MESSAGE = "seatrial.turn.message"
 
@@ -73,6 +78,7 @@ EVENT_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     STATE_CHANGE: (STATE_TARGET, STATE_OP),
     SKILL: (SKILL_NAME,),
     TURN: (TURN_INDEX, TURN_MESSAGE),
+    AGENT_RETRY: (AGENT_RETRY_TRY, AGENT_RETRY_REASON, AGENT_RETRY_WAIT_S),
 }
 """Each ``seatrial.*`` span event and the namespaced names of its attributes."""
 
