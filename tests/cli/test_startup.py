@@ -106,3 +106,12 @@ def test_a_command_loads_the_store_when_it_runs(tmp_path):
     modules, out = loaded(_COMMAND.format(args=["runs", "--db", db]), tmp_path)
     assert "no runs stored yet" in out
     assert {"seatrial.store", "sqlalchemy"} <= set(unwanted(modules))
+
+
+def test_opening_a_new_or_current_store_loads_no_migration_tool(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    for _ in ("creates the store", "opens it again"):
+        modules, out = loaded(_COMMAND.format(args=["runs", "--db", db]), tmp_path)
+        assert "no runs stored yet" in out
+        assert "sqlalchemy" in unwanted(modules)
+        assert "alembic" not in unwanted(modules)
