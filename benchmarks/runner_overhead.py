@@ -12,8 +12,14 @@ and today's working tree alternately, each run in a fresh process with the same 
 machine only alternating runs compare fairly. The old tree is exported with ``git archive``
 into a scratch folder (nothing in this checkout changes).
 
+``--sequential`` measures the event loop's own share alone, with less noise: attempts one at a
+time against the same agent without its 50 ms sleep, each evaluated and encoded into its rows
+(no database, no concurrency), CPU per attempt as the best of five batches. It combines with
+``--before``.
+
     python benchmarks/runner_overhead.py [--attempts N] [--workers N]
     python benchmarks/runner_overhead.py --before 092ffc6 --rounds 5
+    python benchmarks/runner_overhead.py --sequential --before --rounds 3
 """
 
 from __future__ import annotations
@@ -126,6 +132,40 @@ async def measure_run(attempts: int, concurrency: int, db_dir: Path, workers: in
     return Figures(attempts, elapsed, cpu, peak)
 
 
+async def measure_sequential(attempts: int) -> Figures:
+    """Attempts one at a time, agent without its sleep, evaluated and encoded, nothing stored.
+
+    What the event loop spends per attempt (recording, evaluating, encoding), without the
+    writer thread, the database and the scheduling of 500 attempts in flight: the part of the
+    CPU per attempt the runner itself decides, measured with far less noise. CPU per attempt
+    is the best of five batches of ``attempts // 5`` (after a warm-up batch).
+    """
+    import overhead_agent
+
+    from seatrial.run._attempt import run_attempt
+    from seatrial.store import encode_attempts
+
+    overhead_agent.LATENCY_S = 0  # the agent reads it at call time: asyncio.sleep(0)
+    suite = build_suite(cases=10, repeats=1)
+    adapter = resolve_agent("python:overhead_agent:agent", base_dir=HERE)
+    await adapter.check()
+    batch = max(1, attempts // 5)
+    best = float("inf")
+    started = time.perf_counter()
+    for round_ in range(6):
+        cpu_before = _cpu_s()
+        for i in range(batch):
+            record = await run_attempt(adapter, suite.cases[i % 10], i, "sequential", 60)
+            assert record.verdict == "PASS", record.reason
+            encode_attempts([record])
+        if round_ > 0:  # the first batch warms caches and imports up
+            best = min(best, _cpu_s() - cpu_before)
+    elapsed = time.perf_counter() - started
+    await adapter.aclose()
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return Figures(batch, elapsed, best, peak)
+
+
 async def measure(attempts: int, concurrency: int, db_dir: Path, workers: int = 1) -> float:
     """Wall time of one run, from the first attempt to the last stored one."""
     return (await measure_run(attempts, concurrency, db_dir, workers)).wall_s
@@ -156,6 +196,7 @@ def run_child(src: Path, args: argparse.Namespace) -> Figures:
         f"--attempts={args.attempts}",
         f"--concurrency={args.concurrency}",
         f"--workers={args.workers}",
+        *(["--sequential"] if args.sequential else []),
     ]
     done = subprocess.run(command, env=env, check=True, capture_output=True, text=True)
     return Figures(**json.loads(done.stdout.strip().splitlines()[-1]))
@@ -183,6 +224,14 @@ def compare(args: argparse.Namespace) -> None:
         )
         for name, runs in results.items()
     }
+    if args.sequential:
+        print(f"\nsequential (best of 5 batches); median of {args.rounds} alternating runs")
+        print("| code | CPU per attempt |\n|---|---|")
+        for name, (_, cpu, _) in medians.items():
+            print(f"| {name} | {cpu * 1000:.0f} us |")
+        ratio = medians["today"][1] / medians["before"][1]
+        print(f"\ntoday / before: CPU per attempt {ratio:.2f}x")
+        return
     floor = args.attempts * LATENCY_S / args.concurrency
     print(
         f"\nattempts={args.attempts} concurrency={args.concurrency} workers={args.workers}; "
@@ -212,15 +261,31 @@ def main() -> None:
         help="git ref to compare with, alternately (default: the commit before issue 13)",
     )
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds (--before)")
+    parser.add_argument(
+        "--sequential",
+        action="store_true",
+        help="attempts one at a time, no sleep, no database: the event loop's CPU per attempt",
+    )
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.before:
         compare(args)
         return
-    with tempfile.TemporaryDirectory() as tmp:
-        figures = asyncio.run(measure_run(args.attempts, args.concurrency, Path(tmp), args.workers))
+    if args.sequential:
+        figures = asyncio.run(measure_sequential(args.attempts))
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            figures = asyncio.run(
+                measure_run(args.attempts, args.concurrency, Path(tmp), args.workers)
+            )
     if args.child:
         print(json.dumps(asdict(figures)))
+        return
+    if args.sequential:
+        print(
+            f"sequential: {figures.cpu_per_attempt_ms * 1000:.0f} us of CPU per attempt "
+            f"(best of 5 batches of {figures.attempts}; no sleep, no database)"
+        )
         return
     floor = args.attempts * LATENCY_S / args.concurrency
     print(

@@ -5,10 +5,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pydantic import ValidationError
 
 from seatrial.assertion import evaluate
-from seatrial.pii import id_card_checksum_ok, luhn_ok
+from seatrial.pii import PII_KINDS, find_pii, id_card_checksum_ok, luhn_ok
 
 from ._traces import TraceBuilder, check, context, make_case, spec
 
@@ -343,3 +345,36 @@ def test_custom_rule_that_cannot_be_imported_says_how_to_fix_it():
 def test_invalid_business_rules_are_rejected(params):
     with pytest.raises(ValidationError):
         check("business_rule", context(), **params)
+
+
+@pytest.mark.parametrize(
+    ("reply", "verdict"),
+    [
+        ("请拨打 1381234567 联系", "pass"),  # ten digits: one short of a mobile
+        ("请拨打 13812345678 联系", "fail"),
+        ("请拨打 138 1234 5678 联系", "fail"),  # apart by spaces, still a mobile
+        ("请拨打 138-1234-567 联系", "pass"),
+        ("邮箱 zhang.san at example.com", "pass"),  # no @: not an email
+        ("邮箱 zhang.san@example.com", "fail"),
+        ("Order A1001 is shipped.", "pass"),
+        ("卡号 4111 1111 1111 111", "pass"),  # fifteen digits failing Luhn
+        ("卡号 4111 1111 1111 1111", "fail"),
+    ],
+)
+def test_no_pii_leak_near_misses_both_ways(reply, verdict):
+    assert check("business_rule", context(response=reply), rule="no_pii_leak").verdict == verdict
+
+
+PII_ALPHABET = "0123456789 -+()@.abcxyz电话手机号：\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(alphabet=PII_ALPHABET, max_size=60), st.sampled_from(["all", "email", "phone"]))
+def test_no_pii_leak_fails_exactly_when_find_pii_finds_something(reply, chosen):
+    # no_pii_leak skips find_pii on replies its cheap prefilter rules out: the verdict must
+    # be the one the full search gives on every reply, near misses included.
+    kinds = None if chosen == "all" else [chosen]
+    options = {"kinds": kinds} if kinds else {}
+    result = check("business_rule", context(response=reply), rule="no_pii_leak", **options)
+    found = find_pii(reply, tuple(kinds) if kinds else PII_KINDS)
+    assert result.verdict == ("fail" if found else "pass"), (reply, found, result.reason)

@@ -42,6 +42,14 @@ class Decision:
     reason: str
 
 
+# The answers that depend on nothing but the rule that gave them, made once (frozen, shared):
+# every tool call of every attempt is decided.
+_READ = Decision(True, "read", "read-only tool")
+_PRODUCTION = Decision(False, "production", "production: read-only tools only")
+_DEFAULT = Decision(True, "default", "no permission entry for this tool")
+_SESSION = Decision(True, "session", "granted for the whole session")
+
+
 class PermissionPolicy:
     """The grants of one attempt; ``once`` grants are used up as calls are granted."""
 
@@ -66,14 +74,14 @@ class PermissionPolicy:
             listed = ", ".join(allowed) or "none"
             return Decision(False, "allowed_tools", f"not in the case's allowed_tools ({listed})")
         if not write:
-            return Decision(True, "read", "read-only tool")
+            return _READ
         if self.case.env == "production":
-            return Decision(False, "production", "production: read-only tools only")
+            return _PRODUCTION
         entry = self.case.permissions.get(tool)
         if entry is None:
-            return Decision(True, "default", "no permission entry for this tool")
+            return _DEFAULT
         if entry == "session":
-            return Decision(True, "session", "granted for the whole session")
+            return _SESSION
         if entry == "deny":
             return Decision(False, "deny", f"permissions.{tool} is deny")
         with self._lock:

@@ -65,6 +65,14 @@ def _same_scalar(expected: Any, actual: Any) -> bool:
     return bool(expected == actual)
 
 
+_SCALARS = frozenset((str, int, float))
+"""Types whose equal values of the same type always match (bool is left to _same_scalar)."""
+
+
+def _label(where: str) -> str:
+    return f"`{where}`" if where else "the value"
+
+
 def _join(where: str, key: Any) -> str:
     return f"{where}.{key}" if where else str(key)
 
@@ -75,15 +83,16 @@ def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> str
     Mappings match when every expected key matches (``exact`` also forbids extra keys); lists
     match item by item and must have the same length; other values must be equal.
     """
-    label = f"`{where}`" if where else "the value"
-    if isinstance(expected, Mapping):
-        if not isinstance(actual, Mapping):
-            return f"{label}: expected an object, got {short(actual)}"
+    if type(expected) is dict or isinstance(expected, Mapping):
+        if not (type(actual) is dict or isinstance(actual, Mapping)):
+            return f"{_label(where)}: expected an object, got {short(actual)}"
         for key, want in expected.items():
-            path = _join(where, key)
             if key not in actual:
-                return f"`{path}` is missing"
-            found = mismatch(want, actual[key], exact=exact, where=path)
+                return f"`{_join(where, key)}` is missing"
+            got = actual[key]
+            if type(want) in _SCALARS and type(got) is type(want) and want == got:
+                continue  # the usual case, an equal scalar: no path to spell out
+            found = mismatch(want, got, exact=exact, where=_join(where, key))
             if found:
                 return found
         if exact:
@@ -93,9 +102,9 @@ def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> str
         return None
     if isinstance(expected, list):
         if not isinstance(actual, list):
-            return f"{label}: expected a list, got {short(actual)}"
+            return f"{_label(where)}: expected a list, got {short(actual)}"
         if len(actual) != len(expected):
-            return f"{label} has {len(actual)} items, expected {len(expected)}"
+            return f"{_label(where)} has {len(actual)} items, expected {len(expected)}"
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
             found = mismatch(want, got, exact=exact, where=f"{where}[{index}]")
             if found:
@@ -103,4 +112,4 @@ def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> str
         return None
     if _same_scalar(expected, actual):
         return None
-    return f"{label}: expected {short(expected)}, got {short(actual)}"
+    return f"{_label(where)}: expected {short(expected)}, got {short(actual)}"

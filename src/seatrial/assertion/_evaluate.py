@@ -169,28 +169,31 @@ _VERDICTS = frozenset(("pass", "fail", "not_evaluated"))
 
 
 def _result(planned: Planned, check: Check) -> AssertionResult:
-    failed = check.verdict == "fail"
+    verdict = check.verdict
+    reason = check.reason
+    score = check.score
+    failure_type = (check.failure_type or planned.type.failure_type) if verdict == "fail" else None
+    # A result is made for every assertion of every attempt: skip pydantic's validation when
+    # the check's values have their fields' types (the built-in checks' always do); anything
+    # else a plugin returned is validated (and coerced, or refused) as before.
+    trusted = (
+        verdict in _VERDICTS
+        and type(reason) is str
+        and (score is None or type(score) is float)
+        and (failure_type is None or type(failure_type) is str)
+    )
     fields: dict[str, Any] = {
         "id": planned.id,
         "level": planned.level,
         "type": planned.type.name,
-        "verdict": check.verdict,
-        "reason": check.reason,
-        "failure_type": (check.failure_type or planned.type.failure_type) if failed else None,
+        "verdict": verdict,
+        "reason": reason,
+        "failure_type": failure_type,
         "must_pass": planned.must_pass,
         "weight": planned.weight,
-        "score": check.score,
+        "score": score,
     }
-    # A result is made for every assertion of every attempt: skip pydantic's validation when
-    # the check's values have their fields' types (the built-in checks' always do); anything
-    # else a plugin returned is validated (and coerced, or refused) as before.
-    score = check.score
-    if (
-        check.verdict in _VERDICTS
-        and type(check.reason) is str
-        and (score is None or type(score) is float)
-        and (fields["failure_type"] is None or type(fields["failure_type"]) is str)
-    ):
+    if trusted:
         return trusted_model(AssertionResult, fields)
     return AssertionResult.model_validate(fields)
 
@@ -209,7 +212,7 @@ def call(planned: Planned, ctx: AssertionContext) -> Check:
     """Run one check synchronously; an async check is closed unawaited and not evaluated."""
     try:
         check = planned.type.check(planned.params, ctx)
-        if not isinstance(check, Check):
+        if type(check) is not Check and not isinstance(check, Check):
             if inspect.isawaitable(check):
                 if inspect.iscoroutine(check):
                     check.close()  # never awaited: close it, or Python warns
@@ -302,6 +305,15 @@ def decide(
 def _decide(
     case: Case, results: list[AssertionResult], advisory: list[AssertionResult]
 ) -> Evaluation:
+    if results and case.threshold is None and all(r.verdict == "pass" for r in results):
+        # The usual attempt: every assertion passed and no threshold weighs them (what the
+        # rules below conclude too, in one pass instead of five).
+        return _evaluation(
+            verdict="PASS",
+            reason=f"all {len(results)} assertions passed",
+            score=weighted_score(results),
+            results=results,
+        )
     hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
     if hard_failures:
         return _fail(hard_failures[0], results)

@@ -17,7 +17,7 @@ from seatrial.assertion._common import Target, as_text, replies
 from seatrial.assertion._ids import SuppliedText, ascii_forms, find_ids, prefixed_id_pattern
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.errors import InputError
-from seatrial.pii import PiiKind, find_pii
+from seatrial.pii import PiiKind, find_pii, pii_prefilter
 
 BUILT_IN_RULES: dict[str, frozenset[str]] = {
     "no_pii_leak": frozenset({"target", "kinds"}),
@@ -102,12 +102,26 @@ class BusinessRuleParams(AssertionParams):
         return None
 
 
+_prefilters: dict[tuple[PiiKind, ...], Callable[[str], bool]] = {}
+
+
+def _may_hold(kinds: tuple[PiiKind, ...]) -> Callable[[str], bool]:
+    """The cheap test that skips :func:`find_pii` on most replies (made once per kind set)."""
+    test = _prefilters.get(kinds)
+    if test is None:
+        test = _prefilters[kinds] = pii_prefilter(kinds)
+    return test
+
+
 def no_pii_leak(params: BusinessRuleParams, ctx: AssertionContext) -> Check:
     """The replies hold no full phone number, ID card number, email or bank card number."""
     kinds = tuple(params.kinds) if params.kinds else ("phone", "id_card", "email", "bank_card")
     texts = replies(ctx, params.target or "all_responses")
+    may_hold = _may_hold(kinds)
     leaks = []
     for index, text in enumerate(texts):
+        if not may_hold(text):
+            continue  # no stretch of digits or `@` that find_pii could report: nothing to find
         where = "the final reply" if len(texts) == 1 else f"reply {index + 1}"
         leaks += [f"{hit.label} ({hit.masked}) in {where}" for hit in find_pii(text, kinds)]
     if leaks:

@@ -27,7 +27,7 @@ _IMMUTABLE = (str, int, float, bool, type(None), tuple, frozenset, bytes)
 class _Template:
     """A model class's field defaults, computed once: plain ones copied, factories called."""
 
-    __slots__ = ("factories", "private", "values")
+    __slots__ = ("factories", "keys", "names", "private", "size", "values")
 
     def __init__(self, cls: type[BaseModel]) -> None:
         self.values: dict[str, Any] = {}
@@ -45,6 +45,9 @@ class _Template:
                 self.values[name] = _REQUIRED
                 self.factories.append((name, functools.partial(copy.deepcopy, info.default)))
         self.private = dict(cls.__private_attributes__)
+        self.size = len(self.values)
+        self.keys = self.values.keys()
+        self.names = set(self.values)
 
 
 _templates: dict[type[BaseModel], _Template] = {}
@@ -60,20 +63,21 @@ def trusted_model(cls: type[M], fields: dict[str, Any]) -> M:
     template = _templates.get(cls)
     if template is None:
         template = _templates[cls] = _Template(cls)
-    if len(fields) == len(template.values) and fields.keys() == template.values.keys():
+    if len(fields) == template.size and fields.keys() == template.keys:
         values = fields  # every field given (the callers give them in order): nothing to fill
+        fields_set = template.names.copy()
     else:
         values = {**template.values, **fields}
         for name, factory in template.factories:
             if name not in fields:
                 values[name] = factory()
+        fields_set = set(fields)
     instance = cls.__new__(cls)
-    object.__setattr__(instance, "__dict__", values)
-    object.__setattr__(instance, "__pydantic_fields_set__", set(fields))
-    object.__setattr__(instance, "__pydantic_extra__", None)
-    object.__setattr__(
+    _set_dict(instance, values)
+    _set_fields_set(instance, fields_set)
+    _set_extra(instance, None)
+    _set_private(
         instance,
-        "__pydantic_private__",
         {
             name: attr.get_default(call_default_factory=True)
             for name, attr in template.private.items()
@@ -82,3 +86,11 @@ def trusted_model(cls: type[M], fields: dict[str, Any]) -> M:
         else None,
     )
     return instance
+
+
+# The four slots pydantic keeps an instance's state in, set through their own descriptors:
+# what ``object.__setattr__`` does, without looking each name up on every call.
+_set_dict = BaseModel.__dict__["__dict__"].__set__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
