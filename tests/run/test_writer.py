@@ -1,13 +1,19 @@
-"""The attempt writer: attempts finishing close together share one transaction (group commit)."""
+"""The attempt writer: attempts finishing close together share one transaction (group commit),
+and a store slower than the agent holds new attempts back."""
 
 from __future__ import annotations
 
+import asyncio
 import time
+from collections.abc import Sequence
 from pathlib import Path
 
+from seatrial.agent import resolve_agent
+from seatrial.case import Case, Suite
 from seatrial.record import AttemptRecord, RunInfo
-from seatrial.run._writer import AttemptWriter
-from seatrial.store import Store
+from seatrial.run import RunOptions, run_suite_async
+from seatrial.run._writer import MAX_BATCH, MAX_QUEUED, AttemptWriter
+from seatrial.store import EncodedAttempts, Store
 
 
 def attempt(number: int) -> AttemptRecord:
@@ -48,3 +54,55 @@ def test_an_open_group_is_committed_when_its_window_ends_while_the_run_goes_on(
         finally:
             writer.close()
         assert writer.commits == 1
+
+
+STARTED = [0]
+SLOW_STORE: list[SlowStore] = []
+
+
+def counting(message: str, session: object) -> str:
+    """An instant agent that counts the attempts started and notes how far they ran ahead
+    of the store."""
+    STARTED[0] += 1
+    store = SLOW_STORE[0]
+    store.most_ahead = max(store.most_ahead, STARTED[0] - store.stored)
+    return "ok"
+
+
+class SlowStore(Store):
+    """A real store whose commits take 20 ms longer: slower than the agent."""
+
+    stored = 0
+    most_ahead = 0
+
+    def save_encoded(self, batches: Sequence[EncodedAttempts]) -> int:
+        time.sleep(0.02)
+        saved = super().save_encoded(batches)
+        self.stored += saved
+        return saved
+
+
+def test_a_store_slower_than_the_agent_holds_new_attempts_back_so_memory_stays_flat(
+    tmp_path: Path,
+) -> None:
+    suite = Suite(
+        name="fast",
+        cases=[Case(id=f"c{n}", input="hi", repeats=100) for n in range(40)],
+    )
+    concurrency = 50
+    STARTED[0] = 0
+    with SlowStore.open(f"sqlite:///{tmp_path / 'runs.db'}") as store:
+        SLOW_STORE[:] = [store]
+
+        async def go() -> str:
+            adapter = resolve_agent("python:tests.run.test_writer:counting")
+            try:
+                options = RunOptions(concurrency=concurrency)
+                return (await run_suite_async(suite, adapter, store, options)).run_id
+            finally:
+                await adapter.aclose()
+
+        run_id = asyncio.run(go())
+        assert len(store.finished_attempts(run_id)) == 4000
+        # Queued for the writer, being committed, and in flight: never the whole run.
+        assert 0 < store.most_ahead <= MAX_QUEUED + MAX_BATCH + concurrency

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING
 
 from seatrial.agent import AgentAdapter
@@ -26,13 +26,18 @@ async def drain(
     *,
     judge: JudgeRuntime | None = None,
     gateway: GatewayServer | None = None,
+    room: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Run every (case, attempt) of ``plan`` with at most ``concurrency`` in flight, each
-    with the run's ``judge`` and ``gateway`` server (when it has them)."""
+    with the run's ``judge`` and ``gateway`` server (when it has them). ``room``, when
+    given, is awaited before each attempt starts: the store's writer holds attempts back
+    while it has too many waiting (:meth:`AttemptWriter.room`)."""
     jobs: Iterator[tuple[Case, int]] = iter(plan)
 
     async def lane() -> None:
         for case, attempt in jobs:
+            if room is not None:
+                await room()
             record = await run_attempt(
                 adapter, case, attempt, run_id, timeout_s, judge=judge, gateway=gateway
             )

@@ -222,6 +222,7 @@ async def _execute(
                         store_and_count,
                         judge=options.judge,
                         gateway=gateway,
+                        room=writer.room,
                     )
                 finally:
                     writer.close()

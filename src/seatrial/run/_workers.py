@@ -68,7 +68,9 @@ def _child(
             submit(record)
             messages.put((record.case_id, record.attempt, record.verdict, record.failure_type))
 
-        asyncio.run(drain(share, adapter, run_id, timeout_s, concurrency, on_record))
+        asyncio.run(
+            drain(share, adapter, run_id, timeout_s, concurrency, on_record, room=writer.room)
+        )
     except KeyboardInterrupt:
         # Ctrl-C: the finally block stores what finished, and the parent learns its share
         # was cut short even when its own SIGINT comes after every worker said it is done.

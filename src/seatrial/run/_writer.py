@@ -15,6 +15,7 @@ finished plus, at most, the group being collected or committed: the attempts of 
 
 from __future__ import annotations
 
+import asyncio
 import queue
 import threading
 import time
@@ -26,6 +27,16 @@ from seatrial.store import EncodedAttempts, Store, encode_attempts
 _STOP = object()
 MAX_BATCH = 500
 """The most attempts one transaction commits."""
+
+MAX_QUEUED = 2 * MAX_BATCH
+"""Attempts waiting to be written past which the runner starts no new attempt.
+
+When the store is slower than the agent (fast agents, hundreds in flight, SQLite), finished
+attempts would otherwise pile up in the queue, encoded, until the run ends: about 7 KB each,
+0.8 GB for a 100,000-attempt run. Waiting for room keeps memory flat with the run's size and
+costs no time: the store, not the agent, is what limits such a run.
+"""
+ROOM_POLL_S = 0.005
 
 GROUP_WAIT_S = 0.02
 """How long a group stays open for more attempts after its first one, in seconds.
@@ -46,6 +57,7 @@ class AttemptWriter:
         self._failure: BaseException | None = None
         self.written = 0
         self.commits = 0
+        self._waiting: asyncio.Future[None] | None = None
         self._thread = threading.Thread(target=self._loop, name="seatrial-writer", daemon=True)
         self._thread.start()
 
@@ -54,6 +66,20 @@ class AttemptWriter:
         if self._failure is not None:
             raise StoreError(f"could not store attempts: {self._failure}") from self._failure
         self._queue.put(encode_attempts([record]))
+
+    async def room(self) -> None:
+        """Return once the writer has room: at once while fewer than :data:`MAX_QUEUED`
+        attempts wait to be written (or an earlier write failed); otherwise once it is down to
+        :data:`MAX_BATCH`. The lanes held back share one waiter."""
+        if self._queue.qsize() < MAX_QUEUED or self._failure is not None:
+            return
+        if self._waiting is None or self._waiting.done():
+            self._waiting = asyncio.ensure_future(self._until_room())
+        await asyncio.shield(self._waiting)
+
+    async def _until_room(self) -> None:
+        while self._queue.qsize() > MAX_BATCH and self._failure is None:
+            await asyncio.sleep(ROOM_POLL_S)
 
     def close(self) -> None:
         """Write everything queued, then stop; raises if a write failed."""
