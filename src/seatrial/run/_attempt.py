@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import random
 import time
 from collections.abc import Iterator
@@ -28,6 +29,12 @@ from seatrial.run._snapshot import attempt_snapshot, case_facts
 from seatrial.trace import TraceRecorder, trusted_model
 from seatrial.trace import attrs as A
 
+_IDS = random.Random()
+"""Ids (trace, span, session, attempt) come from a generator of their own, seeded by the
+operating system (again in every forked worker): an in-process agent or a library that seeds
+the ``random`` module would otherwise make them repeat."""
+os.register_at_fork(after_in_child=_IDS.seed)
+
 if TYPE_CHECKING:
     from seatrial.gateway import GatewayServer
     from seatrial.run._judge_hook import JudgeRuntime
@@ -46,7 +53,7 @@ def user_id_for(case: Case) -> str:
     base = str(case.context.get("user_id") or "seatrial_user")
     if not case.fresh_user:
         return base
-    return f"{base}_{random.getrandbits(32):08x}"
+    return f"{base}_{_IDS.getrandbits(32):08x}"
 
 
 @contextlib.contextmanager
@@ -72,7 +79,7 @@ async def run_attempt(
     passes the run's.
     """
     recorder = TraceRecorder()
-    session_id = f"sess_{random.getrandbits(64):016x}"
+    session_id = f"sess_{_IDS.getrandbits(64):016x}"
     user_id = user_id_for(case)
     started = time.time()
     facts = case_facts(run_id, case)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-import random
+import secrets
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -86,8 +86,13 @@ class RunOutcome:
 
 
 def new_run_id() -> str:
-    """A sortable run id: UTC time plus a random suffix."""
-    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{random.getrandbits(24):06x}"
+    """A sortable run id: UTC time plus a random suffix.
+
+    The suffix comes from the operating system, not the ``random`` module: an in-process
+    agent, a test library or a plugin that seeds ``random`` would otherwise make two runs
+    started in the same second collide.
+    """
+    return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{secrets.token_hex(3)}"
 
 
 def suite_hash(cases: list[Case]) -> str:

@@ -8,6 +8,7 @@ objects: the runner writes thousands of attempts a second.
 from __future__ import annotations
 
 import gc
+import os
 import random
 import time
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -22,6 +23,12 @@ from seatrial.errors import StoreError
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store._engine import raw_json, without_nul
 from seatrial.trace import Span, Trace
+
+_IDS = random.Random()
+"""Ids (trace, span, session, attempt) come from a generator of their own, seeded by the
+operating system (again in every forked worker): an in-process agent or a library that seeds
+the ``random`` module would otherwise make them repeat."""
+os.register_at_fork(after_in_child=_IDS.seed)
 
 Row = dict[str, Any]
 
@@ -70,7 +77,7 @@ def new_attempt_id() -> str:
     Made here rather than by the database, so spans need no round-trip for it; ordered by
     time, so inserts land at the end of the primary-key index instead of all over it.
     """
-    return f"{time.time_ns():016x}{random.getrandbits(64):016x}"
+    return f"{time.time_ns():016x}{_IDS.getrandbits(64):016x}"
 
 
 ATTEMPT_COLUMNS = (

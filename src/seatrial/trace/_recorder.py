@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextvars
 import json
+import os
 import random
 import time
 from typing import Any
@@ -15,6 +16,12 @@ from typing import Any
 from seatrial.trace import _attrs as A
 from seatrial.trace._span import Span, SpanEvent, Trace
 from seatrial.trace._trusted import trusted_model
+
+_IDS = random.Random()
+"""Ids (trace, span, session, attempt) come from a generator of their own, seeded by the
+operating system (again in every forked worker): an in-process agent or a library that seeds
+the ``random`` module would otherwise make them repeat."""
+os.register_at_fork(after_in_child=_IDS.seed)
 
 _current_recorder: contextvars.ContextVar[TraceRecorder | None] = contextvars.ContextVar(
     "seatrial_recorder", default=None
@@ -28,7 +35,7 @@ Seatrial package, and everyone who reads it may import ``trace``."""
 
 def new_id(bits: int = 64) -> str:
     """A random hex id: 64 bits for spans, 128 for traces."""
-    return f"{random.getrandbits(bits):0{bits // 4}x}"
+    return f"{_IDS.getrandbits(bits):0{bits // 4}x}"
 
 
 ATTRIBUTE_JSON = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=True)
@@ -86,7 +93,7 @@ class TraceRecorder:
             Span,
             {
                 "trace_id": self.trace_id,
-                "span_id": f"{random.getrandbits(64):016x}",
+                "span_id": f"{_IDS.getrandbits(64):016x}",
                 "parent_span_id": parent.span_id if parent else None,
                 "name": str(name),
                 "start_time_unix_nano": time.time_ns(),
