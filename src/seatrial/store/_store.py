@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from pydantic import ValidationError
 from sqlalchemy import and_, exists, func, insert, select, update
-from sqlalchemy.engine import Connection, Engine
+from sqlalchemy.engine import Connection
 from sqlalchemy.exc import IntegrityError, SQLAlchemyError
 
 from seatrial.case import Case
@@ -18,9 +16,10 @@ from seatrial.errors import InputError, RunNotFound, StoreError
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store import _codec as codec
 from seatrial.store._adopt import adopt_exported_spans
+from seatrial.store._attempt_reads import AttemptReadsMixin
 from seatrial.store._bulk import insert_many
 from seatrial.store._codec import EncodedAttempts, encode_attempts
-from seatrial.store._engine import WRITE_OPTION, make_engine, retry_lost_connections
+from seatrial.store._engine import make_engine
 from seatrial.store._gc import GcMixin
 from seatrial.store._golden import GoldenMixin
 from seatrial.store._judging import JudgingMixin
@@ -31,7 +30,6 @@ from seatrial.store._schema import attempts, run_cases, run_tags, runs, spans
 from seatrial.store._traces import TracesMixin
 from seatrial.store._translate import message, reason, translated
 from seatrial.store._url import DB_URL_ENV, mask_url, resolve_url
-from seatrial.trace import Trace
 
 T = TypeVar("T")
 
@@ -39,16 +37,11 @@ RUN_STATUSES = ("running", "finished", "interrupted")
 """The statuses a run can have (see :class:`~seatrial.record.RunInfo`)."""
 
 
-class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, GcMixin):
+class Store(AttemptReadsMixin, LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, GcMixin):
     """Where runs are kept. Open it with :meth:`Store.open`; close it (or use ``with``).
 
     Every method is safe to call from any thread: each takes its own pooled connection.
     """
-
-    def __init__(self, engine: Engine) -> None:
-        """Wrap an engine whose database is already migrated (use :meth:`open`)."""
-        self._engine = engine
-        self._writer = engine.execution_options(**{WRITE_OPTION: True})
 
     @classmethod
     def open(cls, url: str | None = None, project_dir: Path | None = None) -> Store:
@@ -88,20 +81,6 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, GcMixin):
             engine.dispose()
             raise
         return cls(engine)
-
-    @property
-    def url(self) -> str:
-        """The database URL with its password masked."""
-        return mask_url(self._engine.url)
-
-    @property
-    def engine(self) -> Engine:
-        """The SQLAlchemy engine, for read-only queries the methods here do not cover."""
-        return self._engine
-
-    def close(self) -> None:
-        """Close every pooled connection."""
-        self._engine.dispose()
 
     def __enter__(self) -> Store:
         return self
@@ -325,168 +304,7 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, GcMixin):
         definitions = self._reading(f"read the cases of run {run_id!r}", read)
         return self._decode(lambda: [codec.case_of(d) for d in definitions])
 
-    def finished_attempts(self, run_id: str) -> set[tuple[str, int]]:
-        """The ``(case_id, attempt)`` pairs stored for a run: what a resume skips."""
-
-        def read(connection: Connection) -> set[tuple[str, int]]:
-            rows = connection.execute(
-                select(attempts.c.case_id, attempts.c.attempt).where(attempts.c.run_id == run_id)
-            ).all()
-            if not rows:
-                self._check_run(connection, run_id)
-            return {(str(case_id), int(attempt)) for case_id, attempt in rows}
-
-        return self._reading(f"read the attempts of run {run_id!r}", read)
-
-    def verdict_counts(self, run_ids: Sequence[str]) -> dict[str, dict[str, int]]:
-        """Attempts per verdict for each run, counted by the database (for run lists)."""
-        counts: dict[str, dict[str, int]] = {run_id: {} for run_id in run_ids}
-        if not run_ids:
-            return counts
-        with self._read("count the attempts of runs") as connection:
-            rows = connection.execute(
-                select(attempts.c.run_id, attempts.c.verdict, func.count())
-                .where(attempts.c.run_id.in_(list(run_ids)))
-                .group_by(attempts.c.run_id, attempts.c.verdict)
-            ).all()
-        for run_id, verdict, count in rows:
-            counts[str(run_id)][str(verdict)] = int(count)
-        return counts
-
-    def attempts(
-        self, run_id: str, case_id: str | None = None, with_traces: bool = False
-    ) -> list[AttemptRecord]:
-        """A run's attempts (of one case, when given) in suite order, then by attempt.
-
-        Traces are read only ``with_traces``; otherwise each record's ``trace`` is None.
-        """
-        joined = attempts.outerjoin(
-            run_cases,
-            and_(
-                run_cases.c.run_id == attempts.c.run_id,
-                run_cases.c.case_id == attempts.c.case_id,
-            ),
-        )
-        query = (
-            select(attempts)
-            .select_from(joined)
-            .where(attempts.c.run_id == run_id)
-            .order_by(
-                run_cases.c.position.is_(None),
-                run_cases.c.position,
-                attempts.c.case_id,
-                attempts.c.attempt,
-            )
-        )
-        span_query = (
-            select(spans)
-            .join(attempts, spans.c.attempt_id == attempts.c.id)
-            .where(attempts.c.run_id == run_id)
-            .order_by(spans.c.attempt_id, spans.c.position)
-        )
-        if case_id is not None:
-            query = query.where(attempts.c.case_id == case_id)
-            span_query = span_query.where(attempts.c.case_id == case_id)
-
-        def read(conn: Connection) -> tuple[Sequence[Any], dict[str, list[dict[str, Any]]]]:
-            rows = conn.execute(query).mappings().all()
-            if not rows:
-                self._check_run(conn, run_id)
-            by_attempt: dict[str, list[dict[str, Any]]] = {}
-            if rows and with_traces:
-                for span in conn.execute(span_query).mappings():
-                    by_attempt.setdefault(span["attempt_id"], []).append(codec.span_dict(span))
-            return rows, by_attempt
-
-        with codec.collector_paused():
-            action = f"read the attempts of run {run_id!r}"
-            rows, by_attempt = self._reading(action, read, snapshot=with_traces)
-            return self._decode(
-                lambda: [
-                    codec.attempt_record(row, by_attempt.get(row["id"], []))
-                    if with_traces
-                    else codec.attempt_record(row, None)
-                    for row in rows
-                ]
-            )
-
-    def attempt_trace(self, run_id: str, case_id: str, attempt: int) -> Trace:
-        """The trace of one attempt."""
-        where = and_(
-            attempts.c.run_id == run_id,
-            attempts.c.case_id == case_id,
-            attempts.c.attempt == attempt,
-        )
-        with self._read(f"read the trace of run {run_id!r}", snapshot=True) as connection:
-            found = select(attempts.c.id, attempts.c.trace_id).where(where)
-            row = connection.execute(found).first()
-            if row is None:
-                self._check_run(connection, run_id)
-                raise InputError(
-                    f"run {run_id!r} has no attempt {attempt} of case {case_id!r}; "
-                    "check the case id and the attempt number (they start at 1)"
-                )
-            if row.trace_id is None:
-                raise InputError(
-                    f"attempt {attempt} of case {case_id!r} in run {run_id!r} has no trace: "
-                    "the agent was never reached; its error says why"
-                )
-            span_rows = (
-                connection.execute(
-                    select(spans).where(spans.c.attempt_id == row.id).order_by(spans.c.position)
-                )
-                .mappings()
-                .all()
-            )
-            return self._decode(lambda: codec.trace_of(row.trace_id, span_rows))
-
-    def case_verdict_counts(self, run_ids: Sequence[str]) -> dict[str, dict[str, dict[str, int]]]:
-        """Attempts per verdict of each case of each run (run -> case -> verdict -> count),
-        counted by the database; a run without attempts maps to an empty dict."""
-        counts: dict[str, dict[str, dict[str, int]]] = {run_id: {} for run_id in run_ids}
-        if not run_ids:
-            return counts
-        with self._read("count the attempts of each case") as connection:
-            rows = connection.execute(
-                select(attempts.c.run_id, attempts.c.case_id, attempts.c.verdict, func.count())
-                .where(attempts.c.run_id.in_(list(run_ids)))
-                .group_by(attempts.c.run_id, attempts.c.case_id, attempts.c.verdict)
-            ).all()
-        for run_id, case_id, verdict, count in rows:
-            counts[str(run_id)].setdefault(str(case_id), {})[str(verdict)] = int(count)
-        return counts
-
     # Helpers.
-
-    def _transact(self, action: str, body: Callable[[Connection], T]) -> T:
-        """``body`` in one write transaction, run again on a new connection while the
-        connection is lost (for up to RECONNECT_LIMIT_S); wrap it in ``translated``."""
-
-        def once() -> T:
-            with self._writer.begin() as connection:
-                return body(connection)
-
-        return retry_lost_connections(action, once)
-
-    def _reading(self, action: str, body: Callable[[Connection], T], snapshot: bool = False) -> T:
-        """``body`` on a read connection, run again while the connection is lost."""
-
-        def once() -> T:
-            with self._engine.connect() as connection:
-                if snapshot and connection.dialect.name == "postgresql":
-                    connection.execution_options(isolation_level="REPEATABLE READ")
-                return body(connection)
-
-        with translated(self._engine.url, action):
-            return retry_lost_connections(action, once)
-
-    @contextmanager
-    def _read(self, action: str, snapshot: bool = False) -> Iterator[Connection]:
-        with translated(self._engine.url, action), self._engine.connect() as connection:
-            if snapshot and connection.dialect.name == "postgresql":
-                # Attempts and their spans are read in two queries; see one commit, not two.
-                connection.execution_options(isolation_level="REPEATABLE READ")
-            yield connection
 
     def _tags(self, connection: Connection, run_ids: list[str]) -> dict[str, list[str]]:
         if not run_ids:
@@ -500,23 +318,3 @@ class Store(LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, GcMixin):
         for run_id, tag in rows:
             found.setdefault(run_id, []).append(tag)
         return found
-
-    def _check_run(self, connection: Connection, run_id: str) -> None:
-        if connection.execute(select(runs.c.run_id).where(runs.c.run_id == run_id)).first() is None:
-            raise self._not_found(run_id)
-
-    def _not_found(self, run_id: str) -> RunNotFound:
-        return RunNotFound(
-            f"no run {run_id!r} in the store at {self.url}; `seatrial runs` lists the stored "
-            "runs (a unique prefix of an id, or `latest`, also works)"
-        )
-
-    def _decode(self, build: Callable[[], T]) -> T:
-        try:
-            return build()
-        except ValidationError as exc:
-            raise StoreError(
-                f"the store at {self.url} holds a record this Seatrial cannot read "
-                f"({exc.error_count()} problems, first: {exc.errors()[0]['msg']}); "
-                "was it written by a newer Seatrial? upgrade seatrial"
-            ) from exc

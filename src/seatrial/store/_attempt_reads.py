@@ -1,0 +1,151 @@
+"""Reading a run's attempts: what resume skips, verdict counts, records and traces."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import and_, func, select
+from sqlalchemy.engine import Connection
+
+from seatrial.errors import InputError
+from seatrial.record import AttemptRecord
+from seatrial.store import _codec as codec
+from seatrial.store._core import StoreCore
+from seatrial.store._schema import attempts, run_cases, spans
+from seatrial.trace import Trace
+
+
+class AttemptReadsMixin(StoreCore):
+    """The store's reads of stored attempts."""
+
+    def finished_attempts(self, run_id: str) -> set[tuple[str, int]]:
+        """The ``(case_id, attempt)`` pairs stored for a run: what a resume skips."""
+
+        def read(connection: Connection) -> set[tuple[str, int]]:
+            rows = connection.execute(
+                select(attempts.c.case_id, attempts.c.attempt).where(attempts.c.run_id == run_id)
+            ).all()
+            if not rows:
+                self._check_run(connection, run_id)
+            return {(str(case_id), int(attempt)) for case_id, attempt in rows}
+
+        return self._reading(f"read the attempts of run {run_id!r}", read)
+
+    def verdict_counts(self, run_ids: Sequence[str]) -> dict[str, dict[str, int]]:
+        """Attempts per verdict for each run, counted by the database (for run lists)."""
+        counts: dict[str, dict[str, int]] = {run_id: {} for run_id in run_ids}
+        if not run_ids:
+            return counts
+        with self._read("count the attempts of runs") as connection:
+            rows = connection.execute(
+                select(attempts.c.run_id, attempts.c.verdict, func.count())
+                .where(attempts.c.run_id.in_(list(run_ids)))
+                .group_by(attempts.c.run_id, attempts.c.verdict)
+            ).all()
+        for run_id, verdict, count in rows:
+            counts[str(run_id)][str(verdict)] = int(count)
+        return counts
+
+    def attempts(
+        self, run_id: str, case_id: str | None = None, with_traces: bool = False
+    ) -> list[AttemptRecord]:
+        """A run's attempts (of one case, when given) in suite order, then by attempt.
+
+        Traces are read only ``with_traces``; otherwise each record's ``trace`` is None.
+        """
+        joined = attempts.outerjoin(
+            run_cases,
+            and_(
+                run_cases.c.run_id == attempts.c.run_id,
+                run_cases.c.case_id == attempts.c.case_id,
+            ),
+        )
+        query = (
+            select(attempts)
+            .select_from(joined)
+            .where(attempts.c.run_id == run_id)
+            .order_by(
+                run_cases.c.position.is_(None),
+                run_cases.c.position,
+                attempts.c.case_id,
+                attempts.c.attempt,
+            )
+        )
+        span_query = (
+            select(spans)
+            .join(attempts, spans.c.attempt_id == attempts.c.id)
+            .where(attempts.c.run_id == run_id)
+            .order_by(spans.c.attempt_id, spans.c.position)
+        )
+        if case_id is not None:
+            query = query.where(attempts.c.case_id == case_id)
+            span_query = span_query.where(attempts.c.case_id == case_id)
+
+        def read(conn: Connection) -> tuple[Sequence[Any], dict[str, list[dict[str, Any]]]]:
+            rows = conn.execute(query).mappings().all()
+            if not rows:
+                self._check_run(conn, run_id)
+            by_attempt: dict[str, list[dict[str, Any]]] = {}
+            if rows and with_traces:
+                for span in conn.execute(span_query).mappings():
+                    by_attempt.setdefault(span["attempt_id"], []).append(codec.span_dict(span))
+            return rows, by_attempt
+
+        with codec.collector_paused():
+            action = f"read the attempts of run {run_id!r}"
+            rows, by_attempt = self._reading(action, read, snapshot=with_traces)
+            return self._decode(
+                lambda: [
+                    codec.attempt_record(row, by_attempt.get(row["id"], []))
+                    if with_traces
+                    else codec.attempt_record(row, None)
+                    for row in rows
+                ]
+            )
+
+    def attempt_trace(self, run_id: str, case_id: str, attempt: int) -> Trace:
+        """The trace of one attempt."""
+        where = and_(
+            attempts.c.run_id == run_id,
+            attempts.c.case_id == case_id,
+            attempts.c.attempt == attempt,
+        )
+        with self._read(f"read the trace of run {run_id!r}", snapshot=True) as connection:
+            found = select(attempts.c.id, attempts.c.trace_id).where(where)
+            row = connection.execute(found).first()
+            if row is None:
+                self._check_run(connection, run_id)
+                raise InputError(
+                    f"run {run_id!r} has no attempt {attempt} of case {case_id!r}; "
+                    "check the case id and the attempt number (they start at 1)"
+                )
+            if row.trace_id is None:
+                raise InputError(
+                    f"attempt {attempt} of case {case_id!r} in run {run_id!r} has no trace: "
+                    "the agent was never reached; its error says why"
+                )
+            span_rows = (
+                connection.execute(
+                    select(spans).where(spans.c.attempt_id == row.id).order_by(spans.c.position)
+                )
+                .mappings()
+                .all()
+            )
+            return self._decode(lambda: codec.trace_of(row.trace_id, span_rows))
+
+    def case_verdict_counts(self, run_ids: Sequence[str]) -> dict[str, dict[str, dict[str, int]]]:
+        """Attempts per verdict of each case of each run (run -> case -> verdict -> count),
+        counted by the database; a run without attempts maps to an empty dict."""
+        counts: dict[str, dict[str, dict[str, int]]] = {run_id: {} for run_id in run_ids}
+        if not run_ids:
+            return counts
+        with self._read("count the attempts of each case") as connection:
+            rows = connection.execute(
+                select(attempts.c.run_id, attempts.c.case_id, attempts.c.verdict, func.count())
+                .where(attempts.c.run_id.in_(list(run_ids)))
+                .group_by(attempts.c.run_id, attempts.c.case_id, attempts.c.verdict)
+            ).all()
+        for run_id, case_id, verdict, count in rows:
+            counts[str(run_id)].setdefault(str(case_id), {})[str(verdict)] = int(count)
+        return counts

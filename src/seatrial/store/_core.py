@@ -1,0 +1,93 @@
+"""The core every part of the store shares: its engine, and how a query runs, retries and
+reports what went wrong."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TypeVar
+
+from pydantic import ValidationError
+from sqlalchemy import select
+from sqlalchemy.engine import Connection, Engine
+
+from seatrial.errors import RunNotFound, StoreError
+from seatrial.store._engine import WRITE_OPTION, retry_lost_connections
+from seatrial.store._schema import runs
+from seatrial.store._translate import translated
+from seatrial.store._url import mask_url
+
+T = TypeVar("T")
+
+
+class StoreCore:
+    """The engine a store wraps and the helpers its queries go through."""
+
+    def __init__(self, engine: Engine) -> None:
+        """Wrap an engine whose database is already migrated (use :meth:`Store.open`)."""
+        self._engine: Engine = engine
+        self._writer: Engine = engine.execution_options(**{WRITE_OPTION: True})
+
+    @property
+    def url(self) -> str:
+        """The database URL with its password masked."""
+        return mask_url(self._engine.url)
+
+    @property
+    def engine(self) -> Engine:
+        """The SQLAlchemy engine, for read-only queries the methods here do not cover."""
+        return self._engine
+
+    def close(self) -> None:
+        """Close every pooled connection."""
+        self._engine.dispose()
+
+    def _transact(self, action: str, body: Callable[[Connection], T]) -> T:
+        """``body`` in one write transaction, run again on a new connection while the
+        connection is lost (for up to RECONNECT_LIMIT_S); wrap it in ``translated``."""
+
+        def once() -> T:
+            with self._writer.begin() as connection:
+                return body(connection)
+
+        return retry_lost_connections(action, once)
+
+    def _reading(self, action: str, body: Callable[[Connection], T], snapshot: bool = False) -> T:
+        """``body`` on a read connection, run again while the connection is lost."""
+
+        def once() -> T:
+            with self._engine.connect() as connection:
+                if snapshot and connection.dialect.name == "postgresql":
+                    connection.execution_options(isolation_level="REPEATABLE READ")
+                return body(connection)
+
+        with translated(self._engine.url, action):
+            return retry_lost_connections(action, once)
+
+    @contextmanager
+    def _read(self, action: str, snapshot: bool = False) -> Iterator[Connection]:
+        with translated(self._engine.url, action), self._engine.connect() as connection:
+            if snapshot and connection.dialect.name == "postgresql":
+                # Attempts and their spans are read in two queries; see one commit, not two.
+                connection.execution_options(isolation_level="REPEATABLE READ")
+            yield connection
+
+    def _check_run(self, connection: Connection, run_id: str) -> None:
+        if connection.execute(select(runs.c.run_id).where(runs.c.run_id == run_id)).first() is None:
+            raise self._not_found(run_id)
+
+    def _not_found(self, run_id: str) -> RunNotFound:
+        return RunNotFound(
+            f"no run {run_id!r} in the store at {self.url}; `seatrial runs` lists the stored "
+            "runs (a unique prefix of an id, or `latest`, also works)"
+        )
+
+    def _decode(self, build: Callable[[], T]) -> T:
+        try:
+            return build()
+        except ValidationError as exc:
+            raise StoreError(
+                f"the store at {self.url} holds a record this Seatrial cannot read "
+                f"({exc.error_count()} problems, first: {exc.errors()[0]['msg']}); "
+                "was it written by a newer Seatrial? upgrade seatrial"
+            ) from exc
