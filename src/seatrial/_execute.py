@@ -27,6 +27,7 @@ from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_
 from seatrial.config import Config, JudgeSettings, load_config, resolve_db_url
 from seatrial.dataset import parse_dataset_ref
 from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
+from seatrial.notify import check_channels
 from seatrial.report import RunReport, build_report, write_reports
 from seatrial.run import (
     Dispatch,
@@ -36,6 +37,7 @@ from seatrial.run import (
     RunOutcome,
     gateway_for_run,
     gateway_record,
+    git_settings,
     resume_async,
 )
 from seatrial.run import run_suite_async as _run_cases_async
@@ -123,9 +125,15 @@ def judge_settings(config: Config, model: str | None) -> JudgeSettings | None:
     return settings if settings.model is not None else None
 
 
-def gates_for(gates_file: str | Path | None, suite: Suite, config: Config) -> dict[str, Any]:
+def gates_for(
+    gates_file: str | Path | dict[str, Any] | None, suite: Suite, config: Config
+) -> dict[str, Any]:
     """The gates a new run stores: a gates file when given, else the suite's ``gates:``, else
-    seatrial.yaml's; with their hash and where they came from. Empty when there are none."""
+    seatrial.yaml's; with their hash and where they came from. Empty when there are none.
+    ``gates_file`` may also be what :func:`seatrial.compare.gate_settings` made of gates
+    written elsewhere (a CI tier's)."""
+    if isinstance(gates_file, dict):
+        return dict(gates_file)
     if gates_file is not None:
         path = Path(gates_file)
         return gate_settings(load_gates(path), f"file:{path.resolve()}")
@@ -145,7 +153,9 @@ def _baseline_for(store: Store, ref: str, suite: Suite, say: OnNotice) -> dict[s
             raise
         say("warning", f"no baseline: {exc}")
         return {"ref": ref, "run_id": None}
-    say("info", f"baseline: {run_id} ({ref})")
+    # A tier names its baseline by id and has said why it chose it: no second line then.
+    if ref != run_id:
+        say("info", f"baseline: {run_id} ({ref})")
     return {"ref": ref, "run_id": run_id}
 
 
@@ -245,7 +255,7 @@ async def execute_suite_async(
     resume: str | None = None,
     config: Config | None = None,
     options: RunOptions | None = None,
-    gates: str | Path | None = None,
+    gates: str | Path | dict[str, Any] | None = None,
     baseline: str | None = None,
     judge: str | None = None,
     gateway: bool = False,
@@ -276,7 +286,8 @@ async def execute_suite_async(
             folder.
         options: repeats, concurrency, timeout, workers, tags; default: seatrial.yaml
             ``run:``.
-        gates: a gates file that wins over the suite's and seatrial.yaml's ``gates:``.
+        gates: a gates file that wins over the suite's and seatrial.yaml's ``gates:``, or
+            :func:`seatrial.compare.gate_settings` of gates written elsewhere (a CI tier's).
         baseline: the run that ``max_regression`` gates compare with: ``latest-passing``,
             ``latest``, a run id or a tag.
         judge: the judge model (a name under ``models:``), replacing ``judge.model``.
@@ -303,6 +314,8 @@ async def execute_suite_async(
     """
     say = on_notice or _quiet
     config = config or load_config(Path.cwd())
+    if config.alerts.channels:
+        check_channels(config.alerts)  # a missing ${NAME} stops here (exit 2): nothing run
     if options is None:
         defaults = config.run
         options = RunOptions(
@@ -375,6 +388,8 @@ async def execute_suite_async(
             await _check(adapter)
         assert adapter is not None
         settings = dict(gate_record)
+        if resumed is None:  # every new run records the branch and commit it was made from
+            settings.update(git_settings(config.project_dir))
         if backend == "celery":
             # A resumed run keeps its own per-attempt timeout: that is the one to check.
             timeout_s = (
@@ -395,11 +410,32 @@ async def execute_suite_async(
         report = build_report(
             store, outcome.run_id, with_traces=with_traces, project_dir=config.project_dir
         )
+        if config.alerts.channels and not outcome.interrupted:
+            await _send_alerts(store, report, config, say)
     written: list[Path] = []
     if write_report_files:
         root = config.report_path() or config.project_dir / ".seatrial" / "reports"
         written = write_reports(report, report_dir or root / outcome.run_id)
     return SuiteRun(outcome.run_id, report, tuple(written), outcome.interrupted)
+
+
+async def _send_alerts(store: Store, report: RunReport, config: Config, say: OnNotice) -> None:
+    """Send the run's alerts (``alerts:``); a delivery that fails is a warning, never a failed
+    run or another exit code."""
+    from seatrial.notify import notify
+    from seatrial.report import run_notifications
+
+    try:
+        notifications = run_notifications(
+            store, report, config.dashboard_address(), config.alerts.drop_confidence
+        )
+        for notification in notifications:
+            for delivery in await notify(config.alerts, notification):
+                level: NoticeLevel = "info" if delivery.sent else "warning"
+                say(level, f"alert {notification.event}: {delivery.line()}")
+    except Exception as exc:  # the verdict is stored: an alert must not turn it into a crash
+        # notify() keeps URLs and secrets out of what it raises; sends fail inside it.
+        say("warning", f"alerts not sent: {type(exc).__name__}: {exc}")
 
 
 def _celery_dispatch(

@@ -16,8 +16,10 @@ Nothing here resolves or prints them.
 from __future__ import annotations
 
 import os
+import re
+from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import (
     BaseModel,
@@ -28,22 +30,27 @@ from pydantic import (
     model_validator,
 )
 
-from seatrial.case import GateSpec, explain, parse_yaml, read_text
+from seatrial.case import SUITE_SUFFIXES, GateSpec, explain, parse_yaml, read_text
 from seatrial.dataset import MaskSettings
 from seatrial.errors import ConfigError, Problem
 from seatrial.gateway import GatewayConfig, GatewaySettings, ModelConfig
 from seatrial.judge import JudgeSettings
+from seatrial.notify import AlertSettings
 
 __all__ = [
     "CONFIG_FILE",
+    "DASHBOARD_URL_ENV",
     "DB_URL_ENV",
     "AgentConfig",
+    "AlertSettings",
     "Config",
     "ConfigFile",
     "GatewaySettings",
     "JudgeSettings",
     "MaskSettings",
     "RunDefaults",
+    "ScheduleConfig",
+    "TierConfig",
     "find_config",
     "load_config",
     "resolve_db_url",
@@ -55,7 +62,13 @@ CONFIG_FILE = "seatrial.yaml"
 DB_URL_ENV = "SEATRIAL_DB_URL"
 """Environment variable holding the store URL; it wins over ``db:`` in the file."""
 
-_SECRET_KEYS = frozenset({"headers", "db", "mask"})
+_NAME = re.compile(r"[A-Za-z0-9_.-]+")
+"""What a tier's name may hold."""
+
+DASHBOARD_URL_ENV = "SEATRIAL_DASHBOARD_URL"
+"""Environment variable holding the dashboard's address; it wins over ``dashboard_url:``."""
+
+_SECRET_KEYS = frozenset({"headers", "db", "mask", "url", "secret"})
 """Keys whose written values never appear in an error message (``mask:`` lists people's
 names and addresses)."""
 
@@ -97,6 +110,135 @@ class RunDefaults(BaseModel):
     ``RUN_ID/`` subfolder. Unset means ``.seatrial/reports/``."""
 
 
+class TierConfig(BaseModel):
+    """One CI tier (``pr``, ``nightly``, ``release`` ...): what ``seatrial ci --tier NAME`` runs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    suites: list[str] = Field(default_factory=list)
+    """Suite files or folders, relative to the project folder; empty means top-level
+    ``suites:``."""
+    datasets: list[str] = Field(default_factory=list)
+    """Golden sets run as well, each as a run of its own, ``NAME`` or ``NAME@VERSION`` (a
+    release tier's golden set)."""
+    agent: str | None = None
+    """The agent, a name from ``agents:`` or a spec; ``--agent`` wins over it."""
+    repeats: int | None = Field(default=None, ge=1)
+    """Runs of every case; unset takes ``run.repeats``, else each case's own ``repeats``."""
+    gates: list[GateSpec] | str | None = None
+    """The tier's release gates: a list written here, or a gates file (relative to the
+    project folder); they replace the suites' own and the top-level ``gates:``; unset keeps
+    those."""
+
+
+class ScheduleConfig(BaseModel):
+    """One scheduled job of ``seatrial serve``: a tier, suites, or the daily report."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
+    """Unique among schedules; runs it starts carry the tag ``schedule:NAME``."""
+    cron: str = Field(min_length=1)
+    """A five-field cron expression (``0 2 * * *``: 02:00 every day), in ``timezone``."""
+    timezone: str = "UTC"
+    """The IANA time zone the cron expression is read in (``Asia/Shanghai``)."""
+    tier: str | None = None
+    """Run this tier of ``tiers:``."""
+    suites: list[str] = Field(default_factory=list)
+    """Or run these suite files or folders (relative to the project folder)."""
+    agent: str | None = None
+    """The agent for ``suites`` (or to override the tier's)."""
+    report: Literal["daily"] | None = None
+    """Or send the daily report of the day before through ``alerts:``."""
+    grace_s: float = Field(default=3600, ge=0)
+    """How late a missed due time may still run: when no server was up at a due time (or the
+    schedule's previous job still ran), only the latest missed due time runs, and only if it
+    is at most this many seconds old. 0 never runs a missed due time."""
+
+    @field_validator("cron")
+    @classmethod
+    def _valid_cron(cls, value: str) -> str:
+        from croniter import croniter
+
+        if len(value.split()) != 5 or not croniter.is_valid(value):
+            raise ValueError(
+                f"{value!r} is not a five-field cron expression; write e.g. `0 2 * * *` "
+                "(minute hour day-of-month month day-of-week)"
+            )
+        return value
+
+    @field_validator("timezone")
+    @classmethod
+    def _known_timezone(cls, value: str) -> str:
+        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+        try:
+            ZoneInfo(value)
+        except (ZoneInfoNotFoundError, ValueError):
+            raise ValueError(
+                f"{value!r} is not an IANA time zone; write e.g. `UTC` or `Asia/Shanghai`"
+            ) from None
+        return value
+
+    @model_validator(mode="after")
+    def _one_job(self) -> ScheduleConfig:
+        jobs = [bool(self.tier), bool(self.suites), self.report is not None]
+        if sum(jobs) != 1:
+            raise ValueError(
+                f"schedule {self.name!r} must name exactly one of `tier:`, `suites:` or "
+                "`report: daily`"
+            )
+        if self.report is not None and self.agent is not None:
+            raise ValueError(
+                f"schedule {self.name!r} sends the daily report, which runs no agent; "
+                "remove `agent:`"
+            )
+        return self
+
+    @property
+    def job(self) -> str:
+        """What the schedule does, in words: ``tier pr``, ``suites a.yaml``, ``report daily``."""
+        if self.tier:
+            return f"tier {self.tier}"
+        if self.suites:
+            return f"suites {', '.join(self.suites)}"
+        return f"report {self.report}"
+
+    def next_after(self, moment: datetime) -> datetime:
+        """The first time after ``moment`` (aware) that the schedule is due, in its time zone."""
+        from zoneinfo import ZoneInfo
+
+        from croniter import croniter
+
+        local = moment.astimezone(ZoneInfo(self.timezone))
+        due: datetime = croniter(self.cron, local).get_next(datetime)
+        return due
+
+    def shown(self, moment: datetime | float) -> str:
+        """A moment (aware, or Unix seconds) as ``YYYY-MM-DD HH:MM ZONE`` in the schedule's
+        time zone: how due times are said."""
+        from datetime import UTC
+        from zoneinfo import ZoneInfo
+
+        if not isinstance(moment, datetime):
+            moment = datetime.fromtimestamp(moment, UTC)
+        return f"{moment.astimezone(ZoneInfo(self.timezone)):%Y-%m-%d %H:%M} {self.timezone}"
+
+    def last_due(self, moment: datetime) -> datetime:
+        """The latest time at or before ``moment`` (aware) that the schedule was due, in its
+        time zone."""
+        from datetime import timedelta
+        from zoneinfo import ZoneInfo
+
+        from croniter import croniter
+
+        # croniter's get_prev is strictly before its start: start a microsecond later so a
+        # due time equal to ``moment`` counts.
+        local = moment.astimezone(ZoneInfo(self.timezone)) + timedelta(microseconds=1)
+        due: datetime = croniter(self.cron, local).get_prev(datetime)
+        return due
+
+
 class ConfigFile(BaseModel):
     """The keys a ``seatrial.yaml`` may hold."""
 
@@ -125,12 +267,33 @@ class ConfigFile(BaseModel):
     mask: MaskSettings = Field(default_factory=MaskSettings)
     """What masking replaces before ingested data is stored: names, addresses, custom
     patterns, and which built-in kinds to find (see docs/masking.md)."""
+    tiers: dict[str, TierConfig] = Field(default_factory=dict)
+    """CI tiers by name, run with ``seatrial ci --tier NAME`` (see docs/ci.md)."""
+    schedules: list[ScheduleConfig] = Field(default_factory=list)
+    """Jobs ``seatrial serve`` starts on a cron schedule (see docs/monitoring.md)."""
+    alerts: AlertSettings = Field(default_factory=AlertSettings)
+    """Notifications to Feishu, DingTalk, WeCom, Slack or a webhook (see docs/monitoring.md)."""
+    dashboard_url: str | None = None
+    """The dashboard's address as readers reach it (``https://seatrial.example.com``), for
+    links in PR comments and alerts; ``SEATRIAL_DASHBOARD_URL`` wins over it."""
 
     @field_validator("agents", mode="before")
     @classmethod
     def _spec_text(cls, value: Any) -> Any:
         if isinstance(value, dict):
             return {k: {"spec": v} if isinstance(v, str) else v for k, v in value.items()}
+        return value
+
+    @field_validator("tiers")
+    @classmethod
+    def _tier_names(cls, value: dict[str, TierConfig]) -> dict[str, TierConfig]:
+        # A tier's name becomes the tag `tier:NAME` and part of its gates' recorded source.
+        bad = sorted(name for name in value if not _NAME.fullmatch(name))
+        if bad:
+            raise ValueError(
+                f"tier name {bad[0]!r}: use letters, digits, `_`, `.` and `-` only "
+                "(e.g. `pr`, `nightly`, `release`)"
+            )
         return value
 
     @field_validator("models", mode="before")
@@ -147,6 +310,16 @@ class ConfigFile(BaseModel):
     @model_validator(mode="after")
     def _gateway_names_exist(self) -> ConfigFile:
         self.gateway_config()  # unknown model names in fallbacks or routing fail here
+        names = [schedule.name for schedule in self.schedules]
+        twice = sorted({name for name in names if names.count(name) > 1})
+        if twice:
+            raise ValueError(f"schedules: {', '.join(twice)} named twice; give each its own name")
+        unknown = sorted({s.tier for s in self.schedules if s.tier and s.tier not in self.tiers})
+        if unknown:
+            known = ", ".join(sorted(self.tiers)) or "none"
+            raise ValueError(
+                f"schedules name tier {', '.join(unknown)}, not among tiers: (known: {known})"
+            )
         if self.judge.model is not None and self.judge.model not in self.models:
             known = ", ".join(sorted(self.models)) or "none"
             raise ValueError(
@@ -172,9 +345,45 @@ class Config(ConfigFile):
         """``suites`` as absolute paths."""
         return [self.project_dir / path for path in self.suites]
 
+    def suite_files(self, paths: list[str] | None = None) -> list[Path]:
+        """``paths`` (default: ``suites``), relative to the project folder, as suite files: a
+        folder stands for the suite files directly in it (not ``seatrial.yaml``, not hidden
+        files), sorted by name.
+
+        Raises:
+            ConfigError: a path does not exist.
+        """
+        files: list[Path] = []
+        for written in self.suites if paths is None else paths:
+            path = self.project_dir / written
+            if path.is_dir():
+                files.extend(
+                    sorted(
+                        p
+                        for p in path.iterdir()
+                        if p.is_file()
+                        and p.suffix.lower() in SUITE_SUFFIXES
+                        and p.name != CONFIG_FILE
+                        and not p.name.startswith(".")
+                    )
+                )
+            elif path.exists():
+                files.append(path)
+            else:
+                raise ConfigError(
+                    f"{self.file or CONFIG_FILE}: suites: names {path}, which does not exist; "
+                    "fix the path (relative to the project folder)"
+                )
+        return files
+
     def report_path(self) -> Path | None:
         """``run.report_dir`` as an absolute path, or None."""
         return self.project_dir / self.run.report_dir if self.run.report_dir else None
+
+    def dashboard_address(self) -> str | None:
+        """The dashboard's address for links: ``SEATRIAL_DASHBOARD_URL``, else
+        ``dashboard_url:``; None when neither is set."""
+        return (os.environ.get(DASHBOARD_URL_ENV) or self.dashboard_url or "").rstrip("/") or None
 
 
 def find_config(start: Path) -> Path | None:

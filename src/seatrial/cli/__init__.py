@@ -8,7 +8,9 @@ the dashboard, clustering) is imported inside the command function, when it runs
 """
 
 from seatrial.cli import (  # noqa: F401  (each registers its commands)
+    _alerts,
     _cases,
+    _ci,
     _commands,
     _compare,
     _datasets,
@@ -19,6 +21,7 @@ from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _from_trace,
     _gateway,
     _gc,
+    _github,
     _import,
     _ingest,
     _judge,

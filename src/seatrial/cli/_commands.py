@@ -88,7 +88,9 @@ def report(
             help="A run id, a unique prefix, `latest`, or a tag; `daily` for the daily report.",
         ),
     ],
-    format: Annotated[str, typer.Option("--format", "-f", help="json, junit or md.")] = "md",
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="json, junit, md, or github (a PR comment).")
+    ] = "md",
     output: Annotated[
         Path | None,
         typer.Option(
@@ -103,10 +105,17 @@ def report(
             "--date", metavar="YYYY-MM-DD", help="`daily` only: the day (local time); today."
         ),
     ] = None,
+    baseline: Annotated[
+        str | None,
+        typer.Option(
+            help="`--format github` only: list regressions against this run (id, prefix, tag, "
+            "`latest-passing`); default: the baseline the run stored."
+        ),
+    ] = None,
     db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
 ) -> None:
-    """Render a stored run as JSON, JUnit XML or Markdown; `seatrial report daily` writes the
-    daily report (Markdown and HTML) over the day's runs."""
+    """Render a stored run as JSON, JUnit XML, Markdown or a GitHub pull-request comment;
+    `seatrial report daily` writes the daily report (Markdown and HTML) over the day's runs."""
     from seatrial.compare import resolve_run_ref
     from seatrial.config import load_config, resolve_db_url
     from seatrial.report import FORMATS, build_report, render
@@ -119,12 +128,19 @@ def report(
         return
     if date is not None:
         raise InputError("--date goes with `seatrial report daily`, not with a run")
-    if format not in FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    if format not in (*FORMATS, "github"):
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}, github")
+    if baseline is not None and format != "github":
+        raise InputError("--baseline goes with --format github")
     config = load_config(Path.cwd())
     with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
         found = resolve_run_ref(store, run_id)
-        text = render(build_report(store, found, project_dir=config.project_dir), format)
+        if format == "github":
+            from seatrial.cli._github import github_report
+
+            text = github_report(store, found, baseline, config)
+        else:
+            text = render(build_report(store, found, project_dir=config.project_dir), format)
     if output is None:
         sys.stdout.write(text)
     else:

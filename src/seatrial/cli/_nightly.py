@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
+from seatrial.cli._alerts import send_drift_alert
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._drift import print_drift
 from seatrial.cli._run import print_notice
@@ -25,9 +26,7 @@ NIGHTLY_TAG = "nightly"
 
 
 def suite_files(config: Config) -> list[Path]:
-    """``suites:`` of seatrial.yaml as files: a folder stands for the suite files directly in
-    it (not ``seatrial.yaml``, not hidden files), sorted by name."""
-    from seatrial.case import SUITE_SUFFIXES
+    """``suites:`` of seatrial.yaml as files (:meth:`seatrial.config.Config.suite_files`)."""
     from seatrial.config import CONFIG_FILE
 
     if not config.suites:
@@ -35,31 +34,12 @@ def suite_files(config: Config) -> list[Path]:
             f"{config.file or CONFIG_FILE} lists no suites: add e.g. `suites: [suites/]` "
             "for `seatrial nightly` to run"
         )
-    files: list[Path] = []
-    for path in config.suite_paths():
-        if path.is_dir():
-            files.extend(
-                sorted(
-                    p
-                    for p in path.iterdir()
-                    if p.is_file()
-                    and p.suffix.lower() in SUITE_SUFFIXES
-                    and p.name != CONFIG_FILE
-                    and not p.name.startswith(".")
-                )
-            )
-        elif path.exists():
-            files.append(path)
-        else:
-            raise ConfigError(
-                f"{config.file or CONFIG_FILE}: suites: names {path}, which does not exist; "
-                "fix the path (relative to the project folder)"
-            )
-    return files
+    return config.suite_files()
 
 
-def _probe_alarm(store: Store, suite: Suite, run_id: str) -> bool:
-    """Print the probe's drift against its baseline; True when it raised an alarm."""
+def _probe_alarm(store: Store, suite: Suite, run_id: str, config: Config) -> bool:
+    """Print the probe's drift against its baseline, and send its alarm to `alerts:`; True
+    when it raised an alarm."""
     from seatrial.compare import probe_drift
 
     try:
@@ -72,6 +52,7 @@ def _probe_alarm(store: Store, suite: Suite, run_id: str) -> bool:
         )
         return False
     print_drift(report)
+    send_drift_alert(report, config)
     return report.alarmed
 
 
@@ -154,7 +135,7 @@ def nightly(
             print_summary(result.report, console)
             if result.interrupted:
                 raise typer.Exit(130)
-            if suite.probe and _probe_alarm(store, suite, result.run_id):
+            if suite.probe and _probe_alarm(store, suite, result.run_id, config):
                 problems.append(f"probe {suite.name}: drift alarm (run {result.run_id})")
             if not result.report.gate.passed:
                 problems.append(f"suite {suite.name}: gate not met (run {result.run_id})")

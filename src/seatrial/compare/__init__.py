@@ -6,7 +6,13 @@ its gates (:func:`gate_settings`) and whether their source changed since (:func:
 The gates' written format is :class:`seatrial.case.GateSpec`.
 """
 
-from seatrial.compare._baseline import LATEST, LATEST_PASSING, resolve_run_ref
+from seatrial.compare._baseline import (
+    BRANCH_TAG,
+    LATEST,
+    LATEST_PASSING,
+    resolve_run_ref,
+    run_branch,
+)
 from seatrial.compare._compare import (
     TRANSITIONS,
     CaseChange,
@@ -83,6 +89,7 @@ from seatrial.compare._summary import PassK, RunStatistics, run_statistics
 from seatrial.compare._verdict import GateResult, run_meets_gates, stored_baseline
 
 __all__ = [
+    "BRANCH_TAG",
     "LATEST",
     "LATEST_PASSING",
     "METRICS",
@@ -152,6 +159,7 @@ __all__ = [
     "render_markdown",
     "render_terminal",
     "resolve_run_ref",
+    "run_branch",
     "run_meets_gates",
     "run_statistics",
     "significant_drop",

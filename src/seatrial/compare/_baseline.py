@@ -1,4 +1,9 @@
-"""Naming runs to compare: an id or a prefix of one, ``latest``, ``latest-passing``, or a tag."""
+"""Naming runs to compare: an id or a prefix of one, ``latest``, ``latest-passing``, or a tag.
+
+``latest-passing`` may be narrowed to one branch (a CI tier's baseline is the target branch's
+latest passing run). A run's branch is its ``branch:NAME`` tag, else the git branch it
+recorded when it started (``settings["git"]["branch"]``).
+"""
 
 from __future__ import annotations
 
@@ -6,21 +11,40 @@ from seatrial.compare._flaky import REPLAY_TAG
 from seatrial.compare._runs import load_run
 from seatrial.compare._verdict import run_meets_gates
 from seatrial.errors import RunNotFound
+from seatrial.record import RunInfo
 from seatrial.store import Store
 
 LATEST = "latest"
 LATEST_PASSING = "latest-passing"
 SEARCHED = 50
-"""How many recent runs ``latest-passing`` looks through."""
+"""How many recent runs ``latest-passing`` looks through (of the branch, when one is given)."""
+SEARCHED_UNTAGGED = 4 * SEARCHED
+"""How many recent runs of the suite are read for a branch recorded only as a git ref (no
+``branch:`` tag), when ``latest-passing`` is narrowed to a branch."""
+BRANCH_TAG = "branch:"
+"""The prefix of the tag naming a run's branch (``branch:main``)."""
 
 
-def resolve_run_ref(store: Store, ref: str, *, suite: str | None = None) -> str:
+def run_branch(info: RunInfo) -> str | None:
+    """The branch a run was made from: its ``branch:NAME`` tag, else its recorded git branch."""
+    for tag in info.tags:
+        if tag.startswith(BRANCH_TAG) and len(tag) > len(BRANCH_TAG):
+            return tag[len(BRANCH_TAG) :]
+    git = info.settings.get("git")
+    branch = git.get("branch") if isinstance(git, dict) else None
+    return str(branch) if branch else None
+
+
+def resolve_run_ref(
+    store: Store, ref: str, *, suite: str | None = None, branch: str | None = None
+) -> str:
     """The run id ``ref`` names.
 
     ``latest``: the newest run (of ``suite`` when given). ``latest-passing``: the newest
-    finished run (of ``suite`` when given) that met its gates, regression gates aside (a
-    baseline's own baseline is not looked at). Else a run id or a unique prefix of one, else
-    the newest run carrying ``ref`` as a tag.
+    finished run (of ``suite`` when given, made from ``branch`` when given) that met its
+    gates, regression gates aside (a baseline's own baseline is not looked at). Else a run id
+    or a unique prefix of one, else the newest run carrying ``ref`` as a tag. ``branch``
+    narrows only ``latest-passing``.
     """
     if ref == LATEST and suite is not None:
         runs = [r for r in store.list_runs(limit=SEARCHED, suite=suite) if REPLAY_TAG not in r.tags]
@@ -28,7 +52,7 @@ def resolve_run_ref(store: Store, ref: str, *, suite: str | None = None) -> str:
             raise RunNotFound(f"no run of suite {suite!r} is stored yet, so there is no `latest`")
         return runs[0].run_id
     if ref == LATEST_PASSING:
-        return _latest_passing(store, suite)
+        return _latest_passing(store, suite, branch)
     try:
         return store.resolve_run_id(ref)
     except RunNotFound:
@@ -41,8 +65,21 @@ def resolve_run_ref(store: Store, ref: str, *, suite: str | None = None) -> str:
         ) from None
 
 
-def _latest_passing(store: Store, suite: str | None) -> str:
-    for info in store.list_runs(limit=SEARCHED, suite=suite):
+def _candidates(store: Store, suite: str | None, branch: str | None) -> list[RunInfo]:
+    """Recent runs, newest first; with ``branch``, the last ``SEARCHED`` of that branch (found
+    by tag, or by the git branch they recorded), however many other branches ran since."""
+    if branch is None:
+        return store.list_runs(limit=SEARCHED, suite=suite)
+    tagged = store.list_runs(limit=SEARCHED, suite=suite, tag=BRANCH_TAG + branch)
+    # Runs that recorded their branch only as a git ref cannot be filtered in the query.
+    recent = store.list_runs(limit=SEARCHED_UNTAGGED, suite=suite)
+    found = {info.run_id: info for info in [*tagged, *recent] if run_branch(info) == branch}
+    ordered = sorted(found.values(), key=lambda i: (i.started_at, i.run_id), reverse=True)
+    return ordered[:SEARCHED]
+
+
+def _latest_passing(store: Store, suite: str | None, branch: str | None = None) -> str:
+    for info in _candidates(store, suite, branch):
         if info.status != "finished" or REPLAY_TAG in info.tags:
             continue
         # Without a baseline its regression gates are not evaluated: a baseline's own
@@ -50,7 +87,8 @@ def _latest_passing(store: Store, suite: str | None) -> str:
         if run_meets_gates(load_run(store, info.run_id)).passed:
             return info.run_id
     which = f"of suite {suite!r} " if suite else ""
+    where = f"on branch {branch!r} " if branch else ""
     raise RunNotFound(
-        f"no finished run {which}met its gates among the last {SEARCHED} runs, so there is no "
-        "`latest-passing`; name a baseline run id or tag instead"
+        f"no finished run {which}{where}met its gates among the last {SEARCHED} runs, so there "
+        "is no `latest-passing`; name a baseline run id or tag instead"
     )

@@ -10,8 +10,18 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from seatrial.case import GateSpec, gates_hash, load_gates, load_gates_section, load_suite
-from seatrial.errors import SeatrialError
+from pydantic import TypeAdapter, ValidationError
+
+from seatrial.case import (
+    GateSpec,
+    gates_hash,
+    load_gates,
+    load_gates_section,
+    load_suite,
+    parse_yaml,
+    read_text,
+)
+from seatrial.errors import ConfigError, SeatrialError
 
 
 def stored_gates(settings: dict[str, Any]) -> list[GateSpec]:
@@ -21,7 +31,8 @@ def stored_gates(settings: dict[str, Any]) -> list[GateSpec]:
 
 def gate_settings(gates: list[GateSpec], source: str) -> dict[str, Any]:
     """What a run stores about its gates when it starts: the gates, their hash, their source
-    (``file:PATH``, ``suite:PATH`` or ``config:PATH``)."""
+    (``file:PATH``, ``suite:PATH``, ``config:PATH``, or ``tier:NAME:PATH`` for the gates
+    written under ``tiers: NAME:`` of seatrial.yaml)."""
     return {
         "gates": [g.model_dump(mode="json", exclude_defaults=True) for g in gates],
         "gates_hash": gates_hash(gates),
@@ -46,6 +57,9 @@ def gates_changed(settings: dict[str, Any], project_dir: Path | None = None) -> 
     if not source or not stored:
         return None
     kind, _, where = str(source).partition(":")
+    tier = ""
+    if kind == "tier":
+        tier, _, where = where.partition(":")
     path = Path(where)
     if project_dir is not None and not path.is_absolute():
         path = project_dir / path
@@ -56,6 +70,8 @@ def gates_changed(settings: dict[str, Any], project_dir: Path | None = None) -> 
             now = load_gates(path)
         elif kind == "suite":
             now = load_suite(path).gates
+        elif kind == "tier":
+            now = _tier_gates(path, tier)
         else:
             now = load_gates_section(path)
     except SeatrialError as exc:
@@ -69,3 +85,20 @@ def gates_changed(settings: dict[str, Any], project_dir: Path | None = None) -> 
         f"the gates in {path} changed after this run started (hash {stored[:12]} then, "
         f"{gates_hash(now)[:12]} now); the verdict uses the gates as they were when it started"
     )
+
+
+def _tier_gates(path: Path, tier: str) -> list[GateSpec]:
+    """The gates written under ``tiers: TIER: gates:`` of seatrial.yaml, read alone."""
+    text, problems = read_text(path, str(path))
+    document = parse_yaml(text or "", str(path))
+    if problems or document.problems:
+        raise ConfigError(str((problems + document.problems)[0]))
+    written: Any = document.data
+    for key in ("tiers", tier, "gates"):
+        written = written.get(key) if isinstance(written, dict) else None
+    if not isinstance(written, list):
+        raise ConfigError(f"tiers: {tier}: gates: is no longer a list of gates")
+    try:
+        return TypeAdapter(list[GateSpec]).validate_python(written)
+    except ValidationError as exc:
+        raise ConfigError(f"tiers: {tier}: gates: {exc.error_count()} problems") from exc

@@ -11,8 +11,13 @@ from rich.console import Console
 from seatrial.agent import resolve_agent
 from seatrial.case import load_suite
 from seatrial.config import load_config, resolve_db_url
-from seatrial.record import AttemptRecord
-from seatrial.report import RunReport, build_report, print_summary, write_reports
+from seatrial.report import (
+    RunReport,
+    build_report,
+    print_summary,
+    trajectory_lines,
+    write_reports,
+)
 from seatrial.run import RunOptions, run_suite_async
 from seatrial.store import Store
 
@@ -39,48 +44,13 @@ async def _run(version: str, store: Store) -> str:
     return outcome.run_id
 
 
-def _why(record: AttemptRecord) -> list[str]:
-    """The trajectory of a failed attempt, one line per step that matters."""
-    lines: list[str] = []
-    trace = record.trace
-    if trace is None:
-        return lines
-    calls = trace.tool_calls()
-    index = 0
-    turn: int | None = None
-    while index < len(calls):
-        call = calls[index]
-        if call.turn is not None and call.turn != turn and len(record.responses) > 1:
-            turn = call.turn
-            lines.append(f"  turn {turn + 1}")
-        same = 1
-        while (
-            index + same < len(calls)
-            and calls[index + same].name == call.name
-            and calls[index + same].arguments == call.arguments
-            and calls[index + same].success == call.success
-        ):
-            same += 1
-        mark = "ok" if call.success else f"FAILED ({call.error_type})"
-        times = f" x{same}" if same > 1 else ""
-        lines.append(f"    {call.name}({_args(call.arguments)}) {mark}{times}")
-        index += same
-    return lines
-
-
-def _args(arguments: object) -> str:
-    if isinstance(arguments, dict):
-        return ", ".join(f"{k}={v!r}"[:60] for k, v in arguments.items() if k != "content")
-    return ""
-
-
 def _explain(report: RunReport, console: Console) -> None:
     for case in report.cases:
         if case.verdict == "PASS":
             continue
         record = next(a for a in case.attempts if a.verdict != "PASS")
         console.print(f"[bold]{case.case_id}[/] [red]{record.failure_type}[/]", highlight=False)
-        for line in _why(record):
+        for line in trajectory_lines(record):
             console.print(line, markup=False, highlight=False)
 
 

@@ -6,6 +6,16 @@ because a report carries it.
 """
 
 from seatrial.compare import GateResult
+from seatrial.report._alerts import (
+    PassRateDrop,
+    daily_notification,
+    dashboard_link,
+    drift_notification,
+    gate_failed_notification,
+    metric_drop_notification,
+    pass_rate_drops,
+    run_notifications,
+)
 from seatrial.report._build import (
     CategorySummary,
     RunReport,
@@ -30,7 +40,9 @@ from seatrial.report._daily_render import (
     write_daily_report,
 )
 from seatrial.report._formats import FORMATS, render, to_json, to_junit, to_markdown, write_reports
+from seatrial.report._github import github_comment
 from seatrial.report._terminal import print_summary
+from seatrial.report._why import assertion_lines, trajectory_lines
 
 __all__ = [
     "DAILY_RUN_LIMIT",
@@ -40,21 +52,32 @@ __all__ = [
     "DailyRun",
     "GateResult",
     "NewFailure",
+    "PassRateDrop",
     "RunReport",
+    "assertion_lines",
     "build_report",
     "check_gate",
     "daily_headline",
     "daily_html_body",
+    "daily_notification",
     "daily_report",
+    "dashboard_link",
     "day_bounds",
+    "drift_notification",
+    "gate_failed_notification",
+    "github_comment",
+    "metric_drop_notification",
+    "pass_rate_drops",
     "print_summary",
     "render",
     "render_daily_html",
     "render_daily_markdown",
+    "run_notifications",
     "summarize",
     "to_json",
     "to_junit",
     "to_markdown",
+    "trajectory_lines",
     "verdict_of_attempts",
     "write_daily_report",
     "write_reports",

@@ -13,6 +13,7 @@ from pydantic_core import to_json as to_json_text
 
 from seatrial.record import AttemptRecord
 from seatrial.report._build import RunReport
+from seatrial.report._why import assertion_lines
 
 REPORT_FORMAT_VERSION = 1
 FORMATS = ("json", "junit", "md")
@@ -98,11 +99,7 @@ def to_junit(report: RunReport) -> str:
                 failure = ET.SubElement(
                     element, "failure", type=a.failure_type or "", message=a.reason
                 )
-                failure.text = "\n".join(
-                    f"{r.id} [{r.level}] {r.verdict}: {r.reason}"
-                    for r in a.assertions
-                    if r.verdict != "pass"
-                )
+                failure.text = "\n".join(assertion_lines(a))
             elif a.verdict == "ERROR":
                 error = ET.SubElement(element, "error", type=a.failure_type or "", message=a.reason)
                 error.text = a.error or ""

@@ -9,6 +9,7 @@ from seatrial.run._gateway_hook import (
     gateway_record,
     worker_gateway_config,
 )
+from seatrial.run._git import GitRefs, git_refs, git_settings, pull_request_target
 from seatrial.run._judge_hook import JudgeRuntime
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
 from seatrial.run._rerun import RerunResult, rerun_attempt, rerun_attempt_async
@@ -28,6 +29,7 @@ from seatrial.run._workers import can_fork
 
 __all__ = [
     "Dispatch",
+    "GitRefs",
     "JudgeRuntime",
     "PlainProgress",
     "Progress",
@@ -44,8 +46,11 @@ __all__ = [
     "fixture_hash",
     "gateway_for_run",
     "gateway_record",
+    "git_refs",
+    "git_settings",
     "new_run_id",
     "progress_for",
+    "pull_request_target",
     "rerun_attempt",
     "rerun_attempt_async",
     "resume_async",

@@ -1,0 +1,104 @@
+"""``seatrial ci``: run a tier of seatrial.yaml ``tiers:`` against the target branch's
+baseline (:func:`seatrial.tier.run_tier_async`), print each run, exit with the tier's code."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.markup import escape
+
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._run import print_notice
+
+if TYPE_CHECKING:
+    from seatrial.tier import TierRun
+
+
+def _print_run(done: TierRun) -> None:
+    from seatrial.report import print_summary
+
+    print_summary(done.run.report, console)
+    if done.run.report_files:
+        console.print(f"reports: {', '.join(str(p) for p in done.run.report_files)}")
+
+
+@app.command()
+@guarded
+def ci(
+    tier: Annotated[
+        str,
+        typer.Option("--tier", "-t", metavar="NAME", help="The tier of seatrial.yaml `tiers:`."),
+    ],
+    agent: Annotated[
+        str | None,
+        typer.Option(
+            "--agent", "-a", help="Agent spec or name for every suite (default: the tier's)."
+        ),
+    ] = None,
+    base: Annotated[
+        str | None,
+        typer.Option(
+            "--base",
+            metavar="BRANCH",
+            help="Compare with this branch's latest passing runs (default: the pull request's "
+            "target branch, else the branch built, else main).",
+        ),
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
+        ),
+    ] = None,
+    report_dir: Annotated[
+        Path | None,
+        typer.Option(help="Where each suite's report.json, junit.xml and summary.md go."),
+    ] = None,
+    comment: Annotated[
+        Path | None,
+        typer.Option(
+            "--comment",
+            metavar="FILE",
+            help="Write the pull-request comment (Markdown) for every run to FILE.",
+        ),
+    ] = None,
+) -> None:
+    """Run a CI tier: its suites with its repeats and gates, each compared with the target
+    branch's latest passing run. Exit 0 when every gate is met, 1 when not, 2 on bad input."""
+    import asyncio
+
+    from seatrial.config import load_config
+    from seatrial.run import progress_for
+    from seatrial.tier import run_tier_async
+
+    config = load_config(Path.cwd())
+    try:
+        outcome = asyncio.run(
+            run_tier_async(
+                config,
+                tier,
+                agent=agent,
+                base=base,
+                db=db,
+                report_dir=report_dir,
+                comment=comment,
+                progress=progress_for(console),
+                on_notice=print_notice,
+                on_run=_print_run,
+            )
+        )
+    except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM
+        err_console.print("[yellow]interrupted:[/] finished attempts are stored")
+        raise typer.Exit(130) from None
+    console.rule(f"tier {tier}")
+    for done in outcome.runs:
+        verdict = "[green]gates met[/]" if done.run.passed else "[bold red]gates not met[/]"
+        against = f"baseline {done.baseline_id}" if done.baseline_id else "no baseline"
+        console.print(
+            f"{escape(done.suite)}: {verdict} (run {done.run.run_id}, {against})", highlight=False
+        )
+    if outcome.comment_file is not None:
+        console.print(f"pull-request comment: {outcome.comment_file}", highlight=False)
+    raise typer.Exit(outcome.exit_code)

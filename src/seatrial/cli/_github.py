@@ -1,0 +1,90 @@
+"""``seatrial github comment``: post or update the one Seatrial comment on a pull request; and
+the ``--format github`` text of ``seatrial report``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.errors import InputError
+
+if TYPE_CHECKING:
+    from seatrial.config import Config
+    from seatrial.store import Store
+
+github_app = typer.Typer(
+    help="GitHub: the pull-request comment (one per pull request, updated on every run).",
+    no_args_is_help=True,
+)
+app.add_typer(github_app, name="github")
+
+
+def github_report(store: Store, run_id: str, baseline: str | None, config: Config) -> str:
+    """``seatrial report RUN --format github``: the comment for one run, its regressions
+    against ``baseline`` (a run ref; None: the baseline the run stored)."""
+    from seatrial.compare import resolve_run_ref
+    from seatrial.report import github_comment
+
+    base_id = None
+    if baseline is not None:
+        base_id = resolve_run_ref(store, baseline, suite=store.get_run(run_id).suite)
+    return github_comment(
+        store,
+        [(run_id, base_id)],
+        dashboard_url=config.dashboard_address(),
+        project_dir=config.project_dir,
+    )
+
+
+@github_app.command("comment")
+@guarded
+def comment(
+    file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="FILE", help="The Markdown (`seatrial ci --comment` or `report -f github`)."
+        ),
+    ],
+    marker: Annotated[
+        str | None,
+        typer.Option(
+            help="The comment's identity (its hidden first line); default: the file's own "
+            "first-line marker, else `seatrial`."
+        ),
+    ] = None,
+) -> None:
+    """Create or update the pull request's Seatrial comment (GITHUB_TOKEN, GITHUB_REPOSITORY,
+    GITHUB_EVENT_PATH, GITHUB_API_URL as GitHub Actions sets them).
+
+    Where it cannot comment (not a pull request, no token, a fork's read-only token) the
+    Markdown goes to the job summary (GITHUB_STEP_SUMMARY) instead, and it exits 0.
+    """
+    from seatrial.notify import post_sticky_comment
+
+    try:
+        body = file.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise InputError(
+            f"cannot read the comment file {file}: {exc.strerror or exc}; write it with "
+            "`seatrial ci --comment FILE` or `seatrial report RUN --format github -o FILE`"
+        ) from None
+    outcome = post_sticky_comment(body, marker=marker)
+    # GitHub's words may hold brackets: printed as they are, not as Rich markup.
+    if outcome.action != "summary":
+        console.print(f"{outcome.action} the Seatrial comment: {outcome.url}", markup=False)
+    elif outcome.summary_file:
+        console.print(
+            f"no pull-request comment ({outcome.reason}); wrote it to the job summary",
+            markup=False,
+        )
+    else:
+        err_console.print(
+            f"no pull-request comment ({outcome.reason}) and no job summary "
+            "(GITHUB_STEP_SUMMARY is not set); the comment follows",
+            markup=False,
+        )
+        sys.stdout.write(body)

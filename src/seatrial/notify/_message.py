@@ -1,0 +1,53 @@
+"""What is sent (a :class:`Notification`) and what became of it on one channel (a
+:class:`Delivery`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from seatrial.notify._settings import EventKind
+
+MessageKind = EventKind | Literal["test"]
+"""An event a channel may subscribe to, or ``test`` (``seatrial alerts test``)."""
+
+
+@dataclass(frozen=True)
+class Notification:
+    """One message, written once and rendered in each channel's own format."""
+
+    event: MessageKind
+    """What it is about; a channel receives it when its ``events`` include this."""
+    title: str
+    """One line: what happened (``workspace-agent failed its gates``)."""
+    text: str
+    """The body, in Markdown: bold, links, bullet lists (each platform's subset is kept)."""
+    link: str | None = None
+    """Where to read more (the run on the dashboard); None without a dashboard."""
+    facts: tuple[tuple[str, str], ...] = ()
+    """Short name-value pairs shown as fields: suite, agent, run, pass rate."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """What became of a notification on one channel; never holds its URL or secret."""
+
+    channel: str
+    """The channel's name under ``alerts.channels``."""
+    sent: bool
+    """True when the platform accepted the message."""
+    status: int | None = None
+    """The last HTTP status answered; None when nothing answered (or nothing was tried)."""
+    tries: int = 0
+    """Requests made: 1, or more after retries; 0 when nothing was tried."""
+    reason: str = ""
+    """Why it was not sent (``quiet hours``, ``HTTP 500``, ``errcode 310000: sign not
+    match``); empty when sent."""
+
+    def line(self) -> str:
+        """``feishu: sent (2 tries)`` or ``slack: not sent after 4 tries: HTTP 500``."""
+        tries = f"{self.tries} {'try' if self.tries == 1 else 'tries'}"
+        if self.sent:
+            return f"{self.channel}: sent ({tries})"
+        after = f" after {tries}" if self.tries else ""
+        return f"{self.channel}: not sent{after}: {self.reason}"

@@ -1,0 +1,150 @@
+"""What runs, drift and the daily report say in chat alerts: which alerts a run raises, and a
+pass-rate drop that alerts only when the statistics support it."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from seatrial.compare import CaseOutcome, RunData, probe_drift
+from seatrial.record import RunInfo
+from seatrial.report import (
+    build_report,
+    daily_notification,
+    daily_report,
+    drift_notification,
+    metric_drop_notification,
+    pass_rate_drops,
+    run_notifications,
+)
+from tests.compare.test_drift import run_demo_agent
+from tests.report.test_daily import at, store_run
+
+DASHBOARD = "https://seatrial.example.com"
+
+
+def run_of(run_id: str, categories: dict[str, tuple[int, int]]) -> RunData:
+    """A run whose cases in each category passed ``passes`` of ``attempts`` attempts."""
+    cases = []
+    for category, (passes, attempts) in categories.items():
+        for i in range(attempts):
+            cases.append(
+                CaseOutcome(
+                    case_id=f"{category}-{i}",
+                    name="",
+                    category=category,
+                    priority="P1",
+                    tags=(),
+                    verdicts=("PASS",) if i < passes else ("FAIL",),
+                    failure_types=(None,) if i < passes else ("loop",),
+                    wall_time_ms=(1.0,),
+                    tokens=(1,),
+                    cost_usd=(0.0,),
+                    tool_calls=(1,),
+                )
+            )
+    info = RunInfo(run_id=run_id, suite="workspace-agent", agent="v2")
+    return RunData(info=info, cases=tuple(cases))
+
+
+def test_a_three_point_drop_over_a_thousand_attempts_is_significant():
+    [drop] = pass_rate_drops(run_of("base", {"": (960, 1000)}), run_of("cand", {"": (930, 1000)}))
+    assert drop.name == "task success" and drop.significant
+    assert drop.change_high < 0
+    assert drop.line().startswith("**task success** 96% -> 93% (-3.0 pts")
+
+
+def test_the_same_drop_over_a_hundred_attempts_lies_inside_the_interval():
+    [drop] = pass_rate_drops(run_of("base", {"": (96, 100)}), run_of("cand", {"": (93, 100)}))
+    assert not drop.significant and drop.change_low < 0 < drop.change_high
+
+
+def test_a_category_can_drop_significantly_while_the_whole_run_does_not():
+    base = run_of("base", {"read_only": (50, 50), "write": (40, 50)})
+    cand = run_of("cand", {"read_only": (35, 50), "write": (50, 50)})
+    drops = {drop.name: drop for drop in pass_rate_drops(base, cand)}
+    assert drops["category read_only"].significant  # 100% -> 70%
+    assert not drops["task success"].significant  # 90% -> 85%
+    assert "category write" not in drops  # it rose
+
+
+def test_a_rise_or_an_equal_rate_is_no_drop():
+    same = run_of("base", {"": (9, 10)})
+    assert pass_rate_drops(same, run_of("cand", {"": (9, 10)})) == []
+    assert pass_rate_drops(same, run_of("cand", {"": (10, 10)})) == []
+
+
+def test_a_run_that_failed_its_gates_and_dropped_against_its_baseline_raises_both(store):
+    v1 = run_demo_agent(store, "v1")
+    baseline = {"baseline": {"ref": v1, "run_id": v1}}
+    v2 = run_demo_agent_with(store, "v2", baseline)
+    report = build_report(store, v2)
+    alerts = {n.event: n for n in run_notifications(store, report, DASHBOARD)}
+    assert set(alerts) == {"gate_failed", "metric_drop"}
+    failed = alerts["gate_failed"]
+    assert "workspace-agent" in failed.title and failed.link == f"{DASHBOARD}/runs/{v2}"
+    assert "UNMET" in failed.text and "read-missing-config" in failed.text
+    assert ("run", v2) in failed.facts
+    drop = alerts["metric_drop"]
+    assert drop.title.startswith("Seatrial: workspace-agent task success 100% -> ")
+    assert drop.link == f"{DASHBOARD}/compare?base={v1}&cand={v2}"
+
+
+def test_a_run_that_met_its_gates_and_held_its_rate_raises_nothing(store):
+    v1 = run_demo_agent(store, "v1")
+    again = run_demo_agent_with(store, "v1", {"baseline": {"ref": v1, "run_id": v1}})
+    assert run_notifications(store, build_report(store, again), DASHBOARD) == []
+
+
+def test_a_run_without_a_baseline_raises_no_metric_drop(store):
+    v2 = run_demo_agent(store, "v2")
+    [only] = run_notifications(store, build_report(store, v2))
+    assert only.event == "gate_failed" and only.link is None
+
+
+def test_no_significant_drop_means_no_metric_drop_alert():
+    base, cand = run_of("base", {"": (96, 100)}), run_of("cand", {"": (93, 100)})
+    report = None  # the report is not read when nothing is significant
+    assert metric_drop_notification(report, pass_rate_drops(base, cand)) is None
+
+
+def test_a_drift_alarm_names_the_probe_the_case_and_what_moved(store):
+    v1 = run_demo_agent(store, "v1")
+    v2 = run_demo_agent(store, "v2")
+    note = drift_notification(probe_drift(store, v2, v1), DASHBOARD)
+    assert note.event == "drift" and "workspace-agent" in note.title
+    assert "read-missing-config" in note.text and "tool sequence moved" in note.text
+    assert note.link == f"{DASHBOARD}/compare?base={v1}&cand={v2}"
+
+
+def test_the_daily_message_carries_the_headline_runs_and_new_failures(store):
+    day = dt.date(2026, 3, 10)
+    store_run(store, "support", at(day - dt.timedelta(days=1), 9), {"refund": [""], "hi": [""]})
+    today = store_run(store, "support", at(day, 10), {"refund": ["no_loop: again"], "hi": [""]})
+    note = daily_notification(daily_report(store, day, tz=dt.UTC), DASHBOARD)
+    assert note.event == "daily_report" and note.title == "Seatrial daily report 2026-03-10"
+    assert f"support `{today}`: 50% (-50.0 pts" in note.text
+    assert "support: refund FAIL (loop)" in note.text
+    assert note.link == f"{DASHBOARD}/daily?date=2026-03-10"
+    assert ("new failures", "1") in note.facts
+
+
+def run_demo_agent_with(store, version: str, settings: dict) -> str:
+    """The demo suite run in-process with ``settings`` stored (a baseline), as `seatrial run
+    --baseline` stores it."""
+    import asyncio
+
+    from seatrial.agent import resolve_agent
+    from seatrial.case import load_suite
+    from seatrial.demo._demo import PROJECT, SUITE
+    from seatrial.run import RunOptions, run_suite_async
+
+    async def go() -> str:
+        adapter = resolve_agent(f"python:seatrial.demo.agents:{version}", base_dir=PROJECT)
+        try:
+            options = RunOptions(repeats=3, settings=dict(settings))
+            outcome = await run_suite_async(load_suite(SUITE), adapter, store, options, None)
+        finally:
+            await adapter.aclose()
+        return outcome.run_id
+
+    return asyncio.run(go())
