@@ -94,6 +94,7 @@ OPERATIONS = [
     "GET /api/pending/{pending_id}",
     "POST /api/pending/approve",
     "POST /api/pending/reject",
+    "GET /api/schedules",
 ]
 """Every operation the document describes; a new endpoint fails the test below until it is
 added here, and so fuzzed."""
@@ -106,6 +107,7 @@ ONLY_VALID = {
     "POST /v1/traces",
     "GET /api/traces/{trace_id}",
     "GET /api/pending/{pending_id}",
+    "GET /api/schedules",
 }
 """Operations with no parameter an invalid value can be made for (only free-text path
 segments, or none): Schemathesis cannot generate a negative case for them."""

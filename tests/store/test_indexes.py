@@ -26,10 +26,13 @@ from seatrial.store import (
     RunQuery,
     Store,
     attempt_figures,
+    attempt_groups,
     case_definitions,
+    latest_runs,
     newest_run_of_suite,
     newest_run_per_agent,
     previous_run_id,
+    run_counts,
     run_heads,
     run_totals,
     runs_matching,
@@ -146,6 +149,9 @@ def queries(store: Store, filled: Seeded) -> dict[str, Callable[[], object]]:
         "resume bookkeeping": lambda: store.finished_attempts(one),
         "spend of a run": lambda: store.spend(one),
         "model calls of a run": lambda: store.model_calls(one),
+        "metrics: latest runs": lambda: latest_runs(store, skip_tag="replay"),
+        "metrics: their attempts": lambda: attempt_groups(store, page, [0.5, 1.0, 10.0]),
+        "metrics: run counts": lambda: run_counts(store, skip_tag="replay"),
     }
 
 

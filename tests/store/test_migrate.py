@@ -37,6 +37,7 @@ TABLES = {
     "golden_versions",
     "golden_changes",
     "pending_cases",
+    "schedule_runs",
     VERSION_TABLE,
 }
 
@@ -134,7 +135,9 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
     with Store.open(fresh_url) as store, store.engine.begin() as connection:
         connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '0006'"))
         connection.exec_driver_sql("DROP INDEX ix_runs_suite_agent_started_at")
+        connection.exec_driver_sql("DROP TABLE schedule_runs")
     with Store.open(fresh_url) as store, store.engine.connect() as connection:
         assert current_revision(connection) == SCHEMA_REVISION
         indexes = {ix["name"] for ix in inspect(connection).get_indexes("runs")}
         assert "ix_runs_suite_agent_started_at" in indexes
+        assert "schedule_runs" in inspect(connection).get_table_names()

@@ -30,6 +30,7 @@ from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _rerun,
     _review,
     _run,
+    _schedules,
     _serve,
     _worker,
 )

@@ -5,12 +5,18 @@ from __future__ import annotations
 import gc
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.errors import ConfigError
+
+if TYPE_CHECKING:
+    from seatrial.config import Config
+    from seatrial.schedule import SchedulerThread
+    from seatrial.store import Store
 
 SERVE_GC_THRESHOLD = 10_000
 """Gen-0 threshold of the garbage collector in ``seatrial serve`` (Python's default is 2,000)."""
@@ -28,11 +34,18 @@ def serve(
         typer.Option(help="Require this token on every request (default: $SEATRIAL_TOKEN)."),
     ] = None,
     db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    no_schedules: Annotated[
+        bool,
+        typer.Option(
+            "--no-schedules", help="Do not run the schedules of seatrial.yaml `schedules:`."
+        ),
+    ] = False,
 ) -> None:
     """Serve the dashboard: runs, cases, trace timelines, comparisons, the review queue.
 
     It also receives OTLP/HTTP traces at /v1/traces (protobuf or JSON, gzip), masked with
-    the project's `mask:` settings before they are stored.
+    the project's `mask:` settings before they are stored, and runs the jobs of seatrial.yaml
+    `schedules:` (each due time once, however many servers share the store).
     """
     import uvicorn
 
@@ -48,10 +61,18 @@ def serve(
             "every request must then carry it"
         )
     config = load_config(Path.cwd())
-    store = Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
+    db_url = resolve_db_url(db, config)
+    store = Store.open(db_url, project_dir=config.project_dir)
+    scheduler = _scheduler(config, store, db_url) if config.schedules and not no_schedules else None
     user = os.environ.get("USER", "")
     dashboard = create_app(
-        store, token=token, user=user, loopback_only=not token, masker=Masker(config.mask)
+        store,
+        token=token,
+        user=user,
+        loopback_only=not token,
+        masker=Masker(config.mask),
+        schedules=config.schedules,
+        scheduling=scheduler is not None,
     )
     # A long-lived server: what start-up loaded is never garbage, so the collector stops
     # scanning it, and it runs less often while spans stream in (docs/performance.md).
@@ -59,6 +80,8 @@ def serve(
     gc.set_threshold(SERVE_GC_THRESHOLD, 50, 100)
     try:
         console.print(f"Seatrial dashboard on http://{host}:{port}/ (store {store.url})")
+        if scheduler is not None:
+            scheduler.start()
         uvicorn.run(
             dashboard,
             host=host,
@@ -66,4 +89,22 @@ def serve(
             log_level="warning",
         )
     finally:
+        if scheduler is not None:
+            scheduler.stop()
         store.close()
+
+
+def _scheduler(config: Config, store: Store, db_url: str | None) -> SchedulerThread:
+    """The scheduler of ``schedules:`` on its own thread (uvicorn owns the main loop)."""
+    import datetime as dt
+
+    from seatrial.schedule import Scheduler, SchedulerThread
+
+    def say(line: str) -> None:
+        console.print(escape(line), highlight=False)
+
+    scheduler = Scheduler(config, store, db=db_url, say=say)
+    for schedule in config.schedules:
+        due = schedule.next_after(dt.datetime.now(dt.UTC))
+        say(f"schedule {schedule.name}: {schedule.job}, next due {schedule.shown(due)}")
+    return SchedulerThread(scheduler)

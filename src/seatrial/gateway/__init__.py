@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from seatrial.gateway._faults import FaultInjector
     from seatrial.gateway._gateway import Gateway
     from seatrial.gateway._limits import RateLimits, estimate_tokens
+    from seatrial.gateway._metrics import GatewayMetrics
     from seatrial.gateway._providers import Provider, ProviderPool, new_provider
     from seatrial.gateway._proxy import PURPOSE_HEADER, ProxyApp, resolve_model
     from seatrial.gateway._routing import RouteDecision, Router, complexity_score
@@ -75,6 +76,7 @@ _EXPORTS = {
     "FaultSpec": "seatrial.gateway._config",
     "Gateway": "seatrial.gateway._gateway",
     "GatewayConfig": "seatrial.gateway._config",
+    "GatewayMetrics": "seatrial.gateway._metrics",
     "GatewaySettings": "seatrial.gateway._config",
     "GatewayServer": "seatrial.gateway._server",
     "Message": "seatrial.gateway._types",
@@ -125,6 +127,7 @@ __all__ = [
     "FaultSpec",
     "Gateway",
     "GatewayConfig",
+    "GatewayMetrics",
     "GatewayServer",
     "GatewaySettings",
     "Message",

@@ -22,6 +22,7 @@ from seatrial.gateway._embed import embed
 from seatrial.gateway._export import SpanExporter
 from seatrial.gateway._faults import FaultInjector
 from seatrial.gateway._limits import RateLimits
+from seatrial.gateway._metrics import GatewayMetrics
 from seatrial.gateway._pipeline import ChatCall
 from seatrial.gateway._providers import Provider, ProviderPool
 from seatrial.gateway._routing import Router
@@ -82,6 +83,8 @@ class Gateway:
             else None
         )
         self._providers = ProviderPool(providers)
+        self.metrics = GatewayMetrics(config.models)
+        """This gateway's counters (``GET /metrics`` of its proxy); its own registry."""
         self._calls: dict[tuple[str | None, str | None, int | None], int] = {}
 
     # -- chat ------------------------------------------------------------------------------

@@ -74,15 +74,18 @@ class ChatCall:
                     yield chunk
         except Exception as exc:
             span.fail(exc, self._fault)
+            self._gw.metrics.failed(decision.model, exc)
             raise
         except (asyncio.CancelledError, GeneratorExit) as exc:
             # Neither is an Exception, yet the call ended here: a cancelled task, or a client
             # that stopped reading the stream. The span is ended as failed so the trace holds
             # no open span, and the interruption goes on unchanged (never swallowed).
             span.fail(exc, self._fault)
+            self._gw.metrics.failed(decision.model, exc)
             raise
         assert self.response is not None
         span.close(self.response, self._mode)
+        self._gw.metrics.answered(decision.model, self.response, self._mode)
 
     async def _answer(self, decision: RouteDecision) -> AsyncGenerator[ChatChunk, None]:
         gw, request = self._gw, self._request
@@ -117,6 +120,8 @@ class ChatCall:
             return replayed, None
         key = gw._cache.key(request, decision.model) if gw._cache.enabled_for(request) else None
         hit = gw._cache.get(key) if key is not None else None
+        if key is not None:
+            gw.metrics.cache_lookup(decision.model, hit is not None)
         if hit is None:
             return None, key
         response = hit.model_copy(
@@ -143,7 +148,9 @@ class ChatCall:
         waited: list[float] = []
 
         async def attempt(model: ModelConfig, first_byte_s: float, timeout_s: float) -> _Answered:
-            waited.append(await gw._limits.acquire(model.name, tokens))
+            wait_s = await gw._limits.acquire(model.name, tokens)
+            gw.metrics.limit_wait(model.name, wait_s)
+            waited.append(wait_s)
             injector = gw._faults if fault is not None and _applies(fault, model) else None
             if injector is not None and fault is not None:
                 await injector.before_call(fault)

@@ -5,6 +5,7 @@ Routes (each also under ``/a/{token}/``, the per-attempt base URL the runner han
     POST /v1/chat/completions     JSON, or SSE when ``stream: true``
     POST /v1/embeddings
     GET  /v1/models               the configured model names
+    GET  /metrics                 the gateway's counters, Prometheus's text format (no prefix)
 
 Errors use OpenAI's ``{"error": {...}}`` body with ``x-should-retry: false``: the gateway has
 already retried and fallen back, so a client SDK retrying again would only multiply calls.
@@ -34,6 +35,7 @@ from seatrial.errors import (
 from seatrial.gateway._attempts import ATTEMPT_HEADER, AttemptBinding, AttemptRegistry
 from seatrial.gateway._config import GatewayConfig
 from seatrial.gateway._gateway import Gateway
+from seatrial.gateway._metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
 from seatrial.gateway._types import CallAttempt, ChatChunk, Usage
 from seatrial.gateway._wire import (
     WireError,
@@ -122,6 +124,7 @@ class ProxyApp:
                 Route(f"{prefix}/v1/embeddings", self.embeddings, methods=["POST"]),
                 Route(f"{prefix}/v1/models", self.models, methods=["GET"]),
             ]
+        routes.append(Route("/metrics", self.metrics, methods=["GET"]))
         self.app = Starlette(routes=routes)
 
     def _binding(self, request: Request) -> AttemptBinding | None:
@@ -220,6 +223,10 @@ class ProxyApp:
             for name, model in self.gateway.config.models.items()
         ]
         return JSONResponse({"object": "list", "data": data})
+
+    async def metrics(self, request: Request) -> Response:
+        """``GET /metrics``: the gateway's counters in Prometheus's text format."""
+        return Response(self.gateway.metrics.exposition(), media_type=METRICS_CONTENT_TYPE)
 
 
 @contextlib.contextmanager

@@ -30,7 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0007"
+SCHEMA_REVISION = "0008"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -342,4 +342,20 @@ pending_cases = Table(
     Column("version", Integer),
     Index(None, "status", "created_at"),
     Index(None, "dataset", "status"),
+)
+
+# Scheduled jobs (0008): one row per due time a server claimed. The key is the lock: two
+# servers inserting the same (schedule, due_at) cannot both succeed, so a due time runs once.
+schedule_runs = Table(
+    "schedule_runs",
+    metadata,
+    Column("schedule", Text, nullable=False),
+    Column("due_at", Float, nullable=False),
+    Column("claimed_by", Text, nullable=False),
+    Column("claimed_at", Float, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("run_ids", json_type(), nullable=False),
+    Column("error", Text),
+    Column("finished_at", Float),
+    PrimaryKeyConstraint("schedule", "due_at"),
 )

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from fastapi import FastAPI
 from fastapi.staticfiles import StaticFiles
@@ -16,12 +18,17 @@ from seatrial.web import (
     _compare,
     _daily,
     _ingest,
+    _metrics,
     _pending,
     _review,
     _runs,
+    _schedules,
     _traces,
 )
 from seatrial.web._security import LOOPBACK_NAMES, Guard
+
+if TYPE_CHECKING:
+    from seatrial.config import ScheduleConfig
 
 TOKEN_ENV = "SEATRIAL_TOKEN"
 """Environment variable holding the token ``seatrial serve --token`` otherwise takes."""
@@ -39,6 +46,8 @@ def create_app(
     user: str = "",
     loopback_only: bool = False,
     masker: Masker | None = None,
+    schedules: Sequence[ScheduleConfig] = (),
+    scheduling: bool = False,
 ) -> FastAPI:
     """The dashboard over ``store``. With ``token``, every request must carry it (401 else).
 
@@ -49,6 +58,9 @@ def create_app(
 
     ``masker`` masks what the OTLP receiver (``POST /v1/traces``) stores; the default masks
     the built-in kinds only (``seatrial serve`` passes the project's ``mask:`` settings).
+
+    ``schedules`` (seatrial.yaml ``schedules:``) are shown at ``/schedules``; ``scheduling``
+    says whether this server runs them.
     """
     app = FastAPI(
         title="Seatrial",
@@ -61,9 +73,13 @@ def create_app(
     app.state.store = store
     app.state.user = user
     app.state.masker = masker or Masker()
+    app.state.schedules = tuple(schedules)
+    app.state.scheduling = scheduling
     hosts = LOOPBACK_NAMES if loopback_only and not token else None
     app.add_middleware(Guard, token=token or None, hosts=hosts)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
     for module in (_runs, _cases, _compare, _board, _review, _ingest, _traces, _pending, _daily):
         app.include_router(module.router)
+    app.include_router(_metrics.router)
+    app.include_router(_schedules.router)
     return app

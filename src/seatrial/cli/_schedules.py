@@ -1,0 +1,86 @@
+"""``seatrial schedules``: each schedule of seatrial.yaml with its next due time and its last
+run, or one schedule's history."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from seatrial.cli._app import app, console, guarded
+from seatrial.errors import InputError
+
+if TYPE_CHECKING:
+    from seatrial.config import ScheduleConfig
+    from seatrial.store import ScheduleRun
+
+
+@app.command()
+@guarded
+def schedules(
+    history: Annotated[
+        str | None,
+        typer.Option("--history", metavar="NAME", help="Show this schedule's past due times."),
+    ] = None,
+    limit: Annotated[int, typer.Option(min=1, help="Due times --history shows.")] = 20,
+    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+) -> None:
+    """List the schedules `seatrial serve` runs: job, cron, next due time, last run and its
+    result (ok, failed: a gate not met, error, running)."""
+    import datetime as dt
+
+    from seatrial.config import CONFIG_FILE, load_config, resolve_db_url
+    from seatrial.store import Store, latest_schedule_runs, schedule_history
+
+    config = load_config(Path.cwd())
+    if not config.schedules:
+        console.print(
+            f"{config.file or CONFIG_FILE} has no `schedules:` (see docs/monitoring.md)",
+            highlight=False,
+        )
+        return
+    named = {schedule.name: schedule for schedule in config.schedules}
+    if history is not None and history not in named:
+        raise InputError(
+            f"--history {history}: no such schedule in {config.file}; known: "
+            f"{', '.join(sorted(named))}"
+        )
+    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+        if history is not None:
+            _print_history(named[history], schedule_history(store, history, limit=limit))
+            return
+        latest = latest_schedule_runs(store)
+    now = dt.datetime.now(dt.UTC)
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("schedule", "job", "cron", "next due", "last due", "result", "runs"):
+        table.add_column(column)
+    for schedule in config.schedules:
+        last = latest.get(schedule.name)
+        table.add_row(
+            schedule.name,
+            schedule.job,
+            schedule.cron,
+            schedule.shown(schedule.next_after(now)),
+            *(_last_cells(schedule, last) if last else ("-", "not run yet", "")),
+        )
+    console.print(table, markup=False, highlight=False)
+
+
+def _last_cells(schedule: ScheduleConfig, run: ScheduleRun) -> tuple[str, str, str]:
+    result = f"{run.status}: {run.error}" if run.error else run.status
+    return schedule.shown(run.due_at), result, " ".join(run.run_ids)
+
+
+def _print_history(schedule: ScheduleConfig, runs: list[ScheduleRun]) -> None:
+    if not runs:
+        console.print(f"schedule {schedule.name}: not run yet", highlight=False)
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("due", "result", "runs", "server"):
+        table.add_column(column)
+    for run in runs:
+        result, run_ids = _last_cells(schedule, run)[1:]
+        table.add_row(schedule.shown(run.due_at), result, run_ids, run.claimed_by)
+    console.print(table, markup=False, highlight=False)
