@@ -55,7 +55,8 @@ test: $(STAMP) $(ECHARTS) chromium
 	$(BIN)/ruff format --check src tests benchmarks
 	$(BIN)/mypy --strict src
 	$(BIN)/lint-imports
-	$(BIN)/python -m pytest -q
+	# the tests spread over the cores (pytest-xdist); slow ones included
+	$(BIN)/python -m pytest -q -n auto --maxprocesses 4
 
 bench: $(VENV)/.installed
 	$(BIN)/python benchmarks/runner_overhead.py

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -10,6 +11,13 @@ from pathlib import Path
 import pytest
 
 from seatrial.store import ReviewItem, Store
+
+# pytest-xdist sets COLUMNS=80 in its workers, and a Rich console fixes its width from COLUMNS
+# when it is made (the CLI's, on import): the CLI tests' own COLUMNS (CliRunner env) would then
+# be ignored and long tmp paths wrapped. Without xdist the variable is unset here.
+if "PYTEST_XDIST_WORKER" in os.environ:
+    os.environ.pop("COLUMNS", None)
+    os.environ.pop("LINES", None)
 
 HERE = Path(__file__).parent
 AGENTS = HERE / "agents.py"
