@@ -16,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
@@ -108,6 +108,21 @@ def agent_for(
         agents_dir=config.project_dir,
         concurrency=options.concurrency,
         timeout_s=options.timeout_s,
+    )
+
+
+def default_options(
+    config: Config, *, repeats: int | None = None, tags: Sequence[str] = ()
+) -> RunOptions:
+    """Run options from seatrial.yaml's ``run:`` defaults; ``repeats`` wins over
+    ``run.repeats``."""
+    defaults = config.run
+    return RunOptions(
+        repeats=repeats or defaults.repeats,
+        concurrency=defaults.concurrency,
+        timeout_s=defaults.timeout_s,
+        workers=defaults.workers,
+        tags=list(tags),
     )
 
 
@@ -317,13 +332,7 @@ async def execute_suite_async(
     if config.alerts.channels:
         check_channels(config.alerts)  # a missing ${NAME} stops here (exit 2): nothing run
     if options is None:
-        defaults = config.run
-        options = RunOptions(
-            repeats=defaults.repeats,
-            concurrency=defaults.concurrency,
-            timeout_s=defaults.timeout_s,
-            workers=defaults.workers,
-        )
+        options = default_options(config)
     else:
         # The caller's options stay as given: a nightly passes the same ones to every suite.
         options = dataclasses.replace(

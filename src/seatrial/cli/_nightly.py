@@ -93,22 +93,15 @@ def nightly(
     alarm or an unmet gate, 0 otherwise, 2 on bad input."""
     import asyncio
 
-    from seatrial._execute import agent_for, execute_suite_async
+    from seatrial._execute import agent_for, default_options, execute_suite_async
     from seatrial.case import load_suite
     from seatrial.config import load_config, resolve_db_url
     from seatrial.report import print_summary
-    from seatrial.run import RunOptions, progress_for
+    from seatrial.run import progress_for
     from seatrial.store import Store
 
     config = load_config(Path.cwd())
-    defaults = config.run
-    options = RunOptions(
-        repeats=defaults.repeats,
-        concurrency=defaults.concurrency,
-        timeout_s=defaults.timeout_s,
-        tags=[NIGHTLY_TAG],
-        workers=defaults.workers,
-    )
+    options = default_options(config, tags=[NIGHTLY_TAG])
     # Probes first: a model that changed under us explains what the other suites show.
     suites = sorted((load_suite(path) for path in suite_files(config)), key=lambda s: not s.probe)
     adapters = [agent_for(agent, suite, config, options) for suite in suites]

@@ -114,17 +114,9 @@ class SeatrialSession:
                 pytest.exit(f"seatrial failed running {path.name}: {exc}", returncode=3)
 
     async def _run(self, suite: Suite, say: Callable[[str], None]) -> SuiteRun:
-        from seatrial._execute import execute_suite_async
-        from seatrial.run import RunOptions
+        from seatrial._execute import default_options, execute_suite_async
 
-        defaults = self.project.run
-        options = RunOptions(
-            repeats=self.repeats or defaults.repeats,
-            concurrency=defaults.concurrency,
-            timeout_s=defaults.timeout_s,
-            workers=defaults.workers,
-            tags=[PYTEST_TAG],
-        )
+        options = default_options(self.project, repeats=self.repeats, tags=[PYTEST_TAG])
 
         def notice(level: NoticeLevel, text: str) -> None:
             say(f"seatrial: {text}")

@@ -14,10 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from zoneinfo import ZoneInfo
 
-from seatrial._execute import NoticeLevel, execute_suite_async
+from seatrial._execute import NoticeLevel, default_options, execute_suite_async
 from seatrial.config import Config, ScheduleConfig
 from seatrial.errors import ConfigError, SeatrialError
-from seatrial.run import RunOptions
 from seatrial.store import ScheduleStatus, Store
 
 log = logging.getLogger("seatrial.schedule")
@@ -102,14 +101,7 @@ async def _run_suites(
     store: Store,
     notice: Callable[[NoticeLevel, str], None],
 ) -> JobOutcome:
-    defaults = config.run
-    options = RunOptions(
-        repeats=defaults.repeats,
-        concurrency=defaults.concurrency,
-        timeout_s=defaults.timeout_s,
-        workers=defaults.workers,
-        tags=[schedule_tag(schedule)],
-    )
+    options = default_options(config, tags=[schedule_tag(schedule)])
     run_ids: list[str] = []
     failed = False
     try:

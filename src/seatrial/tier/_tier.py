@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from seatrial._execute import OnNotice, SuiteRun, agent_for, execute_suite_async
+from seatrial._execute import OnNotice, SuiteRun, agent_for, default_options, execute_suite_async
 from seatrial.agent import AgentAdapter
 from seatrial.case import Suite, load_suite
 from seatrial.compare import BRANCH_TAG
@@ -169,22 +169,13 @@ async def run_tier_async(
             failing.
     """
     say = on_notice or _quiet
-    defaults = config.run
     refs = git_refs(config.project_dir)
     branch = refs.branch if refs is not None else None
     target = target_branch(base, branch)
     tier = tier_config(config, name)
-    options = RunOptions(
-        repeats=tier.repeats or defaults.repeats,
-        concurrency=defaults.concurrency,
-        timeout_s=defaults.timeout_s,
-        workers=defaults.workers,
-        tags=[
-            CI_TAG,
-            TIER_TAG + name,
-            *([BRANCH_TAG + branch] if branch else []),
-            *tags,
-        ],
+    branch_tags = [BRANCH_TAG + branch] if branch else []
+    options = default_options(
+        config, repeats=tier.repeats, tags=[CI_TAG, TIER_TAG + name, *branch_tags, *tags]
     )
     jobs, gates = _jobs(config, name, tier, agent, options)
     for job in jobs:  # an agent that cannot start stops the tier before the store is touched
