@@ -7,7 +7,14 @@ calls ``check()`` once, then ``run(ctx)`` per attempt, then ``aclose()``.
 from seatrial.agent._errors import PERMISSION_DENIED, ToolDenied, ToolError
 from seatrial.agent._http import HttpAgent
 from seatrial.agent._policy import WRITE_TOOLS, Decision, PermissionPolicy
-from seatrial.agent._protocol import AgentAdapter, AgentOutput, AttemptContext, content_hash
+from seatrial.agent._protocol import (
+    AgentAdapter,
+    AgentOutput,
+    AttemptContext,
+    FixedTurns,
+    UserTurns,
+    content_hash,
+)
 from seatrial.agent._python import PythonAgent
 from seatrial.agent._recorded import RecordedAgent
 from seatrial.agent._resolve import resolve_agent
@@ -27,6 +34,7 @@ __all__ = [
     "AgentRetry",
     "AttemptContext",
     "Decision",
+    "FixedTurns",
     "HttpAgent",
     "ModelCallSpan",
     "PermissionPolicy",
@@ -37,6 +45,7 @@ __all__ = [
     "ToolDenied",
     "ToolError",
     "ToolInfo",
+    "UserTurns",
     "Workspace",
     "content_hash",
     "prepare_workspace",

@@ -175,7 +175,10 @@ class HttpAgent:
         if ctx.gateway_url is not None:
             # The agent's model calls should go through the gateway to land in this trace.
             context["gateway_base_url"] = ctx.gateway_url
-        for index, message in enumerate(ctx.case.user_turns):
+        turns = ctx.user_turns()
+        message = await turns.next(None)
+        index = 0
+        while message is not None:
             ctx.recorder.turn_index = index
             ctx.recorder.event(A.TURN, {A.TURN_INDEX: index, A.TURN_MESSAGE: message})
             payload = {
@@ -222,6 +225,8 @@ class HttpAgent:
                     )
                 ctx.agent_metadata = {**(ctx.agent_metadata or {}), **clean_metadata(metadata)}
             responses.append(body["response"])
+            message = await turns.next(body["response"])
+            index += 1
         return AgentOutput(responses=responses, final_state=final_state)
 
     def _trace_headers(self, ctx: AttemptContext) -> dict[str, str]:

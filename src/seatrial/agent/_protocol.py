@@ -51,6 +51,28 @@ def clean_metadata(raw: Mapping[str, Any]) -> dict[str, Any]:
     return clean
 
 
+@runtime_checkable
+class UserTurns(Protocol):
+    """Where an attempt's user messages come from: the case's written turns
+    (:class:`FixedTurns`), or a simulated user that answers the agent's replies."""
+
+    async def next(self, reply: str | None) -> str | None:
+        """The next user message after the agent's ``reply`` (None before the first turn);
+        None ends the conversation."""
+        ...
+
+
+class FixedTurns:
+    """The case's written turns, one after the other, whatever the agent replied."""
+
+    def __init__(self, turns: list[str]) -> None:
+        self._turns = iter(turns)
+
+    async def next(self, reply: str | None) -> str | None:
+        """The next written turn, or None after the last."""
+        return next(self._turns, None)
+
+
 @dataclass
 class AttemptContext:
     """Everything an adapter needs to drive one attempt of one case.
@@ -73,6 +95,13 @@ class AttemptContext:
     """What the agent said about itself during the attempt (``Session.describe`` or the
     protocol response's ``metadata``): version, prompt and tool-schema hashes, model. The
     runner stores it in the attempt's snapshot, even when the attempt then failed."""
+    user: UserTurns | None = None
+    """Who speaks for the user: None means the case's written turns; the runner sets a
+    simulated user for a case with ``user_simulator``."""
+
+    def user_turns(self) -> UserTurns:
+        """The source of this attempt's user messages; adapters ask it for each next turn."""
+        return self.user if self.user is not None else FixedTurns(self.case.user_turns)
 
 
 @dataclass

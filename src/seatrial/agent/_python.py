@@ -155,7 +155,10 @@ class PythonAgent:
         call_async = inspect.iscoroutinefunction(function)
         session = Session(ctx)
         responses: list[str] = []
-        for index, message in enumerate(ctx.case.user_turns):
+        turns = ctx.user_turns()
+        message = await turns.next(None)
+        index = 0
+        while message is not None:
             ctx.recorder.turn_index = index
             session.turn_index = index
             ctx.recorder.event(A.TURN, {A.TURN_INDEX: index, A.TURN_MESSAGE: message})
@@ -172,6 +175,8 @@ class PythonAgent:
                 except Exception as exc:
                     raise AgentError(f"the agent raised {_describe(exc)}") from exc
             responses.append(self._reply(result, session))
+            message = await turns.next(responses[-1])
+            index += 1
         return AgentOutput(responses=responses, final_state=session.final_state)
 
     async def _in_thread(self, function: Callable[..., Any], *args: Any) -> Any:
