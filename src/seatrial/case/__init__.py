@@ -6,6 +6,7 @@ way suites are: with the line of every key, and validation errors explained with
 
 from seatrial.case._assertions import CheckedAssertion, check_assertion
 from seatrial.case._explain import explain
+from seatrial.case._faults import FaultKind, ToolFault
 from seatrial.case._gates import (
     CHECKS,
     GateSpec,
@@ -25,6 +26,7 @@ from seatrial.case._model import (
     Suite,
     Turn,
 )
+from seatrial.case._simulator import UserSimulator
 from seatrial.case._yaml import parse_yaml, read_text
 
 __all__ = [
@@ -34,13 +36,16 @@ __all__ = [
     "AssertionSpec",
     "Case",
     "CheckedAssertion",
+    "FaultKind",
     "Gate",
     "GateSpec",
     "Limits",
     "PassHatK",
     "Regression",
     "Suite",
+    "ToolFault",
     "Turn",
+    "UserSimulator",
     "check_assertion",
     "explain",
     "gates_hash",

@@ -6,7 +6,9 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from seatrial.case._faults import ToolFault
 from seatrial.case._gates import GateSpec, Priority
+from seatrial.case._simulator import UserSimulator
 
 CaseType = Literal["single_turn", "multi_turn", "tool_chain"]
 Env = Literal["dev", "staging", "production"]
@@ -123,6 +125,10 @@ class Case(BaseModel):
     """Who wrote it."""
     metadata: dict[str, Any] = Field(default_factory=dict)
     """Anything else worth keeping (Excel columns, incident links)."""
+    tool_faults: list[ToolFault] = Field(default_factory=list)
+    """Faults put into tools' results at their Nth call (tool-contract tests)."""
+    user_simulator: UserSimulator | None = None
+    """A model that plays the user instead of written ``input``/``turns``."""
 
     @model_validator(mode="before")
     @classmethod
@@ -147,6 +153,14 @@ class Case(BaseModel):
 
     @model_validator(mode="after")
     def _has_input(self) -> Case:
+        if self.user_simulator is not None:
+            if self.input is not None or self.turns:
+                raise ValueError(
+                    "a case with `user_simulator` has no `input` or `turns`: the simulator "
+                    "writes the user's messages (give `user_simulator.opening` for a fixed first "
+                    "one)"
+                )
+            return self
         if self.input is None and not self.turns:
             raise ValueError("a case needs `input` (one message) or `turns` (a list of messages)")
         if self.input is not None and self.turns:
@@ -155,7 +169,10 @@ class Case(BaseModel):
 
     @property
     def user_turns(self) -> list[str]:
-        """The user messages in order."""
+        """The user messages in order (a simulated user's opening only, when written)."""
+        if self.user_simulator is not None:
+            opening = self.user_simulator.opening
+            return [opening] if opening is not None else []
         return [self.input] if self.input is not None else [t.content for t in self.turns]
 
     @property
