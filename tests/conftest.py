@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import socket
 import sqlite3
 import time
 from collections.abc import Iterator
@@ -26,6 +27,16 @@ AGENTS = HERE / "agents.py"
 def agent_spec(function: str) -> str:
     """A python: spec for a function in tests/agents.py."""
     return f"python:{AGENTS}:{function}"
+
+
+@pytest.fixture
+def refused_port() -> Iterator[int]:
+    """A 127.0.0.1 port that refuses connections for the whole test. A socket bound to it,
+    never listening, holds it: a port merely found free and closed could be taken meanwhile
+    by a server another test starts in parallel (pytest-xdist), which would then answer."""
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        yield int(held.getsockname()[1])
 
 
 @pytest.fixture

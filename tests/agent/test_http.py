@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 
 from seatrial.agent import AgentRetry, HttpAgent
@@ -19,12 +17,6 @@ TWO_TURNS = Case(
     context={"user_id": "test_user_001", "user_profile": {"phone": "138****1234"}},
     env="staging",
 )
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 async def test_multi_turn_posts_each_turn_with_one_session_id():
@@ -157,8 +149,8 @@ async def test_bad_answers_are_agent_errors_naming_what_was_wrong(reply, expecte
     assert len(str(caught.value)) < 400  # the body is cut, not dumped
 
 
-async def test_unreachable_agent_is_an_agent_error():
-    url = f"http://127.0.0.1:{_free_port()}/chat"
+async def test_unreachable_agent_is_an_agent_error(refused_port):
+    url = f"http://127.0.0.1:{refused_port}/chat"
     adapter = HttpAgent(url)
     with pytest.raises(AgentError) as caught:
         await drive(adapter, make_context(Case(id="c", input="hi")))
@@ -201,8 +193,8 @@ async def test_check_connects_without_posting():
         assert server.requests == []
 
 
-async def test_check_of_an_unreachable_agent_is_a_spec_error():
-    url = f"http://127.0.0.1:{_free_port()}/chat"
+async def test_check_of_an_unreachable_agent_is_a_spec_error(refused_port):
+    url = f"http://127.0.0.1:{refused_port}/chat"
     with pytest.raises(AgentSpecError, match=f"agent unreachable at {url}"):
         await HttpAgent(url).check()
 

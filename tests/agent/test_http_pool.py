@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -143,12 +142,10 @@ async def test_a_lost_connection_is_an_agent_error_not_a_timeout() -> None:
 
 
 async def test_posts_go_through_the_proxy_named_by_http_proxy(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, refused_port: int
 ) -> None:
     # The agent's own address refuses connections: only the proxy can answer.
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        closed_url = f"http://127.0.0.1:{probe.getsockname()[1]}/chat"
+    closed_url = f"http://127.0.0.1:{refused_port}/chat"
     async with counting_agent() as (proxy, proxy_url):
         for name in ("NO_PROXY", "no_proxy", "http_proxy"):
             monkeypatch.delenv(name, raising=False)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -96,16 +95,10 @@ def test_missing_fixture_folder_exits_2_naming_the_line(tmp_path):
     assert not (tmp_path / ".seatrial").exists()
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def test_unreachable_agent_exits_2_and_stores_no_run(tmp_path):
+def test_unreachable_agent_exits_2_and_stores_no_run(tmp_path, refused_port):
     suite = tmp_path / "s.yaml"
     suite.write_text("suite: x\ncases: [{id: a, input: hi}]\n", encoding="utf-8")
-    url = f"http://127.0.0.1:{_free_port()}/chat"
+    url = f"http://127.0.0.1:{refused_port}/chat"
     result = seatrial("run", str(suite), "--agent", url, cwd=tmp_path)
     assert result.returncode == 2
     assert url in result.stderr

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Iterator
 from typing import Any
 
@@ -52,9 +51,6 @@ def anthropic_model(fake_anthropic: FakeAnthropic) -> ModelConfig:
 
 
 @pytest.fixture
-def refused_url() -> str:
-    """A 127.0.0.1 base URL where nothing listens (connection refused)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/v1"
+def refused_url(refused_port: int) -> str:
+    """A 127.0.0.1 base URL where nothing listens (connection refused) for the whole test."""
+    return f"http://127.0.0.1:{refused_port}/v1"

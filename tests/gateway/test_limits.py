@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import socket
 import uuid
 from collections.abc import Iterator
 
@@ -168,15 +167,10 @@ async def test_redis_namespaces_keep_budgets_apart(redis_namespace: str) -> None
         await other.aclose()
 
 
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
-
-
-async def test_unreachable_redis_is_a_gateway_error_that_hides_the_password() -> None:
-    url = f"redis://:s3cret-pass@127.0.0.1:{_closed_port()}/0"
+async def test_unreachable_redis_is_a_gateway_error_that_hides_the_password(
+    refused_port: int,
+) -> None:
+    url = f"redis://:s3cret-pass@127.0.0.1:{refused_port}/0"
     limits = RateLimits(models(rpm=60), url)
     try:
         with pytest.raises(GatewayError) as caught:
@@ -190,8 +184,8 @@ async def test_unreachable_redis_is_a_gateway_error_that_hides_the_password() ->
     assert "remove gateway.redis_url" in message
 
 
-async def test_unlimited_models_do_not_touch_redis() -> None:
-    limits = RateLimits(models(rpm=60), f"redis://127.0.0.1:{_closed_port()}/0")
+async def test_unlimited_models_do_not_touch_redis(refused_port: int) -> None:
+    limits = RateLimits(models(rpm=60), f"redis://127.0.0.1:{refused_port}/0")
     try:
         assert await limits.acquire("free", 10) == 0.0
     finally:

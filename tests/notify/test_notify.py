@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import socket
 
 import pytest
 
@@ -128,10 +127,8 @@ async def test_a_refused_error_code_is_not_retried(bot):
     assert delivery.reason == "errcode 93000: invalid webhook url"
 
 
-async def test_retries_stop_after_the_configured_count():
-    with socket.socket() as closed:
-        closed.bind(("127.0.0.1", 0))
-        port = closed.getsockname()[1]
+async def test_retries_stop_after_the_configured_count(refused_port):
+    port = refused_port
     config = AlertSettings.model_validate(
         {
             "channels": {"team": {"kind": "slack", "url": f"http://127.0.0.1:{port}/hook"}},
