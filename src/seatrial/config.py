@@ -30,7 +30,14 @@ from pydantic import (
     model_validator,
 )
 
-from seatrial.case import SUITE_SUFFIXES, GateSpec, explain, parse_yaml, read_text
+from seatrial.case import (
+    SUITE_SUFFIXES,
+    GateSpec,
+    SimulatorSettings,
+    explain,
+    parse_yaml,
+    read_text,
+)
 from seatrial.dataset import MaskSettings
 from seatrial.errors import ConfigError, Problem
 from seatrial.gateway import GatewayConfig, GatewaySettings, ModelConfig
@@ -90,6 +97,25 @@ class AgentConfig(BaseModel):
     """When an http agent's turn is posted again after a transient answer (429, 502, 503,
     504, a refused connection): ``tries``, ``backoff_s``, ``max_wait_s``, ``on_status``
     (docs/agents.md, "Retries"); unset keeps the defaults, ``tries: 1`` never retries."""
+    # The keys of a `model:` agent (docs/agents.md, "Model agents"); seatrial.agent's
+    # ModelAgentSettings checks them again and reads them (tests keep the two key sets equal).
+    system_prompt: str | None = None
+    """A ``model:`` agent's system prompt."""
+    system_prompt_file: str | None = None
+    """A file holding the system prompt, relative to the folder of seatrial.yaml."""
+    tools: str | list[dict[str, Any]] | None = None
+    """Tool schemas: a JSON/YAML file (OpenAI schemas, an MCP ``tools/list`` result, an
+    OpenAPI document) or an inline list."""
+    implementations: dict[str, str] = Field(default_factory=dict)
+    """Tool name -> ``python:MODULE_OR_FILE:FUNCTION``, ``sandbox`` or ``recorded:FILE``."""
+    unrecorded: Literal["error", "fault"] = "error"
+    """A recorded tool called with unrecorded arguments: a tool error, or an ``empty`` fault."""
+    max_turns: int = Field(default=10, ge=1)
+    """Model calls per user message before the attempt ends as ERROR (``limit_exceeded``)."""
+    temperature: float | None = Field(default=None, ge=0)
+    """Sent with every model call when set."""
+    seed: int | None = None
+    """Sent with every model call when set."""
 
 
 class RunDefaults(BaseModel):
@@ -262,6 +288,8 @@ class ConfigFile(BaseModel):
     """The model gateway: routing, budgets, cache, cassettes, faults, limits, tracing."""
     judge: JudgeSettings = Field(default_factory=JudgeSettings)
     """The LLM judge of L3 assertions and the calibration gate on its verdicts."""
+    simulator: SimulatorSettings = Field(default_factory=SimulatorSettings)
+    """Simulated users (a case's ``user_simulator``): the model of those that name none."""
     gates: list[GateSpec] = Field(default_factory=list)
     """Release gates for suites that state none (see docs/regression.md)."""
     mask: MaskSettings = Field(default_factory=MaskSettings)
@@ -325,6 +353,12 @@ class ConfigFile(BaseModel):
             raise ValueError(
                 f"judge.model {self.judge.model!r} is not among models: (known: {known}); "
                 "add it under models: or name a configured model"
+            )
+        if self.simulator.model is not None and self.simulator.model not in self.models:
+            known = ", ".join(sorted(self.models)) or "none"
+            raise ValueError(
+                f"simulator.model {self.simulator.model!r} is not among models: (known: "
+                f"{known}); add it under models: or name a configured model"
             )
         return self
 

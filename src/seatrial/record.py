@@ -26,6 +26,7 @@ FAILURE_TYPES: tuple[str, ...] = (
     "permission_violation",
     "limit_exceeded",
     "loop",
+    "recovery",
     "side_effect_missing",
     "business_rule",
     "format",
@@ -35,10 +36,15 @@ FAILURE_TYPES: tuple[str, ...] = (
     "agent_error",
     "timeout",
     "judge_error",
+    "simulator",
 )
 """The failure taxonomy: every failure is classed, for root-cause grouping and the dashboard.
 
 Plugins may use other strings; these are the built-ins."""
+
+SIMULATOR_FAILURE = "simulator"
+"""The failure type of an ERROR attempt whose simulated user (``user_simulator``) broke its
+instructions: the simulator's failure, not the agent's."""
 
 
 class AssertionResult(BaseModel):

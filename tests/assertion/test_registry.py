@@ -87,6 +87,7 @@ def test_public_names_are_sorted_and_resolve():
         "Check",
         "Evaluation",
         "JudgeHandle",
+        "Recovery",
         "ReviewRequest",
         "aliases",
         "assertion",
@@ -94,6 +95,7 @@ def test_public_names_are_sorted_and_resolve():
         "evaluate_async",
         "known_types",
         "lookup",
+        "recoveries",
     ]
     for name in assertion.__all__:
         assert getattr(assertion, name) is not None

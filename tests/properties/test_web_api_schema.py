@@ -84,6 +84,7 @@ OPERATIONS = [
     "GET /api/compare",
     "GET /api/diff",
     "GET /api/leaderboard",
+    "GET /api/bench/{bench_id}",
     "GET /api/coverage",
     "GET /api/review",
     "GET /api/calibrations",
@@ -102,6 +103,7 @@ added here, and so fuzzed."""
 
 ONLY_VALID = {
     "GET /api/runs/{run_ref}",
+    "GET /api/bench/{bench_id}",
     "GET /api/runs/{run_id}/cases/{case_id}",
     "GET /api/calibrations",
     "POST /v1/traces",

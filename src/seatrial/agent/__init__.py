@@ -1,11 +1,15 @@
-"""Agent adapters (python, http, replay), sandbox tools and the permission policy.
+"""Agent adapters (python, http, replay, model), sandbox tools and the permission policy.
 
 ``resolve_agent(spec)`` turns an ``--agent`` spec into an :class:`AgentAdapter`; the runner
 calls ``check()`` once, then ``run(ctx)`` per attempt, then ``aclose()``.
 """
 
 from seatrial.agent._errors import PERMISSION_DENIED, ToolDenied, ToolError
+from seatrial.agent._faults import check_fault_support, fault_message
 from seatrial.agent._http import HttpAgent
+from seatrial.agent._model import ModelAgent
+from seatrial.agent._model_settings import ModelAgentSettings
+from seatrial.agent._model_tools import load_tools
 from seatrial.agent._policy import WRITE_TOOLS, Decision, PermissionPolicy
 from seatrial.agent._protocol import (
     AgentAdapter,
@@ -36,6 +40,8 @@ __all__ = [
     "Decision",
     "FixedTurns",
     "HttpAgent",
+    "ModelAgent",
+    "ModelAgentSettings",
     "ModelCallSpan",
     "PermissionPolicy",
     "PythonAgent",
@@ -47,7 +53,10 @@ __all__ = [
     "ToolInfo",
     "UserTurns",
     "Workspace",
+    "check_fault_support",
     "content_hash",
+    "fault_message",
+    "load_tools",
     "prepare_workspace",
     "registered_tool",
     "resolve_agent",

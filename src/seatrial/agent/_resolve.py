@@ -12,6 +12,8 @@ from pydantic import ValidationError
 
 from seatrial.agent import _python, _recorded
 from seatrial.agent._http import HttpAgent
+from seatrial.agent._model_settings import MODEL_PREFIX
+from seatrial.agent._model_spec import check_not_model_keys, model_agent, where_in_config
 from seatrial.agent._protocol import AgentAdapter
 from seatrial.agent._python import PythonAgent
 from seatrial.agent._recorded import RecordedAgent
@@ -23,6 +25,7 @@ FORMS = (
     "python:path/to/agent.py:function",
     "http://host:port/path (or https://)",
     "recorded:path/to/sessions.jsonl (or replay:)",
+    "model:NAME (NAME a model under `models:` in seatrial.yaml)",
     "a name from `agents` in seatrial.yaml",
 )
 
@@ -70,7 +73,20 @@ def _build(
     timeout_s: float | None,
     transport: httpx.AsyncBaseTransport | None,
     retry: AgentRetry | None = None,
+    models: Mapping[str, Any] | None = None,
 ) -> AgentAdapter | None:
+    if spec.startswith(MODEL_PREFIX):
+        if headers or transport is not None:
+            raise AgentSpecError(f"`headers` and a `transport` apply to http agents only: `{spec}`")
+        return model_agent(
+            spec,
+            entry=None,
+            name=name,
+            models=models,
+            base_dir=base_dir or Path.cwd(),
+            where=None,
+            timeout_s=timeout_s,
+        )
     if spec.startswith(("http://", "https://")):
         return HttpAgent(
             spec,
@@ -106,6 +122,7 @@ def resolve_agent(
     timeout_s: float | None = None,
     agents_dir: Path | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    models: Mapping[str, Any] | None = None,
 ) -> AgentAdapter:
     """The adapter for ``spec``: ``python:``, ``http(s)://``, ``recorded:`` (or ``replay:``),
     or a named agent.
@@ -115,7 +132,8 @@ def resolve_agent(
     Relative paths in a spec resolve against ``base_dir`` (default: the current folder);
     those in a named agent's spec against ``agents_dir`` (the folder holding seatrial.yaml;
     default: ``base_dir``). ``transport`` (an ``httpx.MockTransport`` in a test) answers an
-    http agent's posts in place of the network; other agents refuse it.
+    http agent's posts in place of the network; other agents refuse it. ``models``
+    (seatrial.yaml ``models:``), when given, must hold the model of a ``model:NAME`` agent.
     """
     spec = spec.strip()
     adapter = _build(
@@ -126,11 +144,33 @@ def resolve_agent(
         concurrency=concurrency,
         timeout_s=timeout_s,
         transport=transport,
+        models=models,
     )
     if adapter is not None:
         return adapter
     if agents and spec in agents:
         target, headers, own_timeout, retry = _entry(agents[spec], spec)
+        folder = agents_dir or base_dir
+        raw = agents[spec]
+        entry = raw.model_dump() if hasattr(raw, "model_dump") else raw
+        if isinstance(entry, Mapping) and target.startswith(MODEL_PREFIX):
+            where = where_in_config(folder, spec)
+            if headers or retry:
+                raise AgentSpecError(
+                    f"{where}: `headers` and `retry` apply to http agents only, not to a "
+                    "model agent; remove them"
+                )
+            return model_agent(
+                target,
+                entry=entry,
+                name=spec,
+                models=models,
+                base_dir=folder or Path.cwd(),
+                where=where,
+                timeout_s=own_timeout if own_timeout is not None else timeout_s,
+            )
+        if isinstance(entry, Mapping):
+            check_not_model_keys(entry, target, folder, spec)
         adapter = _build(
             target,
             name=spec,

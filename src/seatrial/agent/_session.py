@@ -4,16 +4,20 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import inspect
+from collections.abc import Callable
 from contextlib import AbstractContextManager
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from seatrial.agent._errors import ToolError
-from seatrial.agent._policy import PermissionPolicy
+from seatrial.agent._faults import FaultPlan, inject, parameters_schema, signature_schema
+from seatrial.agent._policy import WRITE_TOOLS, PermissionPolicy
 from seatrial.agent._protocol import AttemptContext, clean_metadata, content_hash
-from seatrial.agent._sandbox import SANDBOX_TOOLS, Sandbox
-from seatrial.agent._tool import registered_tool, tool_span
+from seatrial.agent._sandbox import EVENT_KINDS, SANDBOX_TOOLS, Sandbox
+from seatrial.agent._tool import call_arguments, registered_tool, tool_span
+from seatrial.case import ToolFault
 from seatrial.trace import Span, TraceRecorder
 from seatrial.trace import attrs as A
 
@@ -50,8 +54,14 @@ class ModelCallSpan:
 class Session:
     """One attempt as a Python agent sees it; the same object is passed to every turn."""
 
-    def __init__(self, ctx: AttemptContext) -> None:
+    def __init__(
+        self, ctx: AttemptContext, tools: dict[str, Callable[..., Any]] | None = None
+    ) -> None:
         self._ctx = ctx
+        self.tools: dict[str, Callable[..., Any]] = tools if tools is not None else {}
+        """This attempt's own tools by name (a ``model:`` agent's implementations), found
+        before sandbox and ``@seatrial.tool`` ones; each records its own ``execute_tool``
+        span."""
         self.state: dict[str, Any] = {}
         """Anything the agent wants to keep between the turns of this attempt."""
         self.final_state: dict[str, Any] | None = None
@@ -60,6 +70,10 @@ class Session:
         """0-based index of the user turn being answered."""
         self.policy = ctx.sandbox.policy if ctx.sandbox is not None else PermissionPolicy(ctx.case)
         """The attempt's permission policy (shared with the sandbox)."""
+        self.tool_schemas: dict[str, Any] = {}
+        """Tool schemas by name, as sent to the model (a ``model:`` agent sets them): an
+        injected fault's message names a real parameter and its allowed values."""
+        self._faults = FaultPlan(ctx.case.tool_faults)
 
     @property
     def session_id(self) -> str:
@@ -122,8 +136,22 @@ class Session:
         """Call a sandbox tool or a registered ``@seatrial.tool`` function by name.
 
         The call is recorded and checked against the permission policy; a refusal raises
-        :class:`ToolDenied`, any other failure :class:`ToolError`.
+        :class:`ToolDenied`, any other failure :class:`ToolError`. A call the case's
+        ``tool_faults`` names gets the fault instead of reaching the tool.
         """
+        due = self._faults.take(name)
+        if due is not None:
+            return self._inject(*due, arguments)
+        return self._dispatch(name, arguments)
+
+    def _dispatch(self, name: str, arguments: dict[str, Any]) -> Any:
+        own = self.tools.get(name)
+        if own is not None and inspect.iscoroutinefunction(own):
+            message = f"`{name}` is async; use `await session.call_tool_async(...)`"
+            raise self._refuse(name, arguments, message, "invalid_call")
+        if own is not None:
+            with self.policy.activate():
+                return own(**arguments)
         if name in SANDBOX_TOOLS and self.sandbox is not None:
             return self.sandbox.call(name, **arguments)
         info = registered_tool(name)
@@ -137,13 +165,20 @@ class Session:
 
     async def call_tool_async(self, name: str, /, **arguments: Any) -> Any:
         """:meth:`call_tool` for async agents; async ``@seatrial.tool`` functions are awaited."""
-        info = registered_tool(name)
+        due = self._faults.take(name)
+        if due is not None:
+            return self._inject(*due, arguments)
+        own = self.tools.get(name)
+        if own is not None and inspect.iscoroutinefunction(own):
+            with self.policy.activate():
+                return await own(**arguments)
+        info = None if own is not None else registered_tool(name)
         if info is not None and info.is_async and not (name in SANDBOX_TOOLS and self.sandbox):
             with self.policy.activate():
                 return await info.function(**arguments)
         # Sandbox and sync tools may block (run_command waits up to its timeout): keep the
         # event loop free for the other attempts.
-        return await asyncio.to_thread(self.call_tool, name, **arguments)
+        return await asyncio.to_thread(self._dispatch, name, arguments)
 
     def model_call(
         self, model: str, *, provider: str | None = None, **attributes: Any
@@ -198,6 +233,38 @@ class Session:
     def skill(self, name: str) -> None:
         """Record routing evidence: the agent routed this turn to skill ``name``."""
         self.recorder.event(A.SKILL, {A.SKILL_NAME: name})
+
+    def _inject(self, fault: ToolFault, number: int, arguments: dict[str, Any]) -> Any:
+        """Answer a faulted call in place of the tool (agent/_faults.py)."""
+        name = fault.tool
+        own, info = self.tools.get(name), registered_tool(name)
+        schema = parameters_schema(self.tool_schemas.get(name))
+        registered = False
+        if name in SANDBOX_TOOLS and self.sandbox is not None and own is None:
+            method = getattr(self.sandbox, name)
+            write, kind = name in WRITE_TOOLS, EVENT_KINDS.get(name)
+        else:
+            # A model agent's python implementation may be the @seatrial.tool itself.
+            registered = info is not None and (own is None or own is info.function)
+            method = own or (info.function if info is not None else None)
+            write = registered and info is not None and not info.read_only
+            kind = info.event_kind if registered and info is not None else None
+        if schema is None and method is not None:
+            schema = signature_schema(method)
+        if method is not None and (own is None or registered):
+            # Recorded as the tool itself records its calls (defaults filled in), so that an
+            # identical retry reads identical in the trace.
+            arguments = call_arguments(inspect.signature(method), (), arguments)
+        return inject(
+            fault,
+            number,
+            arguments,
+            recorder=self.recorder,
+            policy=self.policy,
+            schema=schema,
+            write=write,
+            event_kind=kind,
+        )
 
     def _unknown(self, name: str) -> str:
         if name in SANDBOX_TOOLS:

@@ -112,9 +112,10 @@ class _ToolSpanBlock:
 _PLAIN = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
-def _arguments(
+def call_arguments(
     signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
 ) -> dict[str, Any]:
+    """A call's arguments by name, defaults filled in, as a tool's span records them."""
     parameters = signature.parameters
     if (
         not args
@@ -177,7 +178,7 @@ def tool(
                 recorder = TraceRecorder.current()
                 if recorder is None:
                     return await function(*args, **kwargs)
-                with enter(recorder, _arguments(signature, args, kwargs)) as call:
+                with enter(recorder, call_arguments(signature, args, kwargs)) as call:
                     authorize(recorder)
                     result = await function(*args, **kwargs)
                     call.result(result)
@@ -191,7 +192,7 @@ def tool(
                 recorder = TraceRecorder.current()
                 if recorder is None:
                     return function(*args, **kwargs)
-                with enter(recorder, _arguments(signature, args, kwargs)) as call:
+                with enter(recorder, call_arguments(signature, args, kwargs)) as call:
                     authorize(recorder)
                     result = function(*args, **kwargs)
                     call.result(result)

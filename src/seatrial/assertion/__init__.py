@@ -4,9 +4,19 @@ and the verdict rules that turn their results into PASS, FAIL or WARNING.
 Importing this package registers every built-in assertion type.
 """
 
-from seatrial.assertion import _l1_params, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules
+from seatrial.assertion import (
+    _l1_params,
+    _l1_recovery,
+    _l1_state,
+    _l1_tools,
+    _l1_trace,
+    _l2,
+    _l3,
+    _rules,
+)
 from seatrial.assertion._evaluate import Evaluation, evaluate
 from seatrial.assertion._evaluate_async import evaluate_async
+from seatrial.assertion._l1_recovery import Recovery, recoveries
 from seatrial.assertion._registry import (
     AssertionContext,
     AssertionParams,
@@ -24,7 +34,7 @@ from seatrial.assertion._registry import (
 from seatrial.judge import JudgeHandle
 
 # The modules above register the built-in types when imported; keep them referenced.
-_BUILT_IN_MODULES = (_l1_params, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules)
+_BUILT_IN_MODULES = (_l1_params, _l1_recovery, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules)
 
 __all__ = [
     "AssertionContext",
@@ -33,6 +43,7 @@ __all__ = [
     "Check",
     "Evaluation",
     "JudgeHandle",
+    "Recovery",
     "ReviewRequest",
     "aliases",
     "assertion",
@@ -40,4 +51,5 @@ __all__ = [
     "evaluate_async",
     "known_types",
     "lookup",
+    "recoveries",
 ]

@@ -26,7 +26,7 @@ from seatrial.case._model import (
     Suite,
     Turn,
 )
-from seatrial.case._simulator import UserSimulator
+from seatrial.case._simulator import SimulatorSettings, UserSimulator
 from seatrial.case._yaml import parse_yaml, read_text
 
 __all__ = [
@@ -42,6 +42,7 @@ __all__ = [
     "Limits",
     "PassHatK",
     "Regression",
+    "SimulatorSettings",
     "Suite",
     "ToolFault",
     "Turn",

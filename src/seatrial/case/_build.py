@@ -262,7 +262,8 @@ def _build_case(
     found: list[tuple[Path_, str, str]] = []
     _resolve_fixture(raw, merged, found)
     has_input, has_turns = merged.get("input") is not None, bool(merged.get("turns"))
-    if not has_input and not has_turns:
+    # A simulated user writes the messages: the Case model checks that one has neither.
+    if not has_input and not has_turns and merged.get("user_simulator") is None:
         found.append(
             ((), "has no `input` or `turns`", "add `input: <the user's message>` or `turns: [...]`")
         )

@@ -28,3 +28,12 @@ class UserSimulator(BaseModel):
     model: str | None = None
     """The simulator's model (a name under ``models:``); unset: ``simulator.model`` of
     seatrial.yaml."""
+
+
+class SimulatorSettings(BaseModel):
+    """The ``simulator:`` section of seatrial.yaml: defaults for every simulated user."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    model: str | None = None
+    """The model (a name under ``models:``) of simulated users whose case names none."""

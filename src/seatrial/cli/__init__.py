@@ -9,10 +9,12 @@ the dashboard, clustering) is imported inside the command function, when it runs
 
 from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _alerts,
+    _bench,
     _cases,
     _ci,
     _commands,
     _compare,
+    _contract,
     _datasets,
     _diff,
     _drift,

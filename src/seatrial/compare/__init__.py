@@ -13,6 +13,13 @@ from seatrial.compare._baseline import (
     resolve_run_ref,
     run_branch,
 )
+from seatrial.compare._bench import (
+    BENCH_TAG_PREFIX,
+    bench_leaderboard,
+    bench_record,
+    bench_tag,
+    new_bench_id,
+)
 from seatrial.compare._compare import (
     TRANSITIONS,
     CaseChange,
@@ -50,6 +57,14 @@ from seatrial.compare._gate_source import (
     stored_gates,
 )
 from seatrial.compare._gates import GateOutcome, builtin_outcomes, evaluate_gates
+from seatrial.compare._leaderboard import (
+    AgentDifference,
+    BoardRun,
+    Leaderboard,
+    LeaderboardEntry,
+    differences_from_best,
+    rank_runs,
+)
 from seatrial.compare._refs import AttemptRef, load_attempt, parse_attempt_ref
 from seatrial.compare._render_compare import (
     TRANSITION_TITLES,
@@ -66,12 +81,18 @@ from seatrial.compare._render_diff import (
     render_markdown,
     render_terminal,
 )
+from seatrial.compare._render_leaderboard import (
+    leaderboard_json,
+    leaderboard_markdown,
+    leaderboard_table,
+)
 from seatrial.compare._runs import CaseOutcome, RunData, load_run, outcome_of, verdict_of_repeats
 from seatrial.compare._stale import StaleCase, StaleReport, stale_cases
 from seatrial.compare._stats import (
     Interval,
     Latency,
     Paired,
+    holm_adjust,
     latency_summary,
     mcnemar_exact,
     mean_pass_at_k,
@@ -89,6 +110,7 @@ from seatrial.compare._summary import PassK, RunStatistics, run_statistics
 from seatrial.compare._verdict import GateResult, run_meets_gates, stored_baseline
 
 __all__ = [
+    "BENCH_TAG_PREFIX",
     "BRANCH_TAG",
     "LATEST",
     "LATEST_PASSING",
@@ -97,8 +119,10 @@ __all__ = [
     "REPLAY_TAG",
     "TRANSITIONS",
     "TRANSITION_TITLES",
+    "AgentDifference",
     "AttemptHeader",
     "AttemptRef",
+    "BoardRun",
     "CaseChange",
     "CaseOutcome",
     "Comparison",
@@ -112,6 +136,8 @@ __all__ = [
     "GroupDelta",
     "Interval",
     "Latency",
+    "Leaderboard",
+    "LeaderboardEntry",
     "MetricDelta",
     "MetricDrift",
     "Paired",
@@ -126,6 +152,9 @@ __all__ = [
     "TraceDiff",
     "Transition",
     "agent_version",
+    "bench_leaderboard",
+    "bench_record",
+    "bench_tag",
     "builtin_outcomes",
     "change_text",
     "compare",
@@ -134,20 +163,26 @@ __all__ = [
     "diff_attempts",
     "diff_json",
     "diff_traces",
+    "differences_from_best",
     "evaluate_gates",
     "flaky_cases",
     "gate_settings",
     "gates_changed",
     "header_of",
     "headline",
+    "holm_adjust",
     "ks_statistic",
     "latency_summary",
+    "leaderboard_json",
+    "leaderboard_markdown",
+    "leaderboard_table",
     "load_attempt",
     "load_run",
     "mcnemar_exact",
     "mean_pass_at_k",
     "mean_pass_hat_k",
     "metric_number",
+    "new_bench_id",
     "newcombe_difference",
     "outcome_of",
     "paired_outcomes",
@@ -156,6 +191,7 @@ __all__ = [
     "pass_hat_k",
     "percentile",
     "probe_drift",
+    "rank_runs",
     "render_markdown",
     "render_terminal",
     "resolve_run_ref",

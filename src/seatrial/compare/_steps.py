@@ -280,8 +280,8 @@ def steps_of(trace: Trace | None, responses: Sequence[str] = ()) -> list[Step]:
             built = _event_step(event)
         elif span.operation == A.OP_EXECUTE_TOOL:
             built = _tool_step(span)
-        elif span.operation in _MODEL_OPERATIONS:
-            built = _model_step(span)
+        elif span.operation in _MODEL_OPERATIONS and not A.seatrial_call(span.attributes):
+            built = _model_step(span)  # a simulated user's calls are not the agent's steps
         else:
             built = None  # the invoke_agent root, and spans that are no step
         if built is None:

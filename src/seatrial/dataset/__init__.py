@@ -15,6 +15,15 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from seatrial.dataset._common import ImportResult
+    from seatrial.dataset._contract import (
+        RecoveryRow,
+        RecoveryTable,
+        contract_result,
+        contract_suite,
+        recovery_table,
+        render_recovery_table,
+        tool_message,
+    )
     from seatrial.dataset._expand import (
         Expansion,
         GenerationError,
@@ -78,6 +87,13 @@ _EXPORTS = {
     "expand_kinds": "seatrial.dataset._expand",
     "load_expand_prompt": "seatrial.dataset._expand",
     "ImportResult": "seatrial.dataset._common",
+    "RecoveryRow": "seatrial.dataset._contract",
+    "RecoveryTable": "seatrial.dataset._contract",
+    "contract_result": "seatrial.dataset._contract",
+    "contract_suite": "seatrial.dataset._contract",
+    "recovery_table": "seatrial.dataset._contract",
+    "render_recovery_table": "seatrial.dataset._contract",
+    "tool_message": "seatrial.dataset._contract",
     "ingest_traces": "seatrial.dataset._ingest",
     "MaskFinding": "seatrial.dataset._mask",
     "MaskedTrace": "seatrial.dataset._mask",
@@ -140,6 +156,8 @@ __all__ = [
     "Masker",
     "Proposal",
     "ProposedCase",
+    "RecoveryRow",
+    "RecoveryTable",
     "TraceChecksOutcome",
     "TraceFilter",
     "case_from_trace",
@@ -149,6 +167,8 @@ __all__ = [
     "cluster_failures",
     "cluster_members",
     "composition",
+    "contract_result",
+    "contract_suite",
     "expand_case",
     "expand_kinds",
     "export_golden",
@@ -161,6 +181,9 @@ __all__ = [
     "load_trace_checks",
     "name_clusters",
     "parse_dataset_ref",
+    "recovery_table",
+    "render_recovery_table",
+    "tool_message",
     "write_case_file",
     "write_cases_file",
 ]

@@ -133,7 +133,7 @@ class BudgetConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     run_usd: float | None = Field(default=None, gt=0)
-    """Most a run may spend on model calls (agent, judge and generation together)."""
+    """Most a run may spend on model calls (agent, judge, generation and simulator together)."""
     project_usd: float | None = Field(default=None, gt=0)
     """Most the whole store may have spent."""
     warn_at: float = Field(default=0.8, gt=0, le=1)
@@ -151,6 +151,9 @@ class CacheConfig(BaseModel):
     """Cache case-generation calls."""
     agent: bool = False
     """Cache the agent's own calls (off: a cached answer hides the agent's variance)."""
+    simulator: bool = False
+    """Cache simulated users' calls (off: the simulator's own variance is measured, not
+    hidden)."""
     share_across_repeats: bool = False
     """Let repeats of one case share cached agent answers (almost never what you want)."""
     ttl_s: float | None = Field(default=None, gt=0)

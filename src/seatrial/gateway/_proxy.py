@@ -49,7 +49,7 @@ from seatrial.gateway._wire import (
 )
 
 PURPOSE_HEADER = "x-seatrial-purpose"
-"""Optional: ``agent`` (default), ``judge`` or ``generation``."""
+"""Optional: ``agent`` (default), ``judge``, ``generation`` or ``simulator``."""
 
 _KIND_STATUS = {
     "timeout": 504,
@@ -149,7 +149,7 @@ class ProxyApp:
     def _who(self, request: Request, binding: AttemptBinding | None) -> dict[str, Any]:
         who: dict[str, Any] = {}
         purpose = request.headers.get(PURPOSE_HEADER)
-        if purpose in ("agent", "judge", "generation"):
+        if purpose in ("agent", "judge", "generation", "simulator"):
             who["purpose"] = purpose
         if binding is not None:
             who.update(run_id=binding.run_id, case_id=binding.case_id, attempt=binding.attempt)

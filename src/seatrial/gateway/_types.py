@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-Purpose = Literal["agent", "judge", "generation"]
+Purpose = Literal["agent", "judge", "generation", "simulator"]
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -73,7 +73,8 @@ class ChatRequest(BaseModel):
     stream: bool = False
     """Stream the answer (the proxy streams to its client)."""
     purpose: Purpose = "agent"
-    """Who calls: the agent under test, Seatrial's judge, or case generation."""
+    """Who calls: the agent under test, Seatrial's judge, case generation, or a simulated
+    user."""
     task: str | None = None
     """Task type, for routing rules (e.g. ``summarize``, ``code``)."""
     run_id: str | None = None

@@ -50,8 +50,8 @@ def agent_models(trace: Trace) -> set[str]:
     """Every model the agent asked for or got answers from (``chat`` spans) in ``trace``."""
     models: set[str] = set()
     for span in trace.spans:
-        if span.operation != A.OP_CHAT:
-            continue
+        if span.operation != A.OP_CHAT or A.seatrial_call(span.attributes):
+            continue  # a simulated user's model is not the agent's: the judge may grade it
         for key in (A.REQUEST_MODEL, A.RESPONSE_MODEL):
             value = span.attributes.get(key)
             if value:

@@ -41,6 +41,8 @@ from seatrial.report._daily_render import (
 )
 from seatrial.report._formats import FORMATS, render, to_json, to_junit, to_markdown, write_reports
 from seatrial.report._github import github_comment
+from seatrial.report._pinned import VersionDrift
+from seatrial.report._simulator import SimulatorSummary, simulator_summary
 from seatrial.report._terminal import print_summary
 from seatrial.report._why import assertion_lines, trajectory_lines
 
@@ -54,6 +56,8 @@ __all__ = [
     "NewFailure",
     "PassRateDrop",
     "RunReport",
+    "SimulatorSummary",
+    "VersionDrift",
     "assertion_lines",
     "build_report",
     "check_gate",
@@ -73,6 +77,7 @@ __all__ = [
     "render_daily_html",
     "render_daily_markdown",
     "run_notifications",
+    "simulator_summary",
     "summarize",
     "to_json",
     "to_junit",

@@ -27,6 +27,8 @@ from seatrial.compare import (
     wilson_interval,
 )
 from seatrial.record import AttemptRecord, CaseResult, RunInfo, Summary, Verdict
+from seatrial.report._pinned import VersionDrift, pinned_models, version_drift
+from seatrial.report._simulator import SimulatorSummary, simulator_summary
 from seatrial.store import Store
 
 
@@ -76,6 +78,11 @@ class RunReport(BaseModel):
     """With a baseline: its run id, the regressed and fixed cases, and a one-line headline."""
     dataset: dict[str, Any] | None = None
     """The golden set the run ran (``name``, ``version``); None when it named none."""
+    version_drift: list[VersionDrift] = Field(default_factory=list)
+    """Models whose answers reported another model id than the pinned one (``models:``)."""
+    simulator: SimulatorSummary | None = None
+    """Simulated users: their failures apart from the agent's, and their error rate; None
+    when no case had one."""
 
     @property
     def dataset_text(self) -> str:
@@ -197,6 +204,10 @@ def build_report(
         statistics=run_statistics(run),
         flaky=flaky,
         baseline=_against_baseline(store, gate.baseline, run, flaky),
+        version_drift=version_drift(pinned_models(info.settings), store.served_models(run_id)),
+        simulator=simulator_summary(
+            cases, {case.id for case in run_cases if case.user_simulator is not None}
+        ),
     )
 
 

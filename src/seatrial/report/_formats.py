@@ -54,6 +54,8 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "flaky": report.flaky,
         "baseline": report.baseline,
         "dataset": report.dataset,
+        "version_drift": [d.model_dump() for d in report.version_drift],
+        "simulator": report.simulator.model_dump() if report.simulator else None,
         "categories": [c.model_dump() for c in report.categories],
         "cases": [
             {
@@ -135,6 +137,10 @@ def to_markdown(report: RunReport) -> str:
         lines += [f"Model calls cost ${sum(report.spend_usd.values()):.4f} ({parts}).", ""]
     if report.gate.changed:
         lines += [f"**Warning: {_md_cell(report.gate.changed)}**", ""]
+    for drift in report.version_drift:
+        lines += [f"**Warning: {_md_cell(drift.line())}** (not the pinned version)", ""]
+    if report.simulator:
+        lines += [f"{_md_cell(report.simulator.line())}.", ""]
     if report.gate.outcomes:
         lines += ["| gate | check | figure | needs | verdict |", "|---|---|---|---|---|"]
         for o in report.gate.outcomes:

@@ -74,6 +74,12 @@ def print_summary(report: RunReport, console: Console) -> None:
     if report.spend_usd:
         parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
         console.print(f"model calls: ${sum(report.spend_usd.values()):.4f} ({parts})")
+    for drift in report.version_drift:
+        console.print(
+            f"[bold yellow]{escape(drift.line())}[/] (not the pinned version)", highlight=False
+        )
+    if report.simulator:
+        console.print(report.simulator.line(), markup=False, highlight=False)
     gate = report.gate
     if gate.outcomes:
         console.print("gates:")

@@ -24,10 +24,17 @@ from seatrial.run._runner import (
     run_suite_async,
     suite_hash,
 )
+from seatrial.run._simulator import (
+    STOP_TOKEN,
+    SimulatedUser,
+    simulator_prompt,
+    with_simulator_models,
+)
 from seatrial.run._snapshot import case_hash, fixture_hash
 from seatrial.run._workers import can_fork
 
 __all__ = [
+    "STOP_TOKEN",
     "Dispatch",
     "GitRefs",
     "JudgeRuntime",
@@ -38,6 +45,7 @@ __all__ = [
     "RichProgress",
     "RunOptions",
     "RunOutcome",
+    "SimulatedUser",
     "SnapshotChange",
     "active_gateway",
     "attempt_gateway",
@@ -56,7 +64,9 @@ __all__ = [
     "resume_async",
     "run_attempt",
     "run_suite_async",
+    "simulator_prompt",
     "suite_hash",
     "use_gateway",
+    "with_simulator_models",
     "worker_gateway_config",
 ]

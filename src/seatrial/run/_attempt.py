@@ -23,8 +23,9 @@ from seatrial.agent import (
 from seatrial.assertion import AssertionContext, evaluate, evaluate_async
 from seatrial.case import Case
 from seatrial.errors import AgentError
-from seatrial.record import AttemptRecord, Metrics
+from seatrial.record import SIMULATOR_FAILURE, AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
+from seatrial.run._simulator import simulated_user
 from seatrial.run._snapshot import attempt_snapshot, case_facts
 from seatrial.trace import TraceRecorder, trusted_model
 from seatrial.trace import attrs as A
@@ -107,6 +108,15 @@ async def run_attempt(
             sandbox=sandbox,
             gateway_url=gateway_url,
         )
+        simulator = simulated_user(
+            case.user_simulator,
+            gateway.gateway if gateway is not None else None,
+            recorder,
+            run_id=run_id,
+            case_id=case.id,
+            attempt=attempt,
+        )
+        ctx.user = simulator
         root_attributes = {
             A.OPERATION: A.OP_INVOKE_AGENT,
             A.AGENT_NAME: adapter.name,
@@ -156,6 +166,21 @@ async def run_attempt(
                 reason=f"{error.failure_type}: {error}",
                 finished_at=time.time(),
             )
+        if simulator is not None:
+            # Checked before the agent is judged: a conversation the simulator spoiled says
+            # nothing about the agent (docs/agents.md, "Simulated users").
+            handle = judge.for_attempt(run_id, case.id, attempt, trace) if judge else None
+            misconduct = await simulator.misconduct(handle)
+            if misconduct is not None:
+                return AttemptRecord(
+                    **common,
+                    verdict="ERROR",
+                    failure_type=SIMULATOR_FAILURE,
+                    error=misconduct,
+                    reason=f"{SIMULATOR_FAILURE}: {misconduct}",
+                    finished_at=time.time(),
+                )
+            case = simulator.played(case)
         assertion_context = AssertionContext(
             case=case,
             trace=trace,

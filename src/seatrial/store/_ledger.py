@@ -38,8 +38,9 @@ class ModelCallRow(BaseModel):
     """The case being run when the call was made."""
     attempt: int | None = None
     """The attempt (repeat) number."""
-    purpose: Literal["agent", "judge", "generation"] = "agent"
-    """Who called: the agent under test, Seatrial's judge, or case generation."""
+    purpose: Literal["agent", "judge", "generation", "simulator"] = "agent"
+    """Who called: the agent under test, Seatrial's judge, case generation, or a simulated
+    user."""
     model: str
     """The configured model name that answered (or was last tried)."""
     provider_model: str = ""
@@ -101,6 +102,18 @@ class LedgerMixin:
         with self._ledger_read("sum the spend on model calls by purpose") as connection:
             rows = connection.execute(query).all()
         return {str(purpose): float(total or 0.0) for purpose, total in sorted(rows)}
+
+    def served_models(self, run_id: str) -> list[tuple[str, str, int]]:
+        """A run's calls counted by configured model name and the model id the provider
+        reported: ``(model, provider_model, calls)``, sorted."""
+        query = (
+            select(calls.c.model, calls.c.provider_model, func.count())
+            .where(calls.c.run_id == run_id)
+            .group_by(calls.c.model, calls.c.provider_model)
+        )
+        with self._ledger_read(f"count the served models of run {run_id!r}") as connection:
+            rows = connection.execute(query).all()
+        return sorted((str(m), str(p or ""), int(n)) for m, p, n in rows)
 
     def model_calls(
         self, run_id: str, case_id: str | None = None, attempt: int | None = None

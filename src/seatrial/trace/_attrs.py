@@ -47,9 +47,16 @@ OP_EMBEDDINGS = "embeddings"
 OP_RETRIEVAL = "retrieval"
 
 COST_USD = "seatrial.cost_usd"
+GATEWAY_PURPOSE = "seatrial.gateway.purpose"
+"""Who a model call through the gateway was for: ``agent`` (the agent under test), or Seatrial
+itself (``simulator``: a simulated user; ``judge``; ``generation``)."""
 TURN_INDEX = "seatrial.turn.index"
 EVENT_KIND = "seatrial.event.kind"
 """What a tool call does, for ``forbidden_events`` (e.g. ``network_request``)."""
+FAULT = "seatrial.fault"
+"""On a tool span: the fault injected in place of the tool's result (``http_500`` ...)."""
+FAULT_CALL = "seatrial.fault.call"
+"""On a tool span with a fault: the 1-based call of that tool in the attempt."""
 
 # Span events.
 PERMISSION = "seatrial.permission"
@@ -73,14 +80,34 @@ AGENT_RETRY_WAIT_S = "seatrial.agent_retry.wait_s"
 TURN = "seatrial.turn"
 TURN_MESSAGE = "seatrial.turn.message"
 
+SIMULATED_TURN = "seatrial.simulated_turn"
+"""A user message written by the simulated user (``user_simulator``), not by the case."""
+SIMULATED_TURN_INDEX = "seatrial.simulated_turn.index"
+SIMULATED_TURN_MESSAGE = "seatrial.simulated_turn.message"
+
+SIMULATOR_STOP = "seatrial.simulator_stop"
+"""How the simulated user ended the conversation."""
+SIMULATOR_STOP_REASON = "seatrial.simulator_stop.reason"
+"""``stop_token``, ``max_turns``, ``empty`` (it wrote nothing) or ``error`` (its call failed)."""
+SIMULATOR_STOP_MESSAGE = "seatrial.simulator_stop.message"
+"""Its last words with the stop token taken out (not sent to the agent), or the error."""
+
 EVENT_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     PERMISSION: (PERMISSION_TOOL, PERMISSION_SCOPE, PERMISSION_DECISION, PERMISSION_REASON),
     STATE_CHANGE: (STATE_TARGET, STATE_OP),
     SKILL: (SKILL_NAME,),
     TURN: (TURN_INDEX, TURN_MESSAGE),
     AGENT_RETRY: (AGENT_RETRY_TRY, AGENT_RETRY_REASON, AGENT_RETRY_WAIT_S),
+    SIMULATED_TURN: (SIMULATED_TURN_INDEX, SIMULATED_TURN_MESSAGE),
+    SIMULATOR_STOP: (SIMULATOR_STOP_REASON, SIMULATOR_STOP_MESSAGE),
 }
 """Each ``seatrial.*`` span event and the namespaced names of its attributes."""
+
+
+def seatrial_call(attributes: Mapping[str, Any]) -> bool:
+    """A model call the gateway made for Seatrial itself (a simulated user's), not for the
+    agent: the agent's model-call count, tokens and cost leave it out."""
+    return attributes.get(GATEWAY_PURPOSE) not in (None, "agent")
 
 
 def plain_name(key: str) -> str:

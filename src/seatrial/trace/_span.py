@@ -183,7 +183,8 @@ class Trace(BaseModel):
         return calls
 
     def model_calls(self) -> list[ModelCall]:
-        """Model calls (``chat`` and other inference spans) in the order they started."""
+        """The agent's model calls (``chat`` and other inference spans) in the order they
+        started; calls the gateway made for Seatrial (a simulated user's) are left out."""
         return list(self._cached("model_calls", self._model_calls))
 
     def _model_calls(self) -> list[ModelCall]:
@@ -192,6 +193,8 @@ class Trace(BaseModel):
             if span.operation not in (A.OP_CHAT, "text_completion", "generate_content"):
                 continue
             attrs = span.attributes
+            if A.seatrial_call(attrs):
+                continue
             calls.append(
                 ModelCall(
                     model=str(attrs.get(A.RESPONSE_MODEL) or attrs.get(A.REQUEST_MODEL) or ""),
@@ -243,5 +246,10 @@ class Trace(BaseModel):
         )
 
     def cost_usd(self) -> float:
-        """Cost over every span that carries ``seatrial.cost_usd``."""
-        return sum(float(s.attributes.get(A.COST_USD) or 0.0) for s in self.spans)
+        """The agent's cost: over every span that carries ``seatrial.cost_usd``, but model
+        calls made for Seatrial (a simulated user's, on their own ledger line)."""
+        return sum(
+            float(s.attributes.get(A.COST_USD) or 0.0)
+            for s in self.spans
+            if not A.seatrial_call(s.attributes)
+        )

@@ -115,6 +115,8 @@ def _kind(span: Span) -> str:
 def _label(span: Span) -> str:
     if span.operation == A.OP_EXECUTE_TOOL:
         return str(span.attributes.get(A.TOOL_NAME) or span.name.removeprefix("execute_tool "))
+    if A.seatrial_call(span.attributes):  # e.g. "simulator: chat user-v1", not the agent's
+        return f"{span.attributes.get(A.GATEWAY_PURPOSE)}: {span.name}"
     return span.name
 
 

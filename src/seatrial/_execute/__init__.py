@@ -1,8 +1,9 @@
 """Running a suite with its gates, baseline, judge, gateway and report files: one function.
 
-``seatrial run``, ``seatrial nightly`` and :func:`seatrial.run_suite` all end in
-:func:`execute_suite_async`, so a rule added here (which gates a run stores, when they are
-checked, what the exit code is) holds from every entry point.
+``seatrial run``, ``seatrial nightly``, ``seatrial ci``, ``seatrial bench``, schedules, the
+pytest plugin and :func:`seatrial.run_suite` all end in :func:`execute_suite_async`, so a rule
+added here (which gates a run stores, when they are checked, what the exit code is) holds from
+every entry point.
 
 It lives above the runner and the reports rather than in ``seatrial.run``: the gate verdict is
 :func:`seatrial.compare.run_meets_gates`, read from the report built from the store (the same
@@ -16,43 +17,58 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
-from seatrial.agent import AgentAdapter, resolve_agent
-from seatrial.case import Suite, load_gates, load_suite
-from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_ref
+from seatrial._execute._notice import Backend, NoticeLevel, OnNotice, quiet
+from seatrial._execute._services import (
+    celery_dispatch,
+    gateway_for_model_agent,
+    needs_gateway,
+    send_alerts,
+)
+from seatrial._execute._setup import (
+    agent_for,
+    baseline_for,
+    default_options,
+    gates_for,
+    judge_settings,
+    with_golden_set,
+)
+from seatrial.agent import AgentAdapter, check_fault_support
+from seatrial.case import Suite, load_suite
 from seatrial.config import Config, JudgeSettings, load_config, resolve_db_url
 from seatrial.dataset import parse_dataset_ref
-from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
+from seatrial.errors import ConfigError, InputError
 from seatrial.notify import check_channels
 from seatrial.report import RunReport, build_report, write_reports
 from seatrial.run import (
-    Dispatch,
     JudgeRuntime,
     Progress,
     RunOptions,
     RunOutcome,
     gateway_for_run,
-    gateway_record,
     git_settings,
     resume_async,
+    with_simulator_models,
 )
 from seatrial.run import run_suite_async as _run_cases_async
 from seatrial.store import Store
 
-Backend = Literal["local", "celery"]
-"""Where a run's attempts run: this machine (``local``) or Celery workers (``celery``)."""
-
-NoticeLevel = Literal["info", "warning", "alarm"]
-"""How loud a notice is: ``info`` (what was chosen), ``warning`` (something missing or
-ignored), ``alarm`` (the judge's verdicts cannot be trusted)."""
-
-OnNotice = Callable[[NoticeLevel, str], None]
-"""Receives what a run says as it starts: the baseline chosen, the judge's gate, the
-gateway's URL, a setting ignored."""
+__all__ = [
+    "Backend",
+    "NoticeLevel",
+    "OnNotice",
+    "SuiteRun",
+    "agent_for",
+    "default_options",
+    "execute_suite",
+    "execute_suite_async",
+    "gates_for",
+    "judge_settings",
+    "needs_gateway",
+]
 
 
 @dataclass(frozen=True)
@@ -79,124 +95,6 @@ class SuiteRun:
         if self.interrupted:
             return 130
         return 0 if self.report.gate.passed else 1
-
-
-def _quiet(level: NoticeLevel, text: str) -> None:
-    """The default listener: a library call says nothing on its own."""
-
-
-def agent_for(
-    spec: str | None,
-    suite: Suite | None,
-    config: Config,
-    options: RunOptions,
-    base_dir: Path | None = None,
-) -> AgentAdapter:
-    """The adapter a run uses: ``spec``, else the suite's ``agent:``; a name is looked up in
-    seatrial.yaml ``agents:``. Relative paths resolve against ``base_dir`` (default: the
-    project folder)."""
-    chosen = spec or (suite.agent if suite else None)
-    if not chosen:
-        raise AgentSpecError(
-            "no agent given: pass --agent SPEC (python:module:function, http://host:port/path, "
-            "replay:FILE, or a name from seatrial.yaml `agents:`)"
-        )
-    return resolve_agent(
-        chosen,
-        agents=config.agents,
-        base_dir=base_dir or config.project_dir,
-        agents_dir=config.project_dir,
-        concurrency=options.concurrency,
-        timeout_s=options.timeout_s,
-    )
-
-
-def default_options(
-    config: Config, *, repeats: int | None = None, tags: Sequence[str] = ()
-) -> RunOptions:
-    """Run options from seatrial.yaml's ``run:`` defaults; ``repeats`` wins over
-    ``run.repeats``."""
-    defaults = config.run
-    return RunOptions(
-        repeats=repeats or defaults.repeats,
-        concurrency=defaults.concurrency,
-        timeout_s=defaults.timeout_s,
-        workers=defaults.workers,
-        tags=list(tags),
-    )
-
-
-def judge_settings(config: Config, model: str | None) -> JudgeSettings | None:
-    """``judge:`` of seatrial.yaml, its model replaced by ``model``; None without a model."""
-    settings = config.judge
-    if model is not None:
-        if model not in config.models:
-            known = ", ".join(sorted(config.models)) or "none"
-            raise ConfigError(
-                f"--judge {model}: no such model under models: in seatrial.yaml (known: "
-                f"{known}); add it there (see docs/judge.md)"
-            )
-        settings = settings.model_copy(update={"model": model})
-    return settings if settings.model is not None else None
-
-
-def gates_for(
-    gates_file: str | Path | dict[str, Any] | None, suite: Suite, config: Config
-) -> dict[str, Any]:
-    """The gates a new run stores: a gates file when given, else the suite's ``gates:``, else
-    seatrial.yaml's; with their hash and where they came from. Empty when there are none.
-    ``gates_file`` may also be what :func:`seatrial.compare.gate_settings` made of gates
-    written elsewhere (a CI tier's)."""
-    if isinstance(gates_file, dict):
-        return dict(gates_file)
-    if gates_file is not None:
-        path = Path(gates_file)
-        return gate_settings(load_gates(path), f"file:{path.resolve()}")
-    if suite.gates:
-        return gate_settings(list(suite.gates), f"suite:{Path(suite.path).resolve()}")
-    if config.gates and config.file is not None:
-        return gate_settings(list(config.gates), f"config:{config.file}")
-    return {}
-
-
-def _baseline_for(store: Store, ref: str, suite: Suite, say: OnNotice) -> dict[str, Any]:
-    """The baseline run, resolved before the run starts; none yet is said, not an error."""
-    try:
-        run_id = resolve_run_ref(store, ref, suite=suite.name)
-    except RunNotFound as exc:
-        if ref not in (LATEST, LATEST_PASSING):
-            raise
-        say("warning", f"no baseline: {exc}")
-        return {"ref": ref, "run_id": None}
-    # A tier names its baseline by id and has said why it chose it: no second line then.
-    if ref != run_id:
-        say("info", f"baseline: {run_id} ({ref})")
-    return {"ref": ref, "run_id": run_id}
-
-
-def _with_golden_set(
-    store: Store, suite: Suite, ref: str, say: OnNotice
-) -> tuple[Suite, dict[str, Any]]:
-    """The suite with a golden set's cases after its own, and what the run records of the
-    set: its name and the version read now (the newest when ``ref`` names none)."""
-    name, version = parse_dataset_ref(ref)
-    snapshot = store.golden_snapshot(name, version)
-    own = {case.id for case in suite.cases}
-    clash = [case.id for case in snapshot.cases if case.id in own]
-    if clash:
-        raise InputError(
-            f"the suite {suite.name!r} and golden set {snapshot.ref} both have the cases "
-            f"{', '.join(clash)}; rename the suite's cases or retire them from the set"
-        )
-    cases = [*suite.cases, *snapshot.cases]
-    if not cases:
-        raise InputError(
-            f"golden set {snapshot.ref} has no active cases and the suite none of its own: "
-            f"nothing to run (`seatrial datasets history {name}` shows what was retired)"
-        )
-    say("info", f"dataset: {name} v{snapshot.version} ({len(snapshot.cases)} cases)")
-    merged = suite.model_copy(update={"cases": cases, "dataset": snapshot.ref})
-    return merged, {"name": name, "version": snapshot.version}
 
 
 async def _check(adapter: AgentAdapter) -> None:
@@ -327,7 +225,7 @@ async def execute_suite_async(
         SeatrialError: bad input (suite, gates file, agent, configuration) before anything
             is stored, or the store failing.
     """
-    say = on_notice or _quiet
+    say = on_notice or quiet
     config = config or load_config(Path.cwd())
     if config.alerts.channels:
         check_channels(config.alerts)  # a missing ${NAME} stops here (exit 2): nothing run
@@ -369,12 +267,14 @@ async def execute_suite_async(
         else:
             loaded = suite if isinstance(suite, Suite) else load_suite(suite)
         gate_record = gates_for(gates, loaded, config)
+        loaded = with_simulator_models(loaded, config.simulator.model, config.models)
         # Bad input stops here, before the store is touched: nothing half-written.
         adapter = (
             agent
             if isinstance(agent, AgentAdapter)
             else agent_for(agent, loaded, config, options, agent_dir)
         )
+        check_fault_support(adapter, loaded.cases)
         await _check(adapter)
     elif gates is not None or baseline is not None or dataset is not None:
         raise InputError(
@@ -396,6 +296,9 @@ async def execute_suite_async(
                 )
             await _check(adapter)
         assert adapter is not None
+        run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
+        if not gateway and needs_gateway(adapter, run_cases):
+            gateway = gateway_for_model_agent(options, backend, say)
         settings = dict(gate_record)
         if resumed is None:  # every new run records the branch and commit it was made from
             settings.update(git_settings(config.project_dir))
@@ -406,12 +309,12 @@ async def execute_suite_async(
                 if resumed is not None
                 else options.timeout_s
             )
-            options.dispatch = _celery_dispatch(store, timeout_s, config, gateway, settings, say)
+            options.dispatch = celery_dispatch(store, timeout_s, config, gateway, settings, say)
         golden_ref = dataset or (loaded.dataset if loaded is not None else None)
         if golden_ref is not None and loaded is not None:
-            loaded, settings["dataset"] = _with_golden_set(store, loaded, golden_ref, say)
+            loaded, settings["dataset"] = with_golden_set(store, loaded, golden_ref, say)
         if baseline is not None and loaded is not None:
-            settings["baseline"] = _baseline_for(store, baseline, loaded, say)
+            settings["baseline"] = baseline_for(store, baseline, loaded, say)
         options.settings.update(settings)
         outcome = await _drive(
             adapter, store, loaded, resumed, options, config, gateway, judged, progress, say
@@ -419,62 +322,15 @@ async def execute_suite_async(
         report = build_report(
             store, outcome.run_id, with_traces=with_traces, project_dir=config.project_dir
         )
+        for drift in report.version_drift:
+            say("warning", f"{drift.line()}: not the pinned version (models: in seatrial.yaml)")
         if config.alerts.channels and not outcome.interrupted:
-            await _send_alerts(store, report, config, say)
+            await send_alerts(store, report, config, say)
     written: list[Path] = []
     if write_report_files:
         root = config.report_path() or config.project_dir / ".seatrial" / "reports"
         written = write_reports(report, report_dir or root / outcome.run_id)
     return SuiteRun(outcome.run_id, report, tuple(written), outcome.interrupted)
-
-
-async def _send_alerts(store: Store, report: RunReport, config: Config, say: OnNotice) -> None:
-    """Send the run's alerts (``alerts:``); a delivery that fails is a warning, never a failed
-    run or another exit code."""
-    from seatrial.notify import notify
-    from seatrial.report import run_notifications
-
-    try:
-        notifications = run_notifications(
-            store, report, config.dashboard_address(), config.alerts.drop_confidence
-        )
-        for notification in notifications:
-            for delivery in await notify(config.alerts, notification):
-                level: NoticeLevel = "info" if delivery.sent else "warning"
-                say(level, f"alert {notification.event}: {delivery.line()}")
-    except Exception as exc:  # the verdict is stored: an alert must not turn it into a crash
-        # notify() keeps URLs and secrets out of what it raises; sends fail inside it.
-        say("warning", f"alerts not sent: {type(exc).__name__}: {exc}")
-
-
-def _celery_dispatch(
-    store: Store,
-    timeout_s: float | None,
-    config: Config,
-    gateway: bool,
-    settings: dict[str, Any],
-    say: OnNotice,
-) -> Dispatch:
-    """The dispatch to Celery workers, checked (broker reachable, timeout shorter than the
-    visibility timeout) before the run is stored; ``settings`` gains what workers read."""
-    from seatrial.distributed import CeleryDispatch
-
-    dispatch = CeleryDispatch.open(store, timeout_s)
-    if store.engine.url.get_backend_name() == "sqlite":
-        say(
-            "warning",
-            f"the store is a SQLite file ({store.url}): every worker must run on this machine "
-            "and open the same file; use PostgreSQL (SEATRIAL_DB_URL) for workers on other "
-            "machines",
-        )
-    dispatch.on_resend = lambda count: say(
-        "warning", f"nothing stored for a while: sent {count} missing attempts again"
-    )
-    settings["backend"] = "celery"
-    if gateway:
-        settings["gateway"] = gateway_record(config.gateway_config())
-    say("info", f"backend: celery ({dispatch.broker.shown_url}, queue {dispatch.broker.queue})")
-    return dispatch
 
 
 def execute_suite(

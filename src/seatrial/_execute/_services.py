@@ -1,0 +1,86 @@
+"""What a run starts around it: the gateway for model agents and simulated users, the Celery
+dispatch, and the alerts sent when it ends."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from seatrial._execute._notice import Backend, NoticeLevel, OnNotice
+from seatrial.agent import AgentAdapter
+from seatrial.case import Case
+from seatrial.config import Config
+from seatrial.report import RunReport
+from seatrial.run import Dispatch, RunOptions, gateway_record
+from seatrial.store import Store
+
+
+def needs_gateway(adapter: AgentAdapter, cases: Sequence[Case]) -> bool:
+    """Whether a run calls models through the gateway without ``--gateway``: a ``model:``
+    agent does, and so does every case with a simulated user (``user_simulator``)."""
+    return bool(getattr(adapter, "needs_gateway", False)) or any(
+        case.user_simulator is not None for case in cases
+    )
+
+
+def gateway_for_model_agent(options: RunOptions, backend: Backend, say: OnNotice) -> bool:
+    """A ``model:`` agent calls its model through the gateway: the run starts it, as
+    ``--gateway`` would, in this process."""
+    if options.workers > 1 and backend == "local":
+        say(
+            "warning",
+            f"note: the gateway (model agent, simulated users) runs in this process: --workers "
+            f"{options.workers} "
+            "is ignored for this run",
+        )
+        options.workers = 1
+    return True
+
+
+async def send_alerts(store: Store, report: RunReport, config: Config, say: OnNotice) -> None:
+    """Send the run's alerts (``alerts:``); a delivery that fails is a warning, never a failed
+    run or another exit code."""
+    from seatrial.notify import notify
+    from seatrial.report import run_notifications
+
+    try:
+        notifications = run_notifications(
+            store, report, config.dashboard_address(), config.alerts.drop_confidence
+        )
+        for notification in notifications:
+            for delivery in await notify(config.alerts, notification):
+                level: NoticeLevel = "info" if delivery.sent else "warning"
+                say(level, f"alert {notification.event}: {delivery.line()}")
+    except Exception as exc:  # the verdict is stored: an alert must not turn it into a crash
+        # notify() keeps URLs and secrets out of what it raises; sends fail inside it.
+        say("warning", f"alerts not sent: {type(exc).__name__}: {exc}")
+
+
+def celery_dispatch(
+    store: Store,
+    timeout_s: float | None,
+    config: Config,
+    gateway: bool,
+    settings: dict[str, Any],
+    say: OnNotice,
+) -> Dispatch:
+    """The dispatch to Celery workers, checked (broker reachable, timeout shorter than the
+    visibility timeout) before the run is stored; ``settings`` gains what workers read."""
+    from seatrial.distributed import CeleryDispatch
+
+    dispatch = CeleryDispatch.open(store, timeout_s)
+    if store.engine.url.get_backend_name() == "sqlite":
+        say(
+            "warning",
+            f"the store is a SQLite file ({store.url}): every worker must run on this machine "
+            "and open the same file; use PostgreSQL (SEATRIAL_DB_URL) for workers on other "
+            "machines",
+        )
+    dispatch.on_resend = lambda count: say(
+        "warning", f"nothing stored for a while: sent {count} missing attempts again"
+    )
+    settings["backend"] = "celery"
+    if gateway:
+        settings["gateway"] = gateway_record(config.gateway_config())
+    say("info", f"backend: celery ({dispatch.broker.shown_url}, queue {dispatch.broker.queue})")
+    return dispatch

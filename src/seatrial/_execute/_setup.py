@@ -1,0 +1,133 @@
+"""What a run is set up from: its agent, options, judge settings, gates, baseline and golden
+set."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from seatrial._execute._notice import OnNotice
+from seatrial.agent import AgentAdapter, resolve_agent
+from seatrial.case import Suite, load_gates
+from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_ref
+from seatrial.config import Config, JudgeSettings
+from seatrial.dataset import parse_dataset_ref
+from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
+from seatrial.run import RunOptions
+from seatrial.store import Store
+
+
+def agent_for(
+    spec: str | None,
+    suite: Suite | None,
+    config: Config,
+    options: RunOptions,
+    base_dir: Path | None = None,
+) -> AgentAdapter:
+    """The adapter a run uses: ``spec``, else the suite's ``agent:``; a name is looked up in
+    seatrial.yaml ``agents:``. Relative paths resolve against ``base_dir`` (default: the
+    project folder)."""
+    chosen = spec or (suite.agent if suite else None)
+    if not chosen:
+        raise AgentSpecError(
+            "no agent given: pass --agent SPEC (python:module:function, http://host:port/path, "
+            "replay:FILE, or a name from seatrial.yaml `agents:`)"
+        )
+    return resolve_agent(
+        chosen,
+        agents=config.agents,
+        base_dir=base_dir or config.project_dir,
+        agents_dir=config.project_dir,
+        concurrency=options.concurrency,
+        timeout_s=options.timeout_s,
+        models=config.models,
+    )
+
+
+def default_options(
+    config: Config, *, repeats: int | None = None, tags: Sequence[str] = ()
+) -> RunOptions:
+    """Run options from seatrial.yaml's ``run:`` defaults; ``repeats`` wins over
+    ``run.repeats``."""
+    defaults = config.run
+    return RunOptions(
+        repeats=repeats or defaults.repeats,
+        concurrency=defaults.concurrency,
+        timeout_s=defaults.timeout_s,
+        workers=defaults.workers,
+        tags=list(tags),
+    )
+
+
+def judge_settings(config: Config, model: str | None) -> JudgeSettings | None:
+    """``judge:`` of seatrial.yaml, its model replaced by ``model``; None without a model."""
+    settings = config.judge
+    if model is not None:
+        if model not in config.models:
+            known = ", ".join(sorted(config.models)) or "none"
+            raise ConfigError(
+                f"--judge {model}: no such model under models: in seatrial.yaml (known: "
+                f"{known}); add it there (see docs/judge.md)"
+            )
+        settings = settings.model_copy(update={"model": model})
+    return settings if settings.model is not None else None
+
+
+def gates_for(
+    gates_file: str | Path | dict[str, Any] | None, suite: Suite, config: Config
+) -> dict[str, Any]:
+    """The gates a new run stores: a gates file when given, else the suite's ``gates:``, else
+    seatrial.yaml's; with their hash and where they came from. Empty when there are none.
+    ``gates_file`` may also be what :func:`seatrial.compare.gate_settings` made of gates
+    written elsewhere (a CI tier's)."""
+    if isinstance(gates_file, dict):
+        return dict(gates_file)
+    if gates_file is not None:
+        path = Path(gates_file)
+        return gate_settings(load_gates(path), f"file:{path.resolve()}")
+    if suite.gates:
+        return gate_settings(list(suite.gates), f"suite:{Path(suite.path).resolve()}")
+    if config.gates and config.file is not None:
+        return gate_settings(list(config.gates), f"config:{config.file}")
+    return {}
+
+
+def baseline_for(store: Store, ref: str, suite: Suite, say: OnNotice) -> dict[str, Any]:
+    """The baseline run, resolved before the run starts; none yet is said, not an error."""
+    try:
+        run_id = resolve_run_ref(store, ref, suite=suite.name)
+    except RunNotFound as exc:
+        if ref not in (LATEST, LATEST_PASSING):
+            raise
+        say("warning", f"no baseline: {exc}")
+        return {"ref": ref, "run_id": None}
+    # A tier names its baseline by id and has said why it chose it: no second line then.
+    if ref != run_id:
+        say("info", f"baseline: {run_id} ({ref})")
+    return {"ref": ref, "run_id": run_id}
+
+
+def with_golden_set(
+    store: Store, suite: Suite, ref: str, say: OnNotice
+) -> tuple[Suite, dict[str, Any]]:
+    """The suite with a golden set's cases after its own, and what the run records of the
+    set: its name and the version read now (the newest when ``ref`` names none)."""
+    name, version = parse_dataset_ref(ref)
+    snapshot = store.golden_snapshot(name, version)
+    own = {case.id for case in suite.cases}
+    clash = [case.id for case in snapshot.cases if case.id in own]
+    if clash:
+        raise InputError(
+            f"the suite {suite.name!r} and golden set {snapshot.ref} both have the cases "
+            f"{', '.join(clash)}; rename the suite's cases or retire them from the set"
+        )
+    cases = [*suite.cases, *snapshot.cases]
+    if not cases:
+        raise InputError(
+            f"golden set {snapshot.ref} has no active cases and the suite none of its own: "
+            f"nothing to run (`seatrial datasets history {name}` shows what was retired)"
+        )
+    say("info", f"dataset: {name} v{snapshot.version} ({len(snapshot.cases)} cases)")
+    merged = suite.model_copy(update={"cases": cases, "dataset": snapshot.ref})
+    return merged, {"name": name, "version": snapshot.version}

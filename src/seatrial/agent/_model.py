@@ -1,0 +1,279 @@
+"""``model:NAME``: an agent made of a model, a system prompt and tools, run by Seatrial.
+
+For each user message the model is called through the attempt's gateway URL with the
+conversation so far and the tool schemas; each tool call it asks for is executed through
+:meth:`Session.call_tool_async` (recorded as an ``execute_tool`` span, checked by the
+permission policy) and its result fed back, until the model answers without tool calls.
+The gateway records the model calls (tokens, cost, cassettes), so this module records none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+
+from seatrial.agent._errors import ToolError
+from seatrial.agent._model_impl import Implementation, implementation
+from seatrial.agent._model_settings import MODEL_PREFIX, ModelAgentSettings
+from seatrial.agent._model_tools import load_tools
+from seatrial.agent._protocol import AgentOutput, AttemptContext
+from seatrial.agent._session import Session
+from seatrial.agent._tool import tool_span
+from seatrial.errors import AgentError, AgentSpecError
+from seatrial.trace import attrs as A
+
+_DEFAULT_TIMEOUT_S = 600.0
+_SHOWN = 300
+
+
+def _content(result: Any) -> str:
+    """A tool's result as the ``tool`` message's text: text as is, anything else as JSON."""
+    if isinstance(result, str):
+        return result
+    return json.dumps(result, ensure_ascii=False, default=str)
+
+
+def _error_content(error_type: str, message: str) -> str:
+    return json.dumps({"error": message, "error_type": error_type}, ensure_ascii=False)
+
+
+class ModelAgent:
+    """Runs a model with a system prompt and tools through Seatrial's gateway.
+
+    ``spec`` is ``model:NAME``, NAME the model under seatrial.yaml ``models:`` that the gateway
+    calls (``model``); ``name`` a named agent's name (its ``spec`` as stored with runs);
+    ``model_id`` the pinned id it stands for (described in the attempt's snapshot).
+    ``where`` names the configuration in error messages (``seatrial.yaml:12 (agents.x)``).
+    """
+
+    needs_gateway = True
+    """``execute_suite_async`` starts the gateway for a run of this agent."""
+
+    def __init__(
+        self,
+        spec: str,
+        settings: ModelAgentSettings | None = None,
+        *,
+        name: str | None = None,
+        base_dir: Path | None = None,
+        model_id: str | None = None,
+        where: str | None = None,
+        timeout_s: float | None = None,
+    ) -> None:
+        # A named agent is stored by its name: a resumed run, a rerun or a worker finds its
+        # prompt and tools again in seatrial.yaml (the spec alone has neither).
+        self.spec = name or spec
+        self.model = spec.removeprefix(MODEL_PREFIX).strip()
+        if not spec.startswith(MODEL_PREFIX) or not self.model:
+            raise AgentSpecError(
+                f"`{spec}` is not a model agent spec; write model:NAME, NAME a model under "
+                "`models:` in seatrial.yaml"
+            )
+        self.name = name or self.model
+        self.settings = settings or ModelAgentSettings()
+        self.model_id = model_id or self.model
+        self._base_dir = (base_dir or Path.cwd()).resolve()
+        self._where = where or f"agent `{spec}`"
+        self._timeout_s = timeout_s or _DEFAULT_TIMEOUT_S
+        self._prompt: str | None = None
+        self._tools: list[dict[str, Any]] | None = None
+        self._implementations: dict[str, Implementation] = {}
+        self._client: httpx.AsyncClient | None = None
+
+    @property
+    def tools(self) -> list[dict[str, Any]]:
+        """The tool schemas sent to the model (OpenAI format), loaded and checked."""
+        self._prepare()
+        assert self._tools is not None
+        return self._tools
+
+    @property
+    def system_prompt(self) -> str | None:
+        """The system prompt sent first, if any."""
+        self._prepare()
+        return self._prompt
+
+    def _prepare(self) -> None:
+        """Read the prompt and tools and load every implementation (once); AgentSpecError
+        names the setting and the fix."""
+        if self._tools is not None:
+            return
+        settings = self.settings
+        prompt = settings.system_prompt
+        if settings.system_prompt_file is not None:
+            file = Path(settings.system_prompt_file)
+            file = file if file.is_absolute() else self._base_dir / file
+            try:
+                prompt = file.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise AgentSpecError(
+                    f"{self._where}: cannot read system_prompt_file {file}: "
+                    f"{exc.strerror or exc}; fix the path (relative to {self._base_dir})"
+                ) from exc
+        tools = load_tools(settings.tools, self._base_dir, self._where)
+        names = [tool["function"]["name"] for tool in tools]
+        missing = [n for n in names if n not in settings.implementations]
+        if missing:
+            raise AgentSpecError(
+                f"{self._where}: tool {', '.join(missing)} has no implementation; add "
+                f"`implementations: {{{missing[0]}: python:MODULE:FUNCTION | sandbox | "
+                "recorded:FILE.jsonl}`"
+            )
+        extra = sorted(set(settings.implementations) - set(names))
+        if extra:
+            raise AgentSpecError(
+                f"{self._where}: `implementations` names {', '.join(extra)}, which is not among "
+                f"the tools ({', '.join(names) or 'none'}); fix the name or add its schema"
+            )
+        self._implementations = {
+            tool: implementation(
+                tool,
+                spec,
+                base_dir=self._base_dir,
+                unrecorded=settings.unrecorded,
+                where=self._where,
+            )
+            for tool, spec in settings.implementations.items()
+        }
+        self._prompt, self._tools = prompt, tools
+
+    async def check(self) -> None:
+        """Read the prompt and tools and load every implementation; nothing is sent."""
+        self._prepare()
+
+    async def run(self, ctx: AttemptContext) -> AgentOutput:
+        """Answer each user message with the model-and-tools loop."""
+        self._prepare()
+        if ctx.gateway_url is None:
+            raise AgentError(
+                "a model agent calls its model through Seatrial's gateway and this attempt has "
+                "none: run it with `seatrial run` (or execute_suite_async), which start it"
+            )
+        session = Session(ctx)
+        session.tool_schemas = {tool["function"]["name"]: tool for tool in self.tools}
+        for tool, found in self._implementations.items():
+            bound = found.bind(session)
+            if bound is not None:
+                session.tools[tool] = bound
+        session.describe(prompt=self._prompt or "", tools=self.tools, model=self.model_id)
+        messages: list[dict[str, Any]] = []
+        if self._prompt:
+            messages.append({"role": "system", "content": self._prompt})
+        responses: list[str] = []
+        turns = ctx.user_turns()
+        message = await turns.next(None)
+        index = 0
+        while message is not None:
+            ctx.recorder.turn_index = index
+            session.turn_index = index
+            ctx.recorder.event(A.TURN, {A.TURN_INDEX: index, A.TURN_MESSAGE: message})
+            messages.append({"role": "user", "content": message})
+            with session.policy.activate():
+                responses.append(await self._answer(ctx.gateway_url, session, messages, index))
+            message = await turns.next(responses[-1])
+            index += 1
+        return AgentOutput(responses=responses, final_state=session.final_state)
+
+    async def _answer(
+        self, url: str, session: Session, messages: list[dict[str, Any]], index: int
+    ) -> str:
+        """Call the model until it answers without tool calls; ``messages`` grows."""
+        for _ in range(self.settings.max_turns):
+            said = await self._complete(url, messages)
+            calls = said.get("tool_calls") or []
+            assistant: dict[str, Any] = {"role": "assistant", "content": said.get("content")}
+            if calls:
+                assistant["tool_calls"] = calls
+            messages.append(assistant)
+            if not calls:
+                return str(said.get("content") or "")
+            for call in calls:
+                content = await self._execute(session, call)
+                messages.append(
+                    {"role": "tool", "tool_call_id": call.get("id"), "content": content}
+                )
+        limit = self.settings.max_turns
+        raise AgentError(
+            f"no reply to user message {index + 1} after {limit} model calls (max_turns: "
+            f"{limit}): the model kept calling tools; raise `max_turns` of agent `{self.name}` "
+            "in seatrial.yaml if it needs more",
+            "limit_exceeded",
+        )
+
+    async def _complete(self, url: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": messages}
+        if self._tools:
+            body["tools"] = self._tools
+        if self.settings.temperature is not None:
+            body["temperature"] = self.settings.temperature
+        if self.settings.seed is not None:
+            body["seed"] = self.settings.seed
+        if self._client is None:
+            self._client = httpx.AsyncClient(timeout=self._timeout_s)
+        try:
+            response = await self._client.post(f"{url.rstrip('/')}/chat/completions", json=body)
+        except httpx.HTTPError as exc:
+            raise AgentError(f"the model call through the gateway failed: {exc!r}") from exc
+        if response.status_code >= 400:
+            raise AgentError(
+                f"the model call through the gateway failed: HTTP {response.status_code}: "
+                f"{response.text[:_SHOWN]}"
+            )
+        try:
+            message = response.json()["choices"][0]["message"]
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise AgentError(
+                f"the gateway answered something that is not a chat completion: "
+                f"{response.text[:_SHOWN]}"
+            ) from exc
+        if not isinstance(message, dict):
+            raise AgentError(f"the chat completion's message is not an object: {message!r}")
+        return message
+
+    async def _execute(self, session: Session, call: dict[str, Any]) -> str:
+        """Run one tool call; what the model is told back (a failure included)."""
+        function = call.get("function") or {}
+        name = str(function.get("name") or "")
+        raw = function.get("arguments") or "{}"
+        try:
+            arguments = json.loads(raw) if isinstance(raw, str) else raw
+        except json.JSONDecodeError as exc:
+            message = f"the arguments of `{name}` are not valid JSON ({exc.msg}): {raw[:_SHOWN]}"
+            return self._refuse(session, name, {"arguments": raw}, message, "invalid_arguments")
+        if not isinstance(arguments, dict):
+            message = f"the arguments of `{name}` must be a JSON object, not {raw[:_SHOWN]}"
+            return self._refuse(session, name, {"arguments": raw}, message, "invalid_arguments")
+        if name not in self._implementations:
+            known = ", ".join(self._implementations) or "none"
+            message = f"there is no tool `{name}`; the tools are: {known}"
+            return self._refuse(session, name, arguments, message, "unknown_tool")
+        try:
+            result = await session.call_tool_async(name, **arguments)
+        except ToolError as exc:
+            return _error_content(exc.error_type, str(exc))
+        except Exception as exc:  # the tool failed: the model is told, as a real tool would
+            return _error_content(type(exc).__name__, f"{type(exc).__name__}: {exc}")
+        return _content(result)
+
+    def _refuse(
+        self,
+        session: Session,
+        name: str,
+        arguments: dict[str, Any],
+        message: str,
+        error_type: str,
+    ) -> str:
+        """Record a call that reaches no tool as a failed span; the model is told why."""
+        with contextlib.suppress(ToolError), tool_span(session.recorder, name, arguments):
+            raise ToolError(message, error_type)
+        return _error_content(error_type, message)
+
+    async def aclose(self) -> None:
+        """Close the connection to the gateway (a later run opens a new one)."""
+        if self._client is not None:
+            await self._client.aclose()
+            self._client = None

@@ -1,0 +1,266 @@
+"""``seatrial bench``: one suite across several agents or models, and the leaderboard.
+
+Each agent's run goes through the library's front door (:func:`seatrial.execute_suite_async`)
+with the same loaded suite, repeats, run options and gateway configuration; the runs are
+linked by the benchmark's id (``settings["bench"]`` and the tag ``bench:ID``), and the
+leaderboard is built from the store (:func:`seatrial.compare.bench_leaderboard`), so
+``--show ID`` prints the same board later. A benchmark ranks; it does not gate: exit 0 unless
+the input is bad (2) or Seatrial failed (3).
+"""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.errors import InputError
+
+if TYPE_CHECKING:
+    from seatrial._execute import NoticeLevel, OnNotice
+    from seatrial.case import Suite
+    from seatrial.compare import Leaderboard
+    from seatrial.config import Config
+    from seatrial.run import RunOptions
+    from seatrial.store import Store
+
+BENCH_FORMATS = ("text", "md", "json")
+
+
+def parse_agents(value: str | None) -> list[str]:
+    """The agents of ``--agents A,B,C``: at least two, none twice."""
+    agents = [part.strip() for part in (value or "").split(",") if part.strip()]
+    if len(agents) < 2:
+        raise InputError(
+            "--agents needs at least two agents, comma-separated (e.g. --agents "
+            "model:gpt-4o,model:qwen-max): a benchmark compares agents"
+        )
+    twice = sorted({agent for agent in agents if agents.count(agent) > 1})
+    if twice:
+        raise InputError(f"--agents names {', '.join(twice)} more than once; name each once")
+    return agents
+
+
+def _render(board: Leaderboard, format: str, output: Path | None) -> None:
+    from seatrial.compare import leaderboard_json, leaderboard_markdown, leaderboard_table
+
+    if format == "text" and output is None:
+        console.print(leaderboard_table(board))
+        return
+    if format == "json":
+        text = leaderboard_json(board) + "\n"
+    elif format == "md":
+        text = leaderboard_markdown(board)
+    else:
+        recorder = Console(record=True, width=160, file=io.StringIO())
+        recorder.print(leaderboard_table(board))
+        text = recorder.export_text()
+    if output is None:
+        typer.echo(text, nl=False)
+    else:
+        output.write_text(text, encoding="utf-8")
+        err_console.print(f"leaderboard written to {output}", highlight=False)
+
+
+async def _check_agents(
+    agents: list[str], suite_path: Path, config: Config, options: RunOptions
+) -> Suite:
+    """Load the suite once, then resolve and check every agent before the first run: a bad
+    spec or a dead endpoint stops the benchmark (exit 2) with nothing stored."""
+    from seatrial._execute import agent_for
+    from seatrial.case import load_suite
+
+    suite = load_suite(suite_path)
+    for spec in agents:
+        adapter = agent_for(spec, suite, config, options)
+        try:
+            await adapter.check()
+        finally:
+            await adapter.aclose()
+    return suite
+
+
+def _notices_to(chatter: Console) -> OnNotice:
+    """What each run says as it starts: choices where the progress goes (stderr when stdout
+    carries Markdown or JSON), warnings and alarms on stderr as ``seatrial run`` does."""
+    from seatrial.cli._run import print_notice
+
+    def say(level: NoticeLevel, text: str) -> None:
+        if level == "info":
+            chatter.print(escape(text), highlight=False)
+        else:
+            print_notice(level, text)
+
+    return say
+
+
+def _stopped(bench_id: str, spec: str, run_id: str | None) -> None:
+    err_console.print(
+        f"[yellow]benchmark {bench_id} stopped at {escape(spec)}[/]: the finished runs are "
+        f"stored (`seatrial bench --show {bench_id}`); finish the interrupted one with "
+        f"`seatrial run --resume {run_id}`",
+        highlight=False,
+    )
+
+
+async def _run_bench(
+    suite_path: Path,
+    agents: list[str],
+    config: Config,
+    store: Store,
+    base: RunOptions,
+    gateway: bool,
+    judge: str | None,
+    chatter: Console,
+) -> str:
+    """Run the suite once per agent, one after another; the benchmark's id."""
+    import asyncio
+    import dataclasses
+
+    from seatrial._execute import execute_suite_async
+    from seatrial.compare import bench_record, bench_tag, new_bench_id
+    from seatrial.run import new_run_id, progress_for
+
+    suite = await _check_agents(agents, suite_path, config, base)
+    bench_id = new_bench_id()
+    chatter.print(
+        f"benchmark {bench_id}: suite {suite.name}, {len(suite.cases)} cases, {len(agents)} agents",
+        highlight=False,
+        markup=False,
+    )
+    for position, spec in enumerate(agents):
+        options = dataclasses.replace(
+            base,
+            tags=[*base.tags, bench_tag(bench_id)],
+            settings={"bench": bench_record(bench_id, agents, position)},
+            run_id=new_run_id(),
+        )
+        chatter.print(f"[bold]{position + 1}/{len(agents)}[/] {escape(spec)}", highlight=False)
+        try:
+            result = await execute_suite_async(
+                suite,
+                spec,
+                config=config,
+                options=options,
+                gateway=gateway,
+                judge=judge,
+                store=store,
+                write_report_files=False,
+                progress=progress_for(chatter),
+                on_notice=_notices_to(chatter),
+            )
+        except (KeyboardInterrupt, asyncio.CancelledError):
+            _stopped(bench_id, spec, options.run_id)
+            raise
+        if result.interrupted:
+            _stopped(bench_id, spec, result.run_id)
+            raise KeyboardInterrupt
+        summary = result.report.summary
+        chatter.print(
+            f"  run {result.run_id}: {summary.passed}/{summary.attempts} attempts passed",
+            highlight=False,
+            markup=False,
+        )
+    return bench_id
+
+
+@app.command(name="bench")
+@guarded
+def bench_command(
+    suite_path: Annotated[
+        Path | None, typer.Argument(metavar="SUITE", help="Suite file (YAML, JSONL, XLSX).")
+    ] = None,
+    agents: Annotated[
+        str | None,
+        typer.Option(
+            "--agents",
+            metavar="A,B,C",
+            help="The agents to rank, comma-separated: specs (model:NAME, python:..., "
+            "http://...) or names from seatrial.yaml `agents:`.",
+        ),
+    ] = None,
+    repeats: Annotated[
+        int | None, typer.Option(min=1, help="Run every case N times (pass^k uses k = N).")
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="text, md (Markdown) or json.")
+    ] = "text",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the leaderboard here.")
+    ] = None,
+    show: Annotated[
+        str | None,
+        typer.Option("--show", metavar="BENCH_ID", help="Print a stored benchmark's board."),
+    ] = None,
+    gateway: Annotated[
+        bool,
+        typer.Option(
+            "--gateway", help="Start the model gateway for every run (model: agents always do)."
+        ),
+    ] = False,
+    judge: Annotated[
+        str | None,
+        typer.Option("--judge", metavar="MODEL", help="Judge L3 assertions with this model."),
+    ] = None,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Attempts in flight per run (default 8).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")
+    ] = None,
+    tag: Annotated[list[str] | None, typer.Option(help="Label every run (repeatable).")] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
+        ),
+    ] = None,
+) -> None:
+    """Run SUITE once per agent with the same cases, repeats and gateway settings, and rank
+    them: success with intervals, pass^k, latency, tokens, cost per success, tool success,
+    failure types, and which differences are significant. Exit 0 unless the input is bad."""
+    import asyncio
+
+    from seatrial.compare import bench_leaderboard
+    from seatrial.config import load_config, resolve_db_url
+    from seatrial.run import RunOptions
+    from seatrial.store import Store
+
+    if format not in BENCH_FORMATS:
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(BENCH_FORMATS)}")
+    config = load_config(Path.cwd())
+    if show is None:
+        if suite_path is None:
+            raise InputError("give a SUITE file to benchmark, or --show BENCH_ID")
+        names = parse_agents(agents)
+    elif suite_path is not None or agents is not None:
+        raise InputError("--show prints a stored benchmark: give it without SUITE and --agents")
+    defaults = config.run
+    base = RunOptions(
+        repeats=repeats or defaults.repeats,
+        concurrency=concurrency or defaults.concurrency,
+        timeout_s=timeout if timeout is not None else defaults.timeout_s,
+        tags=tag or [],
+    )
+    # Progress and notices go to stderr when stdout carries Markdown or JSON.
+    chatter = console if format == "text" and output is None else err_console
+    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+        if show is None:
+            assert suite_path is not None
+            try:
+                bench_id = asyncio.run(
+                    _run_bench(suite_path, names, config, store, base, gateway, judge, chatter)
+                )
+            except (KeyboardInterrupt, asyncio.CancelledError):
+                raise typer.Exit(130) from None
+        else:
+            bench_id = show
+        board = bench_leaderboard(store, bench_id)
+    _render(board, format, output)
+    if show is None:
+        chatter.print(f"again: seatrial bench --show {bench_id}", highlight=False, markup=False)

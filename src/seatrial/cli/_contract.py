@@ -1,0 +1,208 @@
+"""``seatrial contract TOOLS.json --agent model:X``: the standard fault cases of every tool in
+a schema, run as one stored run, and the recovery table per tool and fault.
+
+The cases come from :func:`seatrial.dataset.contract_suite`; the run goes through the front
+door (:func:`seatrial.execute_suite_async`); the table is read off the run's traces
+(:func:`seatrial.dataset.recovery_table`). Exit 0 when the run meets its gates (by default:
+at least 80% of the attempts pass), 1 when not, 2 on bad input.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+from rich.markup import escape
+
+from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.errors import InputError
+
+if TYPE_CHECKING:
+    from seatrial.agent import AgentAdapter
+    from seatrial.config import Config
+
+CONTRACT_FORMATS = ("table", "md", "json")
+CONTRACT_RESULT = "python:seatrial.dataset:contract_result"
+"""The implementation a bare ``model:NAME`` agent's tools get in a contract run."""
+CONTRACT_PROMPT = "You are an assistant with tools. Use them to do what the user asks."
+"""The system prompt of a bare ``model:NAME`` agent in a contract run."""
+
+
+def parse_faults(value: str | None) -> list[str]:
+    """The faults of ``--faults a,b``; every kind when unset."""
+    from typing import get_args
+
+    from seatrial.case import FaultKind
+
+    known = get_args(FaultKind)
+    if value is None:
+        return list(known)
+    faults = [part.strip() for part in value.split(",") if part.strip()]
+    unknown = [f for f in faults if f not in known]
+    if unknown or not faults:
+        raise InputError(
+            f"--faults: unknown fault {', '.join(unknown) or '(none given)'}; give a "
+            f"comma-separated list of: {', '.join(known)}"
+        )
+    return faults
+
+
+def _contract_agent(
+    adapter: AgentAdapter, tools: list[dict[str, Any]], tools_file: Path, config: Config
+) -> AgentAdapter:
+    """A bare ``model:NAME`` agent gets the schema's tools, each answering a plain success;
+    an agent with tools of its own keeps them, and must have every tool of the schema."""
+    from seatrial.agent import ModelAgent, ModelAgentSettings
+
+    if not isinstance(adapter, ModelAgent):
+        return adapter
+    names = [tool["function"]["name"] for tool in tools]
+    if adapter.settings.tools is None:
+        settings = ModelAgentSettings(
+            system_prompt=CONTRACT_PROMPT,
+            tools=tools,
+            implementations=dict.fromkeys(names, CONTRACT_RESULT),
+        )
+        return ModelAgent(
+            adapter.spec,
+            settings,
+            name=adapter.name,
+            base_dir=config.project_dir,
+            model_id=adapter.model_id,
+        )
+    own = {tool["function"]["name"] for tool in adapter.tools}
+    missing = [name for name in names if name not in own]
+    if missing:
+        raise InputError(
+            f"agent `{adapter.name}` has no tool {', '.join(missing)} of {tools_file}: give "
+            f"it these tools in seatrial.yaml, or pass --agent model:{adapter.model} (a bare "
+            "model gets the schema's tools, each answering a plain success)"
+        )
+    return adapter
+
+
+@app.command(name="contract")
+@guarded
+def contract_command(
+    tools_file: Annotated[
+        Path,
+        typer.Argument(
+            metavar="TOOLS",
+            help="Tool schemas: OpenAI tools JSON/YAML, an MCP tools/list result, or OpenAPI.",
+        ),
+    ],
+    agent: Annotated[
+        str,
+        typer.Option(
+            "--agent",
+            metavar="SPEC",
+            help="model:NAME (a model under `models:`), or a named agent of seatrial.yaml.",
+        ),
+    ],
+    faults: Annotated[
+        str | None,
+        typer.Option(
+            "--faults",
+            metavar="A,B",
+            help="Faults to inject (default all): missing_param, bad_enum, http_500, timeout, "
+            "malformed_json, empty.",
+        ),
+    ] = None,
+    repeats: Annotated[
+        int | None, typer.Option(min=1, help="Run every case N times (rates over repeats).")
+    ] = None,
+    format: Annotated[
+        str, typer.Option("--format", "-f", help="table, md (Markdown) or json.")
+    ] = "table",
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write the table here.")
+    ] = None,
+    min_pass_rate: Annotated[
+        float,
+        typer.Option(
+            "--min-pass-rate", min=0, max=1, help="The run's gate: share of attempts that pass."
+        ),
+    ] = 0.8,
+    concurrency: Annotated[
+        int | None, typer.Option(min=1, help="Attempts in flight (default 8).")
+    ] = None,
+    timeout: Annotated[
+        float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")
+    ] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
+        ),
+    ] = None,
+) -> None:
+    """Inject each fault into each tool of TOOLS at its first call and check that the model
+    repairs its call within two model turns without repeating it identically; print the
+    recovery table per tool and fault. Exit 0 when at least --min-pass-rate of the attempts
+    pass, 1 when not, 2 on bad input."""
+    import asyncio
+
+    from seatrial._execute import agent_for, default_options, execute_suite_async
+    from seatrial.agent import load_tools
+    from seatrial.config import load_config
+    from seatrial.dataset import contract_suite, recovery_table, render_recovery_table
+    from seatrial.errors import AgentSpecError
+    from seatrial.run import progress_for
+
+    if format not in CONTRACT_FORMATS:
+        raise InputError(f"unknown format {format!r}: use one of {', '.join(CONTRACT_FORMATS)}")
+    kinds = parse_faults(faults)
+    config = load_config(Path.cwd())
+    try:
+        tools = load_tools(str(tools_file.resolve()), Path.cwd(), str(tools_file))
+    except AgentSpecError as exc:
+        raise InputError(str(exc)) from exc
+    if not tools:
+        raise InputError(f"{tools_file} holds no tools; give a file of tool schemas")
+    suite = contract_suite(
+        tools, name=f"contract-{tools_file.stem}", faults=kinds, min_pass_rate=min_pass_rate
+    )
+    options = default_options(config, repeats=repeats)
+    if concurrency is not None:
+        options.concurrency = concurrency
+    if timeout is not None:
+        options.timeout_s = timeout
+    adapter = _contract_agent(agent_for(agent, suite, config, options), tools, tools_file, config)
+    # The table (or Markdown, JSON) owns stdout when it is not a file: the rest goes to stderr.
+    chatter = console if format == "table" and output is None else err_console
+
+    def notice(level: str, text: str) -> None:
+        (chatter if level == "info" else err_console).print(escape(text), highlight=False)
+
+    try:
+        done = asyncio.run(
+            execute_suite_async(
+                suite,
+                adapter,
+                config=config,
+                options=options,
+                db=db,
+                with_traces=True,
+                write_report_files=False,
+                progress=progress_for(chatter),
+                on_notice=notice,
+            )
+        )
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        raise typer.Exit(130) from None
+    table = recovery_table(done.run_id, done.report.cases, suite)
+    text = render_recovery_table(table, "md" if format == "md" else format)
+    if output is not None:
+        output.write_text(text + "\n", encoding="utf-8")
+        chatter.print(f"recovery table written to {output}", highlight=False, markup=False)
+    else:
+        typer.echo(text)
+    summary, gate = done.report.summary, done.report.gate
+    verdict = "met" if gate.passed else "NOT met: " + "; ".join(gate.reasons)
+    chatter.print(
+        f"run {done.run_id}: {summary.passed}/{summary.attempts} attempts passed; gate {verdict}",
+        highlight=False,
+        markup=False,
+    )
+    raise typer.Exit(done.exit_code)

@@ -1,0 +1,267 @@
+"""Tool-contract tests: the standard fault cases of a tool schema, and the recovery table.
+
+:func:`contract_suite` writes one case per tool and fault: a user message that asks for the
+tool (its description and example values of its required parameters), the fault injected at
+the tool's first call, and the assertions ``tool_called``, ``repairs_within: {turns: 2}`` and
+``no_identical_retry``. :func:`recovery_table` reads the run's traces back into the table
+``seatrial contract`` prints: per tool and fault, how many attempts repaired the call in one
+model turn, in two, not at all, and how many retried the identical call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, get_args
+
+from seatrial.assertion import recoveries
+from seatrial.case import Case, FaultKind, Gate, Suite
+from seatrial.record import AttemptRecord, CaseResult
+
+FAULTS: tuple[str, ...] = get_args(FaultKind)
+"""Every fault kind, in the order the table shows them."""
+
+REPAIR_TURNS = 2
+"""The model turns a generated case allows for the repair."""
+
+
+def contract_result(**arguments: Any) -> dict[str, Any]:
+    """What a tool without an implementation of its own answers in a contract run: a plain
+    success echoing the arguments (the faults are what is tested, not the tool)."""
+    return {"status": "ok", "arguments": arguments}
+
+
+def _parameters(tool: Mapping[str, Any]) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    function = tool.get("function", tool)
+    parameters = function.get("parameters") or {}
+    raw = parameters.get("properties") or {}
+    properties = {str(k): dict(v) if isinstance(v, Mapping) else {} for k, v in raw.items()}
+    required = [str(p) for p in parameters.get("required") or [] if str(p) in properties]
+    return properties, required
+
+
+def _example(name: str, schema: Mapping[str, Any]) -> Any:
+    """A plausible value for a parameter, from its schema (enum, type, format, name)."""
+    if isinstance(schema.get("enum"), list) and schema["enum"]:
+        return schema["enum"][0]
+    if "default" in schema:
+        return schema["default"]
+    kind = schema.get("type")
+    if kind == "integer":
+        return int(schema.get("minimum", 2))
+    if kind == "number":
+        return float(schema.get("minimum", 2))
+    if kind == "boolean":
+        return True
+    if kind == "array":
+        return []
+    if kind == "object":
+        return {}
+    text = f"{name} {schema.get('format', '')}".lower()
+    if "date-time" in text or "datetime" in text:
+        return "2026-12-01T10:00:00"
+    if "date" in text:
+        return "2026-12-01"
+    if "time" in text:
+        return "10:00"
+    if "email" in text:
+        return "user@example.com"
+    if "phone" in text:
+        return "13800000000"
+    if text.split()[0].endswith("id"):
+        return "A1001"
+    return "example"
+
+
+def tool_message(tool: Mapping[str, Any]) -> str:
+    """A user message that makes a model call ``tool``: what it does, and example values of
+    its required parameters (every parameter when none is required)."""
+    function = tool.get("function", tool)
+    name = str(function["name"])
+    description = str(function.get("description") or "").strip().rstrip(".")
+    properties, required = _parameters(tool)
+    shown = required or list(properties)
+    values = ", ".join(
+        f"{p} = {json.dumps(_example(p, properties[p]), ensure_ascii=False)}" for p in shown
+    )
+    ask = f"Please use `{name}`" + (f" ({description})" if description else "")
+    return ask + (f" with {values}." if values else ".")
+
+
+def applicable_faults(tool: Mapping[str, Any], faults: Iterable[str]) -> list[str]:
+    """The faults that make sense for ``tool``: ``missing_param`` needs a parameter,
+    ``bad_enum`` a parameter with an ``enum``."""
+    properties, _ = _parameters(tool)
+    has_enum = any(isinstance(s.get("enum"), list) for s in properties.values())
+    kept = []
+    for fault in faults:
+        if fault == "missing_param" and not properties:
+            continue
+        if fault == "bad_enum" and not has_enum:
+            continue
+        kept.append(fault)
+    return kept
+
+
+def case_id(tool: str, fault: str) -> str:
+    """``book_table.http_500``: the generated case of one tool and fault."""
+    return f"{tool}.{fault}"
+
+
+def contract_suite(
+    tools: Sequence[Mapping[str, Any]],
+    *,
+    name: str,
+    faults: Sequence[str] = FAULTS,
+    min_pass_rate: float = 0.8,
+) -> Suite:
+    """One case per tool and applicable fault (the fault at the tool's first call), gated
+    by ``min_pass_rate`` over all attempts."""
+    unknown = [f for f in faults if f not in FAULTS]
+    if unknown:
+        raise ValueError(f"unknown fault {', '.join(unknown)}; faults: {', '.join(FAULTS)}")
+    cases = []
+    for tool in tools:
+        function = tool.get("function", tool)
+        tool_name = str(function["name"])
+        for fault in applicable_faults(tool, faults):
+            written = {
+                "id": case_id(tool_name, fault),
+                "name": f"{tool_name} repairs after {fault}",
+                "category": tool_name,
+                "tags": ["contract", fault],
+                "input": tool_message(tool),
+                "tool_faults": [{"tool": tool_name, "fault": fault, "at_call": 1}],
+                "assertions": [
+                    {"type": "tool_called", "expected": tool_name},
+                    {"type": "repairs_within", "turns": REPAIR_TURNS},
+                    {"type": "no_identical_retry"},
+                ],
+            }
+            cases.append(Case.model_validate(written))
+    return Suite(name=name, cases=cases, gate=Gate(min_pass_rate=min_pass_rate))
+
+
+@dataclass
+class RecoveryRow:
+    """The recovery of one tool from one fault over the repeats."""
+
+    tool: str
+    fault: str
+    attempts: int = 0
+    repaired_in_1: int = 0
+    repaired_in_2: int = 0
+    not_repaired: int = 0
+    """Repaired later than two model turns, or never."""
+    not_called: int = 0
+    """The tool was never called (the fault never fired) or the agent failed (ERROR)."""
+    identical_retry: int = 0
+    """Attempts whose next call after the fault repeated the identical arguments."""
+
+    @property
+    def recovery_rate(self) -> float:
+        """Share of attempts repaired within two model turns."""
+        return (self.repaired_in_1 + self.repaired_in_2) / self.attempts if self.attempts else 0.0
+
+
+@dataclass
+class RecoveryTable:
+    """The recovery table of a contract run."""
+
+    run_id: str
+    rows: list[RecoveryRow] = field(default_factory=list)
+
+    @property
+    def recovery_rate(self) -> float:
+        """Share of all attempts repaired within two model turns."""
+        attempts = sum(r.attempts for r in self.rows)
+        repaired = sum(r.repaired_in_1 + r.repaired_in_2 for r in self.rows)
+        return repaired / attempts if attempts else 0.0
+
+
+def _count(row: RecoveryRow, attempt: AttemptRecord) -> None:
+    row.attempts += 1
+    trace = attempt.trace
+    found = [
+        r
+        for r in (recoveries(trace) if trace is not None else [])
+        if r.tool == row.tool and r.fault
+    ]
+    if attempt.verdict == "ERROR" or not found:
+        row.not_called += 1
+        return
+    first = found[0]
+    after = first.repaired_after
+    if after is not None and after <= 1:
+        row.repaired_in_1 += 1
+    elif after is not None and after <= REPAIR_TURNS:
+        row.repaired_in_2 += 1
+    else:
+        row.not_repaired += 1
+    if first.identical_retry:
+        row.identical_retry += 1
+
+
+def recovery_table(run_id: str, cases: Iterable[CaseResult], suite: Suite) -> RecoveryTable:
+    """The table of a contract run, from its attempts' traces (read with traces)."""
+    by_id = {case.id: case for case in suite.cases}
+    table = RecoveryTable(run_id)
+    for result in cases:
+        case = by_id.get(result.case_id)
+        if case is None or not case.tool_faults:
+            continue
+        fault = case.tool_faults[0]
+        row = RecoveryRow(fault.tool, fault.fault)
+        for attempt in result.attempts:
+            _count(row, attempt)
+        table.rows.append(row)
+    return table
+
+
+_HEADERS = (
+    "tool",
+    "fault",
+    "attempts",
+    "repaired in 1",
+    "in 2",
+    "not repaired",
+    "not called/error",
+    "identical retry",
+)
+
+
+def _percent(count: int, total: int) -> str:
+    return f"{count} ({count / total:.0%})" if total else "0"
+
+
+def _cells(row: RecoveryRow) -> list[str]:
+    total = row.attempts
+    return [
+        row.tool,
+        row.fault,
+        str(total),
+        _percent(row.repaired_in_1, total),
+        _percent(row.repaired_in_2, total),
+        _percent(row.not_repaired, total),
+        _percent(row.not_called, total),
+        _percent(row.identical_retry, total),
+    ]
+
+
+def render_recovery_table(table: RecoveryTable, form: str = "table") -> str:
+    """The table as aligned text (``table``), GitHub Markdown (``md``) or JSON (``json``)."""
+    if form == "json":
+        rows = [{**asdict(r), "recovery_rate": round(r.recovery_rate, 4)} for r in table.rows]
+        data = {"run_id": table.run_id, "recovery_rate": round(table.recovery_rate, 4)}
+        return json.dumps({**data, "rows": rows}, ensure_ascii=False, indent=2)
+    lines = [_cells(row) for row in table.rows]
+    total = f"recovery within {REPAIR_TURNS} model turns: {table.recovery_rate:.0%}"
+    if form == "md":
+        out = ["| " + " | ".join(_HEADERS) + " |", "|" + "---|" * len(_HEADERS)]
+        out += ["| " + " | ".join(cells) + " |" for cells in lines]
+        return "\n".join([f"### Tool contract: run {table.run_id}", "", *out, "", total])
+    widths = [max([len(h), *(len(c[i]) for c in lines)]) for i, h in enumerate(_HEADERS)]
+    out = ["  ".join(h.ljust(w) for h, w in zip(_HEADERS, widths, strict=True))]
+    out += ["  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) for cells in lines]
+    return "\n".join([*(line.rstrip() for line in out), total])

@@ -1,0 +1,68 @@
+"""Simulated users in a run's report: their failures apart from the agent's, and their rate.
+
+An attempt whose simulated user broke its instructions is stored as ERROR with failure type
+``simulator`` (see docs/agents.md, "Simulated users"). Like every ERROR it is not a pass, so
+gates stay conservative; this summary says how much of what did not pass was the simulator's
+doing, and what the agent scored on the conversations the simulator held properly.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+
+from pydantic import BaseModel
+
+from seatrial.compare import wilson_interval
+from seatrial.record import SIMULATOR_FAILURE, CaseResult
+
+
+class SimulatorSummary(BaseModel):
+    """The simulated users of a run: how often they broke their instructions."""
+
+    attempts: int
+    """Attempts of cases with a simulated user."""
+    simulator_failures: int
+    """Of those, attempts whose simulated user broke its instructions (ERROR ``simulator``)."""
+    error_rate: float
+    """simulator_failures / attempts: the simulator's error rate."""
+    error_interval: tuple[float, float]
+    """The error rate's Wilson 95% interval (low, high)."""
+    agent_failures: int
+    """Of the other attempts, those that did not pass (FAIL, WARNING, other ERRORs)."""
+    agent_pass_rate: float | None
+    """Passes over the attempts the simulator held properly; None when it held none."""
+
+    def line(self) -> str:
+        """One line for the terminal and summary.md."""
+        low, high = self.error_interval
+        text = (
+            f"simulated users: {self.attempts} attempts, simulator failures "
+            f"{self.simulator_failures} (simulator error rate {self.error_rate:.1%} "
+            f"[{low:.1%}, {high:.1%}]), agent failures {self.agent_failures}"
+        )
+        if self.agent_pass_rate is not None:
+            held = self.attempts - self.simulator_failures
+            text += f"; agent pass rate {self.agent_pass_rate:.1%} over the {held} attempts it held"
+        return text
+
+
+def simulator_summary(
+    cases: list[CaseResult], simulated: Collection[str]
+) -> SimulatorSummary | None:
+    """The summary over the attempts of the cases in ``simulated`` (ids of cases with a
+    ``user_simulator``); None when the run has none."""
+    attempts = [a for c in cases if c.case_id in simulated for a in c.attempts]
+    if not attempts:
+        return None
+    spoiled = sum(a.verdict == "ERROR" and a.failure_type == SIMULATOR_FAILURE for a in attempts)
+    held = len(attempts) - spoiled
+    passed = sum(a.verdict == "PASS" for a in attempts)
+    interval = wilson_interval(spoiled, len(attempts))
+    return SimulatorSummary(
+        attempts=len(attempts),
+        simulator_failures=spoiled,
+        error_rate=spoiled / len(attempts),
+        error_interval=(interval.low, interval.high),
+        agent_failures=held - passed,
+        agent_pass_rate=passed / held if held else None,
+    )
