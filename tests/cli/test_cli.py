@@ -75,6 +75,22 @@ def test_validate_lists_every_problem_with_file_and_line_and_exits_2(tmp_path):
     assert "bad.yaml:8" in result.stderr and "tool_called" in result.stderr
 
 
+def test_validate_of_a_folder_counts_the_suite_files_in_it(tmp_path):
+    suites = tmp_path / "suites"
+    suites.mkdir()
+    for name in ("a.yaml", "b.yaml", "c.jsonl"):
+        cases = (
+            '{"id": "x", "input": "hi"}\n'
+            if name.endswith(".jsonl")
+            else ("suite: s\ncases:\n  - {id: x, input: hi}\n")
+        )
+        (suites / name).write_text(cases, encoding="utf-8")
+    (suites / "notes.txt").write_text("not a suite\n", encoding="utf-8")
+    result = seatrial("validate", "suites", str(suites / "a.yaml"), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert "4 file(s) valid" in result.stdout
+
+
 def test_broken_yaml_exits_2_and_writes_nothing(tmp_path):
     suite = tmp_path / "broken.yaml"
     suite.write_text("suite: x\ncases:\n  - id: a\n    input: [unclosed\n", encoding="utf-8")

@@ -16,7 +16,7 @@ from seatrial.case._gates import (
     load_gates,
     load_gates_section,
 )
-from seatrial.case._load import SUITE_SUFFIXES, load_suite, validate_paths
+from seatrial.case._load import SUITE_SUFFIXES, load_suite, suite_files_in, validate_paths
 from seatrial.case._model import (
     SUITE_FORMAT_VERSION,
     AssertionSpec,
@@ -55,5 +55,6 @@ __all__ = [
     "load_suite",
     "parse_yaml",
     "read_text",
+    "suite_files_in",
     "validate_paths",
 ]

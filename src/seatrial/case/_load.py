@@ -46,7 +46,7 @@ def validate_paths(paths: list[Path]) -> list[Problem]:
         if not path.is_dir():
             problems.extend(_read(path)[1])
             continue
-        files = sorted(p for p in path.iterdir() if _is_suite_file(p))
+        files = suite_files_in(path)
         if not files:
             problems.append(
                 Problem(
@@ -59,6 +59,12 @@ def validate_paths(paths: list[Path]) -> list[Problem]:
         for file in files:
             problems.extend(_read(file)[1])
     return problems
+
+
+def suite_files_in(folder: Path) -> list[Path]:
+    """The suite files directly in ``folder``, sorted by name (not ``seatrial.yaml``, not
+    hidden files, not subfolders)."""
+    return sorted(p for p in folder.iterdir() if _is_suite_file(p))
 
 
 def _is_suite_file(path: Path) -> bool:

@@ -23,7 +23,7 @@ def validate(
     paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Suite files to check.")],
 ) -> None:
     """Check suite files without running anything; exit 2 listing every problem."""
-    from seatrial.case import validate_paths
+    from seatrial.case import suite_files_in, validate_paths
 
     problems = validate_paths(paths)
     if problems:
@@ -31,7 +31,9 @@ def validate(
         for problem in problems:
             err_console.print(f"  {problem}", markup=False)
         raise typer.Exit(2)
-    console.print(f"[green]ok[/]: {len(paths)} file(s) valid")
+    # A folder stands for the suite files in it: count those, not the arguments.
+    files = sum(len(suite_files_in(path)) if path.is_dir() else 1 for path in paths)
+    console.print(f"[green]ok[/]: {files} file(s) valid")
 
 
 def _open_store(db: str | None) -> Store:
