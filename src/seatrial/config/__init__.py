@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import datetime
 from pathlib import Path
 from typing import Any, Literal
 
@@ -38,6 +37,8 @@ from seatrial.case import (
     parse_yaml,
     read_text,
 )
+from seatrial.config._schedule import ScheduleConfig
+from seatrial.config._tier import TierConfig
 from seatrial.dataset import MaskSettings
 from seatrial.errors import ConfigError, Problem
 from seatrial.gateway import GatewayConfig, GatewaySettings, ModelConfig
@@ -134,135 +135,6 @@ class RunDefaults(BaseModel):
     report_dir: str | None = None
     """Folder for report files, relative to the project folder; each run writes into its own
     ``RUN_ID/`` subfolder. Unset means ``.seatrial/reports/``."""
-
-
-class TierConfig(BaseModel):
-    """One CI tier (``pr``, ``nightly``, ``release`` ...): what ``seatrial ci --tier NAME`` runs."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    suites: list[str] = Field(default_factory=list)
-    """Suite files or folders, relative to the project folder; empty means top-level
-    ``suites:``."""
-    datasets: list[str] = Field(default_factory=list)
-    """Golden sets run as well, each as a run of its own, ``NAME`` or ``NAME@VERSION`` (a
-    release tier's golden set)."""
-    agent: str | None = None
-    """The agent, a name from ``agents:`` or a spec; ``--agent`` wins over it."""
-    repeats: int | None = Field(default=None, ge=1)
-    """Runs of every case; unset takes ``run.repeats``, else each case's own ``repeats``."""
-    gates: list[GateSpec] | str | None = None
-    """The tier's release gates: a list written here, or a gates file (relative to the
-    project folder); they replace the suites' own and the top-level ``gates:``; unset keeps
-    those."""
-
-
-class ScheduleConfig(BaseModel):
-    """One scheduled job of ``seatrial serve``: a tier, suites, or the daily report."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    name: str = Field(min_length=1, pattern=r"^[A-Za-z0-9_.-]+$")
-    """Unique among schedules; runs it starts carry the tag ``schedule:NAME``."""
-    cron: str = Field(min_length=1)
-    """A five-field cron expression (``0 2 * * *``: 02:00 every day), in ``timezone``."""
-    timezone: str = "UTC"
-    """The IANA time zone the cron expression is read in (``Asia/Shanghai``)."""
-    tier: str | None = None
-    """Run this tier of ``tiers:``."""
-    suites: list[str] = Field(default_factory=list)
-    """Or run these suite files or folders (relative to the project folder)."""
-    agent: str | None = None
-    """The agent for ``suites`` (or to override the tier's)."""
-    report: Literal["daily"] | None = None
-    """Or send the daily report of the day before through ``alerts:``."""
-    grace_s: float = Field(default=3600, ge=0)
-    """How late a missed due time may still run: when no server was up at a due time (or the
-    schedule's previous job still ran), only the latest missed due time runs, and only if it
-    is at most this many seconds old. 0 never runs a missed due time."""
-
-    @field_validator("cron")
-    @classmethod
-    def _valid_cron(cls, value: str) -> str:
-        from croniter import croniter
-
-        if len(value.split()) != 5 or not croniter.is_valid(value):
-            raise ValueError(
-                f"{value!r} is not a five-field cron expression; write e.g. `0 2 * * *` "
-                "(minute hour day-of-month month day-of-week)"
-            )
-        return value
-
-    @field_validator("timezone")
-    @classmethod
-    def _known_timezone(cls, value: str) -> str:
-        from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
-
-        try:
-            ZoneInfo(value)
-        except (ZoneInfoNotFoundError, ValueError):
-            raise ValueError(
-                f"{value!r} is not an IANA time zone; write e.g. `UTC` or `Asia/Shanghai`"
-            ) from None
-        return value
-
-    @model_validator(mode="after")
-    def _one_job(self) -> ScheduleConfig:
-        jobs = [bool(self.tier), bool(self.suites), self.report is not None]
-        if sum(jobs) != 1:
-            raise ValueError(
-                f"schedule {self.name!r} must name exactly one of `tier:`, `suites:` or "
-                "`report: daily`"
-            )
-        if self.report is not None and self.agent is not None:
-            raise ValueError(
-                f"schedule {self.name!r} sends the daily report, which runs no agent; "
-                "remove `agent:`"
-            )
-        return self
-
-    @property
-    def job(self) -> str:
-        """What the schedule does, in words: ``tier pr``, ``suites a.yaml``, ``report daily``."""
-        if self.tier:
-            return f"tier {self.tier}"
-        if self.suites:
-            return f"suites {', '.join(self.suites)}"
-        return f"report {self.report}"
-
-    def next_after(self, moment: datetime) -> datetime:
-        """The first time after ``moment`` (aware) that the schedule is due, in its time zone."""
-        from zoneinfo import ZoneInfo
-
-        from croniter import croniter
-
-        local = moment.astimezone(ZoneInfo(self.timezone))
-        due: datetime = croniter(self.cron, local).get_next(datetime)
-        return due
-
-    def shown(self, moment: datetime | float) -> str:
-        """A moment (aware, or Unix seconds) as ``YYYY-MM-DD HH:MM ZONE`` in the schedule's
-        time zone: how due times are said."""
-        from datetime import UTC
-        from zoneinfo import ZoneInfo
-
-        if not isinstance(moment, datetime):
-            moment = datetime.fromtimestamp(moment, UTC)
-        return f"{moment.astimezone(ZoneInfo(self.timezone)):%Y-%m-%d %H:%M} {self.timezone}"
-
-    def last_due(self, moment: datetime) -> datetime:
-        """The latest time at or before ``moment`` (aware) that the schedule was due, in its
-        time zone."""
-        from datetime import timedelta
-        from zoneinfo import ZoneInfo
-
-        from croniter import croniter
-
-        # croniter's get_prev is strictly before its start: start a microsecond later so a
-        # due time equal to ``moment`` counts.
-        local = moment.astimezone(ZoneInfo(self.timezone)) + timedelta(microseconds=1)
-        due: datetime = croniter(self.cron, local).get_prev(datetime)
-        return due
 
 
 class ConfigFile(BaseModel):
