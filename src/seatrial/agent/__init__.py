@@ -8,7 +8,6 @@ from seatrial.agent._errors import PERMISSION_DENIED, ToolDenied, ToolError
 from seatrial.agent._faults import check_fault_support, fault_message
 from seatrial.agent._http import HttpAgent
 from seatrial.agent._model import ModelAgent
-from seatrial.agent._model_settings import ModelAgentSettings
 from seatrial.agent._model_tools import load_tools
 from seatrial.agent._policy import WRITE_TOOLS, Decision, PermissionPolicy
 from seatrial.agent._protocol import (
@@ -27,6 +26,7 @@ from seatrial.agent._sandbox import EVENT_KINDS, SANDBOX_TOOLS, Sandbox
 from seatrial.agent._session import ModelCallSpan, Session
 from seatrial.agent._tool import ToolInfo, registered_tool, tool
 from seatrial.agent._workspace import Workspace, prepare_workspace
+from seatrial.case import ModelAgentSettings
 
 __all__ = [
     "EVENT_KINDS",

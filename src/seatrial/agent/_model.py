@@ -18,11 +18,11 @@ import httpx
 
 from seatrial.agent._errors import ToolError
 from seatrial.agent._model_impl import Implementation, implementation
-from seatrial.agent._model_settings import MODEL_PREFIX, ModelAgentSettings
 from seatrial.agent._model_tools import load_tools
 from seatrial.agent._protocol import AgentOutput, AttemptContext
 from seatrial.agent._session import Session
 from seatrial.agent._tool import tool_span
+from seatrial.case import MODEL_PREFIX, ModelAgentSettings
 from seatrial.errors import AgentError, AgentSpecError
 from seatrial.trace import attrs as A
 

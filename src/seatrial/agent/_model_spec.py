@@ -10,8 +10,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from seatrial.agent._model import ModelAgent
-from seatrial.agent._model_settings import MODEL_AGENT_KEYS, MODEL_PREFIX, ModelAgentSettings
-from seatrial.case import parse_yaml, read_text
+from seatrial.case import MODEL_AGENT_KEYS, MODEL_PREFIX, ModelAgentSettings, parse_yaml, read_text
 from seatrial.errors import AgentSpecError
 
 CONFIG_FILE = "seatrial.yaml"

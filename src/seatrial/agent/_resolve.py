@@ -12,12 +12,12 @@ from pydantic import ValidationError
 
 from seatrial.agent import _python, _recorded
 from seatrial.agent._http import HttpAgent
-from seatrial.agent._model_settings import MODEL_PREFIX
 from seatrial.agent._model_spec import check_not_model_keys, model_agent, where_in_config
 from seatrial.agent._protocol import AgentAdapter
 from seatrial.agent._python import PythonAgent
 from seatrial.agent._recorded import RecordedAgent
 from seatrial.agent._retry import AgentRetry
+from seatrial.case import MODEL_PREFIX
 from seatrial.errors import AgentSpecError
 
 FORMS = (

@@ -4,6 +4,7 @@
 way suites are: with the line of every key, and validation errors explained with a fix.
 """
 
+from seatrial.case._agent_settings import MODEL_AGENT_KEYS, MODEL_PREFIX, ModelAgentSettings
 from seatrial.case._assertions import CheckedAssertion, check_assertion
 from seatrial.case._explain import explain
 from seatrial.case._faults import FaultKind, ToolFault
@@ -31,6 +32,8 @@ from seatrial.case._yaml import parse_yaml, read_text
 
 __all__ = [
     "CHECKS",
+    "MODEL_AGENT_KEYS",
+    "MODEL_PREFIX",
     "SUITE_FORMAT_VERSION",
     "SUITE_SUFFIXES",
     "AssertionSpec",
@@ -40,6 +43,7 @@ __all__ = [
     "Gate",
     "GateSpec",
     "Limits",
+    "ModelAgentSettings",
     "PassHatK",
     "Regression",
     "SimulatorSettings",

@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any
 
 from pydantic import (
     BaseModel,
@@ -32,6 +32,7 @@ from pydantic import (
 from seatrial.case import (
     SUITE_SUFFIXES,
     GateSpec,
+    ModelAgentSettings,
     SimulatorSettings,
     explain,
     parse_yaml,
@@ -81,8 +82,10 @@ _SECRET_KEYS = frozenset({"headers", "db", "mask", "url", "secret"})
 names and addresses)."""
 
 
-class AgentConfig(BaseModel):
-    """A named agent: how to reach it, and what to send with every request."""
+class AgentConfig(ModelAgentSettings):
+    """A named agent: how to reach it, and what to send with every request; a ``model:``
+    agent's prompt, tools and loop settings are the keys of
+    :class:`seatrial.case.ModelAgentSettings`."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -98,25 +101,6 @@ class AgentConfig(BaseModel):
     """When an http agent's turn is posted again after a transient answer (429, 502, 503,
     504, a refused connection): ``tries``, ``backoff_s``, ``max_wait_s``, ``on_status``
     (docs/agents.md, "Retries"); unset keeps the defaults, ``tries: 1`` never retries."""
-    # The keys of a `model:` agent (docs/agents.md, "Model agents"); seatrial.agent's
-    # ModelAgentSettings checks them again and reads them (tests keep the two key sets equal).
-    system_prompt: str | None = None
-    """A ``model:`` agent's system prompt."""
-    system_prompt_file: str | None = None
-    """A file holding the system prompt, relative to the folder of seatrial.yaml."""
-    tools: str | list[dict[str, Any]] | None = None
-    """Tool schemas: a JSON/YAML file (OpenAI schemas, an MCP ``tools/list`` result, an
-    OpenAPI document) or an inline list."""
-    implementations: dict[str, str] = Field(default_factory=dict)
-    """Tool name -> ``python:MODULE_OR_FILE:FUNCTION``, ``sandbox`` or ``recorded:FILE``."""
-    unrecorded: Literal["error", "fault"] = "error"
-    """A recorded tool called with unrecorded arguments: a tool error, or an ``empty`` fault."""
-    max_turns: int = Field(default=10, ge=1)
-    """Model calls per user message before the attempt ends as ERROR (``limit_exceeded``)."""
-    temperature: float | None = Field(default=None, ge=0)
-    """Sent with every model call when set."""
-    seed: int | None = None
-    """Sent with every model call when set."""
 
 
 class RunDefaults(BaseModel):

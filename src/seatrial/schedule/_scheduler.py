@@ -10,6 +10,7 @@ A job that fails is recorded with its error and the scheduler goes on.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime as dt
 import logging
 import os
@@ -159,7 +160,6 @@ class Scheduler:
         self._say(f"schedule {name}: {outcome.status}{runs}{why}")
 
     async def _wait_for_stop(self, seconds: float) -> None:
-        try:
+        """Sleep ``seconds``, or less when :meth:`stop` is called meanwhile."""
+        with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self._stopping.wait(), seconds)
-        except TimeoutError:
-            pass

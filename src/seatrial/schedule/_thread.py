@@ -5,6 +5,7 @@ server."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import threading
 
 from seatrial.schedule._scheduler import Scheduler
@@ -32,10 +33,9 @@ class SchedulerThread:
         """Stop the scheduler, cancelling a job in flight, and wait for the thread to end."""
         loop = self._loop
         if loop is not None and not loop.is_closed():
-            try:
+            # RuntimeError: the loop closed in between, and nothing is left to stop.
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(self.scheduler.stop)
-            except RuntimeError:  # the loop closed in between: nothing left to stop
-                pass
         if self._thread.is_alive():
             self._thread.join(timeout_s)
 

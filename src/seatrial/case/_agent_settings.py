@@ -1,4 +1,7 @@
-"""What a ``model:`` agent is made of: its keys in seatrial.yaml ``agents:``."""
+"""What a ``model:`` agent is made of: its keys in seatrial.yaml ``agents:``.
+
+Kept here, below both the agent adapters that read it and the configuration that composes it
+(``seatrial.config.AgentConfig`` extends it), so the keys are written once."""
 
 from __future__ import annotations
 
