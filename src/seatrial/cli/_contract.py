@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from seatrial.agent import AgentAdapter
     from seatrial.config import Config
 
-CONTRACT_FORMATS = ("table", "md", "json")
+CONTRACT_FORMATS = ("text", "md", "json")
 CONTRACT_RESULT = "python:seatrial.dataset:contract_result"
 """The implementation a bare ``model:NAME`` agent's tools get in a contract run."""
 CONTRACT_PROMPT = "You are an assistant with tools. Use them to do what the user asks."
@@ -113,8 +113,8 @@ def contract_command(
         int | None, typer.Option(min=1, help="Run every case N times (rates over repeats).")
     ] = None,
     format: Annotated[
-        str, typer.Option("--format", "-f", help="table, md (Markdown) or json.")
-    ] = "table",
+        str, typer.Option("--format", "-f", help="text, md (Markdown) or json.")
+    ] = "text",
     output: Annotated[
         Path | None, typer.Option("--output", "-o", help="Write the table here.")
     ] = None,
@@ -170,7 +170,7 @@ def contract_command(
         options.timeout_s = timeout
     adapter = _contract_agent(agent_for(agent, suite, config, options), tools, tools_file, config)
     # The table (or Markdown, JSON) owns stdout when it is not a file: the rest goes to stderr.
-    chatter = console if format == "table" and output is None else err_console
+    chatter = console if format == "text" and output is None else err_console
 
     def notice(level: str, text: str) -> None:
         (chatter if level == "info" else err_console).print(escape(text), highlight=False)

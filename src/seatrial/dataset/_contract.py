@@ -249,8 +249,8 @@ def _cells(row: RecoveryRow) -> list[str]:
     ]
 
 
-def render_recovery_table(table: RecoveryTable, form: str = "table") -> str:
-    """The table as aligned text (``table``), GitHub Markdown (``md``) or JSON (``json``)."""
+def render_recovery_table(table: RecoveryTable, form: str = "text") -> str:
+    """The table as aligned text (``text``), GitHub Markdown (``md``) or JSON (``json``)."""
     if form == "json":
         rows = [{**asdict(r), "recovery_rate": round(r.recovery_rate, 4)} for r in table.rows]
         data = {"run_id": table.run_id, "recovery_rate": round(table.recovery_rate, 4)}
