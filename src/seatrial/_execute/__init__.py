@@ -24,7 +24,7 @@ from typing import Any
 from seatrial._execute._notice import Backend, NoticeLevel, OnNotice, quiet
 from seatrial._execute._services import (
     celery_dispatch,
-    gateway_for_model_agent,
+    keep_gateway_here,
     needs_gateway,
     send_alerts,
 )
@@ -298,7 +298,8 @@ async def execute_suite_async(
         assert adapter is not None
         run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
         if not gateway and needs_gateway(adapter, run_cases):
-            gateway = gateway_for_model_agent(options, backend, say)
+            gateway = True  # as --gateway would, in this process
+            keep_gateway_here(options, backend, say)
         settings = dict(gate_record)
         if resumed is None:  # every new run records the branch and commit it was made from
             settings.update(git_settings(config.project_dir))

@@ -23,18 +23,16 @@ def needs_gateway(adapter: AgentAdapter, cases: Sequence[Case]) -> bool:
     )
 
 
-def gateway_for_model_agent(options: RunOptions, backend: Backend, say: OnNotice) -> bool:
-    """A ``model:`` agent calls its model through the gateway: the run starts it, as
-    ``--gateway`` would, in this process."""
+def keep_gateway_here(options: RunOptions, backend: Backend, say: OnNotice) -> None:
+    """A run that starts the gateway itself (a ``model:`` agent, simulated users) keeps its
+    attempts in this process, where the gateway runs: ``--workers`` is set back to 1."""
     if options.workers > 1 and backend == "local":
         say(
             "warning",
             f"note: the gateway (model agent, simulated users) runs in this process: --workers "
-            f"{options.workers} "
-            "is ignored for this run",
+            f"{options.workers} is ignored for this run",
         )
         options.workers = 1
-    return True
 
 
 async def send_alerts(store: Store, report: RunReport, config: Config, say: OnNotice) -> None:
