@@ -62,12 +62,14 @@ __all__ = [
     "OnNotice",
     "SuiteRun",
     "agent_for",
+    "check_agent",
     "default_options",
     "execute_suite",
     "execute_suite_async",
     "gates_for",
     "judge_settings",
     "needs_gateway",
+    "quiet",
 ]
 
 
@@ -97,7 +99,9 @@ class SuiteRun:
         return 0 if self.report.gate.passed else 1
 
 
-async def _check(adapter: AgentAdapter) -> None:
+async def check_agent(adapter: AgentAdapter) -> None:
+    """The adapter's preflight (:meth:`AgentAdapter.check`), then its resources released:
+    bad input stops a run here, before the store is touched."""
     try:
         await adapter.check()
     finally:
@@ -275,7 +279,7 @@ async def execute_suite_async(
             else agent_for(agent, loaded, config, options, agent_dir)
         )
         check_fault_support(adapter, loaded.cases)
-        await _check(adapter)
+        await check_agent(adapter)
     elif gates is not None or baseline is not None or dataset is not None:
         raise InputError(
             "--gates, --baseline and --dataset are fixed when a run starts; a resumed run "
@@ -294,7 +298,7 @@ async def execute_suite_async(
                 adapter = agent_for(
                     agent or store.get_run(resumed).agent, None, config, options, agent_dir
                 )
-            await _check(adapter)
+            await check_agent(adapter)
         assert adapter is not None
         run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
         if not gateway and needs_gateway(adapter, run_cases):

@@ -72,16 +72,12 @@ async def _check_agents(
 ) -> Suite:
     """Load the suite once, then resolve and check every agent before the first run: a bad
     spec or a dead endpoint stops the benchmark (exit 2) with nothing stored."""
-    from seatrial._execute import agent_for
+    from seatrial._execute import agent_for, check_agent
     from seatrial.case import load_suite
 
     suite = load_suite(suite_path)
     for spec in agents:
-        adapter = agent_for(spec, suite, config, options)
-        try:
-            await adapter.check()
-        finally:
-            await adapter.aclose()
+        await check_agent(agent_for(spec, suite, config, options))
     return suite
 
 

@@ -16,7 +16,6 @@ from seatrial.cli._run import print_notice
 from seatrial.errors import ConfigError, RunNotFound
 
 if TYPE_CHECKING:
-    from seatrial.agent import AgentAdapter
     from seatrial.case import Suite
     from seatrial.config import Config
     from seatrial.store import Store
@@ -56,13 +55,6 @@ def _probe_alarm(store: Store, suite: Suite, run_id: str, config: Config) -> boo
     return report.alarmed
 
 
-async def _check(adapter: AgentAdapter) -> None:
-    try:
-        await adapter.check()
-    finally:
-        await adapter.aclose()
-
-
 @app.command()
 @guarded
 def nightly(
@@ -93,7 +85,7 @@ def nightly(
     alarm or an unmet gate, 0 otherwise, 2 on bad input."""
     import asyncio
 
-    from seatrial._execute import agent_for, default_options, execute_suite_async
+    from seatrial._execute import agent_for, check_agent, default_options, execute_suite_async
     from seatrial.case import load_suite
     from seatrial.config import load_config, resolve_db_url
     from seatrial.report import print_summary
@@ -106,7 +98,7 @@ def nightly(
     suites = sorted((load_suite(path) for path in suite_files(config)), key=lambda s: not s.probe)
     adapters = [agent_for(agent, suite, config, options) for suite in suites]
     for adapter in adapters:  # bad input stops here, before the store is touched
-        asyncio.run(_check(adapter))
+        asyncio.run(check_agent(adapter))
     problems: list[str] = []
     with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
         for suite, adapter in zip(suites, adapters, strict=True):

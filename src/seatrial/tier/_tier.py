@@ -10,7 +10,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from seatrial._execute import OnNotice, SuiteRun, agent_for, default_options, execute_suite_async
+from seatrial._execute import (
+    OnNotice,
+    SuiteRun,
+    agent_for,
+    check_agent,
+    default_options,
+    execute_suite_async,
+    quiet,
+)
 from seatrial.agent import AgentAdapter
 from seatrial.case import Suite, load_suite
 from seatrial.compare import BRANCH_TAG
@@ -79,17 +87,6 @@ class _Job:
         if self.suite is not None:
             return self.suite.name
         return parse_dataset_ref(str(self.dataset))[0]
-
-
-def _quiet(level: Any, text: str) -> None:
-    """The default listener: a library call says nothing on its own."""
-
-
-async def _check(adapter: AgentAdapter) -> None:
-    try:
-        await adapter.check()
-    finally:
-        await adapter.aclose()
 
 
 def _jobs(
@@ -168,7 +165,7 @@ async def run_tier_async(
         SeatrialError: bad input (suite, gates, agent) before anything runs, or the store
             failing.
     """
-    say = on_notice or _quiet
+    say = on_notice or quiet
     refs = git_refs(config.project_dir)
     branch = refs.branch if refs is not None else None
     target = target_branch(base, branch)
@@ -179,7 +176,7 @@ async def run_tier_async(
     )
     jobs, gates = _jobs(config, name, tier, agent, options)
     for job in jobs:  # an agent that cannot start stops the tier before the store is touched
-        await _check(job.adapter)
+        await check_agent(job.adapter)
     built = f"branch {branch}" if branch else "an unknown branch"
     count = f"{len(jobs)} suite" + ("" if len(jobs) == 1 else "s")
     say("info", f"tier {name}: {count} on {built}, baselines from {target}")
