@@ -9,7 +9,6 @@ from seatrial.compare import GateResult
 from seatrial.report._alerts import (
     PassRateDrop,
     daily_notification,
-    dashboard_link,
     drift_notification,
     gate_failed_notification,
     metric_drop_notification,
@@ -41,6 +40,7 @@ from seatrial.report._daily_render import (
 )
 from seatrial.report._formats import FORMATS, render, to_json, to_junit, to_markdown, write_reports
 from seatrial.report._github import github_comment
+from seatrial.report._links import dashboard_link
 from seatrial.report._pinned import VersionDrift
 from seatrial.report._simulator import SimulatorSummary, simulator_summary
 from seatrial.report._terminal import print_summary

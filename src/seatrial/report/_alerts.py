@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections import defaultdict
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+from urllib.parse import quote
 
 from seatrial.compare import load_run, newcombe_difference, significant_drop
 from seatrial.errors import RunNotFound
 from seatrial.notify import Notification
 from seatrial.report._build import RunReport
 from seatrial.report._daily_render import daily_headline
+from seatrial.report._links import dashboard_link
 from seatrial.store import Store
 
 if TYPE_CHECKING:
@@ -53,11 +55,6 @@ class PassRateDrop:
             f"**{self.name}** {base:.0%} -> {now:.0%} ({(now - base) * 100:+.1f} pts, interval "
             f"{self.change_low * 100:+.1f} to {self.change_high * 100:+.1f})"
         )
-
-
-def dashboard_link(dashboard_url: str | None, path: str) -> str | None:
-    """``dashboard_url`` + ``path``; None without a dashboard."""
-    return f"{dashboard_url.rstrip('/')}{path}" if dashboard_url else None
 
 
 def _counts(run: RunData) -> dict[str, tuple[int, int]]:
@@ -123,7 +120,7 @@ def gate_failed_notification(report: RunReport, dashboard_url: str | None = None
         event="gate_failed",
         title=f"Seatrial: {info.suite} failed its gates",
         text="\n".join(lines),
-        link=dashboard_link(dashboard_url, f"/runs/{info.run_id}"),
+        link=dashboard_link(dashboard_url, f"/runs/{quote(info.run_id, safe='')}"),
         facts=_facts(report),
     )
 
@@ -152,7 +149,9 @@ def metric_drop_notification(
         event="metric_drop",
         title=f"Seatrial: {info.suite} {headline}",
         text="\n".join(lines),
-        link=dashboard_link(dashboard_url, f"/compare?base={baseline}&cand={info.run_id}"),
+        link=dashboard_link(
+            dashboard_url, "/compare", {"base": str(baseline), "cand": info.run_id}
+        ),
         facts=_facts(report),
     )
 
@@ -193,7 +192,9 @@ def drift_notification(report: DriftReport, dashboard_url: str | None = None) ->
         title=f"Seatrial: drift alarm on {kind} {report.suite}",
         text="\n".join(lines),
         link=dashboard_link(
-            dashboard_url, f"/compare?base={report.baseline_run_id}&cand={report.run_id}"
+            dashboard_url,
+            "/compare",
+            {"base": str(report.baseline_run_id), "cand": report.run_id},
         ),
         facts=(
             (kind, report.suite),
@@ -233,7 +234,7 @@ def daily_notification(report: DailyReport, dashboard_url: str | None = None) ->
         event="daily_report",
         title=f"Seatrial daily report {report.day.isoformat()}",
         text="\n".join(lines),
-        link=dashboard_link(dashboard_url, f"/daily?date={report.day.isoformat()}"),
+        link=dashboard_link(dashboard_url, "/daily", {"date": report.day.isoformat()}),
         facts=(
             ("runs", str(len(report.runs))),
             ("pass rate", "-" if rate is None else f"{rate:.0%}"),

@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from urllib.parse import quote, urlencode
+from urllib.parse import quote
 
 from seatrial.compare import (
     CaseChange,
@@ -33,6 +33,7 @@ from seatrial.compare import (
 )
 from seatrial.notify import GITHUB_COMMENT_LIMIT, marker_line
 from seatrial.report._build import RunReport, build_report
+from seatrial.report._links import dashboard_link
 from seatrial.store import Store
 
 SHOWN_CASES = 30
@@ -79,12 +80,6 @@ def _plain(text: str) -> str:
     """Seatrial's own text (gate figures, names from suite files) for a table cell."""
     text = " ".join(text.split())
     return text.replace("|", "\\|").replace("<", "&lt;").replace("@", "@\u200b")
-
-
-def _link(dashboard_url: str | None, path: str, query: dict[str, str] | None = None) -> str:
-    if not dashboard_url:
-        return ""
-    return f"{dashboard_url}{path}" + (f"?{urlencode(query)}" if query else "")
 
 
 def _regression(
@@ -147,7 +142,7 @@ def _regression_lines(section: _Section, dashboard_url: str | None, shown: int) 
     if comparison is None:
         return ["No baseline: nothing to compare with, so no regressions are listed.", ""]
     base_id, run_id = comparison.base.info.run_id, comparison.cand.info.run_id
-    link = _link(dashboard_url, "/compare", {"base": base_id, "cand": run_id})
+    link = dashboard_link(dashboard_url, "/compare", {"base": base_id, "cand": run_id})
     compared = f" ([compare]({link}))" if link else ""
     lines = [f"Against baseline `{base_id}`: {_plain(headline(comparison))}{compared}", ""]
     regressions = section.regressions
@@ -187,7 +182,7 @@ def _regression_lines(section: _Section, dashboard_url: str | None, shown: int) 
         for r in diffed:
             d = r.divergence
             assert d is not None
-            case_link = _link(
+            case_link = dashboard_link(
                 dashboard_url,
                 "/compare/case",
                 {"base": base_id, "cand": run_id, "case": r.change.case_id},
@@ -211,7 +206,7 @@ def _section_lines(section: _Section, dashboard_url: str | None, shown: int) -> 
     verdict = "gates met" if report.gate.passed else "gates **NOT met**"
     rate = report.statistics.pass_rate_text() if report.statistics else f"{s.pass_rate:.1%}"
     status = f" Run status: **{info.status}**." if info.status != "finished" else ""
-    link = _link(dashboard_url, f"/runs/{quote(info.run_id, safe='')}")
+    link = dashboard_link(dashboard_url, f"/runs/{quote(info.run_id, safe='')}")
     run = f"Run `{info.run_id}`" + (f" ([dashboard]({link}))" if link else "")
     lines = [
         f"### {_plain(info.suite)}: {verdict}",
