@@ -5,6 +5,7 @@ calibrations, review queue and human labels, in SQLite (default) or PostgreSQL.
 ``$SEATRIAL_DB_URL`` (``--db``) names, and migrates its schema with Alembic.
 """
 
+from seatrial.store._attempt_reads import StoredVerdicts
 from seatrial.store._codec import EncodedAttempts, encode_attempts
 from seatrial.store._gc import KEEP_REASONS, ExpiredRun, GarbageCollection, parse_age
 from seatrial.store._golden_records import (
@@ -57,7 +58,6 @@ from seatrial.store._reads_runs import (
     RunQuery,
     RunTotals,
     attempt_figures,
-    attempt_verdicts,
     case_definitions,
     previous_run_id,
     run_heads,
@@ -116,6 +116,7 @@ __all__ = [
     "SkillUse",
     "Store",
     "StoredLabel",
+    "StoredVerdicts",
     "ToolCounts",
     "ToolUse",
     "TraceCheck",
@@ -123,7 +124,6 @@ __all__ = [
     "TraceQuery",
     "attempt_figures",
     "attempt_groups",
-    "attempt_verdicts",
     "case_definitions",
     "claim_schedule",
     "encode_attempts",

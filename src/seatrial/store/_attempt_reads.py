@@ -3,21 +3,86 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
-from sqlalchemy import and_, func, select
+from sqlalchemy import ColumnElement, and_, func, literal_column, select
 from sqlalchemy.engine import Connection
 
 from seatrial.errors import InputError
-from seatrial.record import AttemptRecord
+from seatrial.record import AttemptRecord, Verdict
 from seatrial.store import _codec as codec
 from seatrial.store._core import StoreCore
 from seatrial.store._schema import attempts, run_cases, spans
 from seatrial.trace import Trace
 
 
+class StoredVerdicts(NamedTuple):
+    """Attempts stored past a point of a run's storing order (:meth:`Store.verdicts_since`)."""
+
+    verdicts: dict[tuple[str, int], tuple[Verdict, str | None]]
+    """Verdict and failure type by ``(case_id, attempt)``."""
+    last_seq: int
+    """The storing order's point reached: pass it as ``after`` next time."""
+
+
 class AttemptReadsMixin(StoreCore):
     """The store's reads of stored attempts."""
+
+    def verdicts_since(self, run_id: str, after: int = 0) -> StoredVerdicts:
+        """The verdicts of a run's attempts stored after point ``after`` of the storing
+        order (0: all of them): what a coordinator following a run reads on each poll, so a
+        poll costs what was stored since the last one, not the whole run.
+
+        Two writers that commit out of order can leave an attempt numbered below
+        ``last_seq`` that a later call does not return; compare :meth:`stored_count` with
+        what was seen and read from 0 again when it is higher. Attempts stored before
+        revision 0010 have no number and come back only from 0.
+        """
+
+        def read(connection: Connection) -> StoredVerdicts:
+            seq = _seq(connection)
+            query = select(
+                attempts.c.case_id,
+                attempts.c.attempt,
+                attempts.c.verdict,
+                attempts.c.failure_type,
+                seq,
+            ).where(attempts.c.run_id == run_id)
+            if after:
+                query = query.where(seq > after)
+            verdicts: dict[tuple[str, int], tuple[Verdict, str | None]] = {}
+            last = after
+            for case_id, attempt, verdict, failure_type, number in connection.execute(query):
+                verdicts[(str(case_id), int(attempt))] = (verdict, failure_type)
+                if number is not None and number > last:
+                    last = int(number)
+            return StoredVerdicts(verdicts, last)
+
+        return self._reading(f"read the verdicts of run {run_id!r}", read)
+
+    def stored_count(self, run_id: str) -> int:
+        """How many attempts of a run are stored (counted by the database)."""
+
+        def read(connection: Connection) -> int:
+            query = select(func.count()).where(attempts.c.run_id == run_id)
+            return int(connection.execute(query).scalar() or 0)
+
+        return self._reading(f"count the attempts of run {run_id!r}", read)
+
+    def attempt_stored(self, run_id: str, case_id: str, attempt: int) -> bool:
+        """Whether attempt ``attempt`` of ``case_id`` in run ``run_id`` is stored: a worker
+        asks before running a delivered attempt, so a delivery of a stored one costs no
+        agent call."""
+        query = select(attempts.c.id).where(
+            attempts.c.run_id == run_id,
+            attempts.c.case_id == case_id,
+            attempts.c.attempt == attempt,
+        )
+
+        def read(connection: Connection) -> bool:
+            return connection.execute(query).first() is not None
+
+        return self._reading(f"look up attempt {attempt} of {case_id!r} in run {run_id!r}", read)
 
     def finished_attempts(self, run_id: str) -> set[tuple[str, int]]:
         """The ``(case_id, attempt)`` pairs stored for a run: what a resume skips."""
@@ -149,3 +214,11 @@ class AttemptReadsMixin(StoreCore):
         for run_id, case_id, verdict, count in rows:
             counts[str(run_id)].setdefault(str(case_id), {})[str(verdict)] = int(count)
         return counts
+
+
+def _seq(connection: Connection) -> ColumnElement[Any]:
+    """The storing order: ``stored_seq`` on PostgreSQL; SQLite numbers rows (``rowid``) in
+    the order its writers, who take turns, inserted them."""
+    if connection.dialect.name == "sqlite":
+        return literal_column("attempts.rowid")
+    return attempts.c.stored_seq

@@ -20,7 +20,12 @@ from sqlalchemy.schema import CreateIndex, CreateTable
 
 from seatrial.errors import StoreError
 from seatrial.store._engine import WRITE_OPTION
-from seatrial.store._schema import SCHEMA_REVISION, VERSION_TABLE, metadata
+from seatrial.store._schema import (
+    POSTGRES_AFTER_CREATE,
+    SCHEMA_REVISION,
+    VERSION_TABLE,
+    metadata,
+)
 from seatrial.store._translate import connection_lost
 from seatrial.store._url import DB_URL_ENV, mask_url
 
@@ -98,6 +103,9 @@ def create_fresh(connection: Connection) -> bool:
         return False
     for table in metadata.sorted_tables:
         connection.execute(CreateTable(table))
+        if connection.dialect.name == "postgresql":
+            for statement in POSTGRES_AFTER_CREATE.get(table.name, ()):
+                connection.exec_driver_sql(statement)
         # In a fixed order (``table.indexes`` is a set): narrow indexes first, as the
         # migrations made them. PostgreSQL's planner breaks cost ties by index age, so a
         # random order would make it pick between equal plans differently from store to store.

@@ -246,15 +246,3 @@ def previous_run_id(store: Store, info: RunInfo) -> str | None:
     with reading(store, f"find the run before {info.run_id!r}") as connection:
         found = connection.execute(query).scalar()
     return None if found is None else str(found)
-
-
-def attempt_verdicts(
-    store: Store, run_id: str
-) -> dict[tuple[str, int], tuple[Verdict, str | None]]:
-    """The verdict and failure type of each stored attempt of a run, by ``(case_id, attempt)``:
-    what a coordinator following a distributed run from the store reads on each poll."""
-    query = select(
-        attempts.c.case_id, attempts.c.attempt, attempts.c.verdict, attempts.c.failure_type
-    ).where(attempts.c.run_id == run_id)
-    with reading(store, f"read the verdicts of run {run_id!r}") as connection:
-        return {(row[0], int(row[1])): (row[2], row[3]) for row in connection.execute(query)}

@@ -15,6 +15,7 @@ from sqlalchemy import (
     BigInteger,
     Boolean,
     Column,
+    FetchedValue,
     Float,
     ForeignKey,
     ForeignKeyConstraint,
@@ -30,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0008"
+SCHEMA_REVISION = "0010"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -124,12 +125,26 @@ attempts = Table(
     Column("format_version", Integer, nullable=False),
     # What the attempt ran with (AttemptSnapshot); NULL for attempts stored before 0004.
     Column("snapshot", json_type()),
+    # The order rows were stored in (a sequence on PostgreSQL; SQLite leaves it NULL and
+    # readers use its rowid): a coordinator's poll reads only attempts past the last it saw.
+    Column("stored_seq", BigInteger, server_default=FetchedValue()),
     # Covers "attempts of a run" and "attempts of a case in a run" too.
     UniqueConstraint("run_id", "case_id", "attempt"),
     Index(None, "run_id", "verdict"),
+    Index(None, "run_id", "stored_seq"),
     Index(None, "failure_type", "run_id"),
     Index(None, "trace_id"),
 )
+
+POSTGRES_AFTER_CREATE: dict[str, tuple[str, ...]] = {
+    # The sequence numbering attempts as they are stored, as the column's default, so COPY
+    # and INSERT fill it without naming it (migration 0010 makes the same in an old store).
+    "attempts": (
+        "CREATE SEQUENCE attempts_stored_seq OWNED BY attempts.stored_seq",
+        "ALTER TABLE attempts ALTER COLUMN stored_seq SET DEFAULT nextval('attempts_stored_seq')",
+    ),
+}
+"""Statements a fresh PostgreSQL store runs after creating a table, by table name."""
 
 spans = Table(
     "spans",
