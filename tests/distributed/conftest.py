@@ -131,14 +131,15 @@ def start_worker(tmp_path: Path) -> Iterator[Callable[..., WorkerProcess]]:
         worker.stop()
 
 
-def run_command(suite: Path, url: str, *more: str) -> list[str]:
-    """``seatrial run SUITE`` on the Celery backend with the scripted agent and a 3 s timeout."""
+def run_command(suite: Path, url: str, *more: str, agent: str = AGENT) -> list[str]:
+    """``seatrial run SUITE`` on the Celery backend with the scripted agent (or ``agent``) and
+    a 3 s timeout."""
     return [
         SEATRIAL,
         "run",
         str(suite),
         "--agent",
-        AGENT,
+        agent,
         "--backend",
         "celery",
         "--db",

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+from typing import Any
 
 from seatrial.agent import Session
 
@@ -19,6 +20,13 @@ async def answer(message: str, session: Session) -> str:
     number = int(message.removeprefix("case-"))
     if number % 7 == 0:
         raise RuntimeError("scripted crash")
+    return "ok" if number % 3 else "bad"
+
+
+def counted_reply(request: dict[str, Any]) -> str:
+    """The same script for an HTTP agent (``seatrial.testing.AgentServer``), whose requests
+    the test counts: ``case-N`` answers ``bad`` when N is divisible by 3, else ``ok``."""
+    number = int(str(request.get("message", "")).removeprefix("case-"))
     return "ok" if number % 3 else "bad"
 
 

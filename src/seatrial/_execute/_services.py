@@ -74,8 +74,8 @@ def celery_dispatch(
             "and open the same file; use PostgreSQL (SEATRIAL_DB_URL) for workers on other "
             "machines",
         )
-    dispatch.on_resend = lambda count: say(
-        "warning", f"nothing stored for a while: sent {count} missing attempts again"
+    dispatch.on_resend = lambda count, why: say(
+        "warning", f"{why}: sent {count} missing attempts again"
     )
     settings["backend"] = "celery"
     if gateway:

@@ -104,9 +104,9 @@ def celery_app(settings: BrokerSettings | None = None) -> Celery:
 
 @lru_cache(maxsize=8)
 def _app(settings: BrokerSettings) -> Celery:
-    from celery import Celery
+    from celery import Celery, signals
 
-    from seatrial.distributed._task import run_attempt_task
+    from seatrial.distributed._task import lease_on_receipt, run_attempt_task
 
     app = Celery("seatrial", broker=settings.url, set_as_current=False)
     app.conf.update(
@@ -124,4 +124,6 @@ def _app(settings: BrokerSettings) -> Celery:
         worker_send_task_events=False,
     )
     app.task(name=RUN_ATTEMPT_TASK, bind=True, max_retries=None)(run_attempt_task)
+    # Celery has no per-task heartbeat; a worker's leases are ours (distributed/_lease.py).
+    signals.task_received.connect(lease_on_receipt, weak=False, dispatch_uid="seatrial-lease")
     return app

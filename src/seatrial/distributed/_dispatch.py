@@ -1,13 +1,24 @@
 """The coordinator's side of ``seatrial run --backend celery``: send one task per attempt,
 follow the run from the store, and send again what went missing.
 
-The coordinator never hears from a worker directly: what counts is what is stored. It polls
-the store for the run's attempts and reports each new one to the progress display. When
-nothing new was stored for longer than the broker's visibility timeout (plus a margin), every
-attempt still missing is sent again: a worker that died took its messages with it, and the
-broker gives them back only after that timeout; a message dropped by a broker restart never
-comes back at all. Sending twice is safe: the store keeps one attempt per (run, case,
-attempt), and a worker runs nothing for a run that stopped after the task was sent.
+The coordinator never hears from a worker directly: what counts is what is stored. Every
+:data:`POLL_S` it reads the attempts stored since its last poll (``Store.verdicts_since``:
+a watermark on the storing order, so a poll costs what changed, not the whole run) and
+reports each new one to the progress display; when a poll finds nothing new, or every
+:data:`RECOUNT_S`, it compares the database's count with what it has seen and reads the run
+whole once if an attempt committed out of order slipped under the watermark.
+
+Two things send attempts again:
+
+- a lease gone stale (:mod:`seatrial.distributed._lease`): the worker running an attempt
+  stopped beating for :data:`~seatrial.distributed._lease.LEASE_S` seconds (it died), so
+  the attempt goes to another worker now rather than after the broker's visibility timeout;
+- a stall: nothing new stored for longer than the visibility timeout plus a margin sends
+  every attempt still missing (a message dropped by a broker restart never comes back).
+
+Sending twice is safe: the store keeps one attempt per (run, case, attempt), a worker looks
+an attempt up before running it, and runs nothing for a run that stopped after the task was
+sent. Every read is retried on a lost connection for up to a minute (the store's own retry).
 """
 
 from __future__ import annotations
@@ -19,14 +30,19 @@ from dataclasses import dataclass
 
 from seatrial.case import Case
 from seatrial.distributed._app import RUN_ATTEMPT_TASK, BrokerSettings, celery_app
+from seatrial.distributed._lease import LeaseWatch, redis_for
 from seatrial.errors import ConfigError, InputError
-from seatrial.record import AttemptRecord
-from seatrial.store import Store, attempt_verdicts
+from seatrial.record import AttemptRecord, Verdict
+from seatrial.store import Store
 
 POLL_S = 0.5
 """How often the coordinator reads the store for newly stored attempts."""
 RESEND_MARGIN_S = 10.0
 """Added to the visibility timeout before missing attempts are sent again."""
+RECOUNT_S = 5.0
+"""How often, at most, a poll that found attempts also compares the stored count."""
+LEASE_LOST = "a worker stopped renewing its lease"
+STALLED = "nothing stored for a while"
 BROKER_CHECK_TIMEOUT_S = 5.0
 
 
@@ -38,10 +54,10 @@ class CeleryDispatch:
     """The coordinator's store: the workers must write to the same database."""
     broker: BrokerSettings
     """The broker and queue the tasks go to."""
-    on_resend: Callable[[int], None] | None = None
-    """Told how many missing attempts were sent again after a stall."""
+    on_resend: Callable[[int, str], None] | None = None
+    """Told how many attempts were sent again, and why (:data:`LEASE_LOST`, :data:`STALLED`)."""
     resent: int = 0
-    """Attempts sent again so far (after stalls)."""
+    """Attempts sent again so far (after lost leases and stalls)."""
 
     @classmethod
     def open(
@@ -93,36 +109,93 @@ class CeleryDispatch:
     ) -> None:
         """Send every attempt of ``plan`` and return once each one is stored."""
         wanted = {(case.id, attempt) for case, attempt in plan}
-        seen = set(await asyncio.to_thread(attempt_verdicts, self.store, run_id))
-        await asyncio.to_thread(self._send, run_id, sorted(wanted - seen, key=_plan_order(plan)))
+        order = _plan_order(plan)
+        follow = _Follow(self.store, run_id)
+        seen = set(await asyncio.to_thread(follow.start))
+        await asyncio.to_thread(self._send, run_id, sorted(wanted - seen, key=order))
+        leases = LeaseWatch(redis_for(self.broker.url), run_id)
         stall_s = self.broker.visibility_timeout_s + RESEND_MARGIN_S
         last_progress = time.monotonic()
-        while not wanted <= seen:
-            await asyncio.sleep(POLL_S)
-            stored = await asyncio.to_thread(attempt_verdicts, self.store, run_id)
-            fresh = [key for key in stored if key not in seen and key in wanted]
-            for case_id, attempt in fresh:
-                verdict, failure_type = stored[(case_id, attempt)]
-                seen.add((case_id, attempt))
-                on_record(
-                    AttemptRecord(
-                        run_id=run_id,
-                        case_id=case_id,
-                        attempt=attempt,
-                        verdict=verdict,
-                        failure_type=failure_type,
+        finished = False
+        try:
+            while not wanted <= seen:
+                await asyncio.sleep(POLL_S)
+                stored, lost = await asyncio.to_thread(_poll, follow, leases)
+                fresh = [key for key in stored if key not in seen and key in wanted]
+                for case_id, attempt in fresh:
+                    verdict, failure_type = stored[(case_id, attempt)]
+                    seen.add((case_id, attempt))
+                    on_record(
+                        AttemptRecord(
+                            run_id=run_id,
+                            case_id=case_id,
+                            attempt=attempt,
+                            verdict=verdict,
+                            failure_type=failure_type,
+                        )
                     )
-                )
-            now = time.monotonic()
-            if fresh:
-                last_progress = now
-            elif now - last_progress > stall_s:
-                missing = sorted(wanted - seen, key=_plan_order(plan))
-                await asyncio.to_thread(self._send, run_id, missing)
-                self.resent += len(missing)
-                if self.on_resend is not None:
-                    self.on_resend(len(missing))
-                last_progress = now
+                now = time.monotonic()
+                orphans = sorted({key for key in lost if key in wanted} - seen, key=order)
+                if orphans:
+                    await self._send_again(run_id, orphans, LEASE_LOST)
+                if fresh:
+                    last_progress = now
+                elif now - last_progress > stall_s:
+                    await self._send_again(run_id, sorted(wanted - seen, key=order), STALLED)
+                    last_progress = now
+            finished = True
+        finally:
+            # An interrupted run keeps its leases: a resume or a worker may still need them.
+            await asyncio.to_thread(leases.close, finished)
+
+    async def _send_again(self, run_id: str, items: list[tuple[str, int]], why: str) -> None:
+        await asyncio.to_thread(self._send, run_id, items)
+        self.resent += len(items)
+        if self.on_resend is not None:
+            self.on_resend(len(items), why)
+
+
+Verdicts = dict[tuple[str, int], tuple[Verdict, str | None]]
+
+
+class _Follow:
+    """What the coordinator knows of the stored attempts of one run, read delta by delta."""
+
+    def __init__(self, store: Store, run_id: str) -> None:
+        self.store = store
+        self.run_id = run_id
+        self.known: set[tuple[str, int]] = set()
+        self.last_seq = 0
+        self.counted_at = time.monotonic()
+
+    def start(self) -> Verdicts:
+        """Every attempt stored so far."""
+        return self._read(0)
+
+    def poll(self) -> Verdicts:
+        """The attempts stored since the last read (and any that slipped under it)."""
+        found = self._read(self.last_seq)
+        now = time.monotonic()
+        if found and now - self.counted_at < RECOUNT_S:
+            return found
+        self.counted_at = now
+        if self.store.stored_count(self.run_id) > len(self.known):
+            # A writer committed after one numbered later was read: read the run whole once.
+            found = {**self._read(0), **found}
+        return found
+
+    def _read(self, after: int) -> Verdicts:
+        got = self.store.verdicts_since(self.run_id, after)
+        self.last_seq = max(self.last_seq, got.last_seq)
+        self.known.update(got.verdicts)
+        return got.verdicts
+
+
+def _poll(follow: _Follow, leases: LeaseWatch) -> tuple[Verdicts, list[tuple[str, int]]]:
+    """One poll, in a thread: what was stored, then whose lease expired (read after, so an
+    attempt stored just before its lease was dropped is already known as stored)."""
+    stored = follow.poll()
+    return stored, leases.expired()
 
 
 def _plan_order(plan: list[tuple[Case, int]]) -> Callable[[tuple[str, int]], int]:

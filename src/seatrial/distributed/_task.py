@@ -8,7 +8,10 @@ thread waits for its attempt, hands it to the process's group commit
 (:class:`~seatrial.distributed._commit.GroupCommit`), waits until it is committed, and only
 then returns, which acknowledges the message (late acknowledgement): a worker that dies
 before the write leaves the message to be delivered again, and a delivery whose attempt is
-already stored doubles nothing (the store keeps one attempt per run, case and attempt).
+already stored doubles nothing (the store keeps one attempt per run, case and attempt) and
+costs no agent call (the worker looks the attempt up first). While an attempt runs, the
+worker holds a lease on it (:mod:`seatrial.distributed._lease`), so the coordinator sends it
+again within seconds if the worker dies.
 
 A task sent before its run stopped (Ctrl-C on the coordinator, or the run already finished)
 is acknowledged without running: the run's ``finished_at`` is later than the task's
@@ -29,7 +32,9 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from seatrial.config import Config, load_config, resolve_db_url
+from seatrial.distributed._app import BROKER_URL_ENV, RUN_ATTEMPT_TASK
 from seatrial.distributed._commit import GroupCommit
+from seatrial.distributed._lease import LeaseKeeper, redis_for
 from seatrial.distributed._runtime import DEFAULT_CONCURRENCY, RunRuntime, open_run_runtime
 from seatrial.errors import RunNotFound, SeatrialError, StoreError
 from seatrial.record import AttemptRecord
@@ -85,6 +90,7 @@ class WorkerState:
     config: Config
     store: Store
     concurrency: int = DEFAULT_CONCURRENCY
+    leases: LeaseKeeper = field(default_factory=lambda: LeaseKeeper(None))
     loop: WorkerLoop = field(default_factory=WorkerLoop)
     writer: GroupCommit | None = None
     _runs: dict[str, _Held] = field(default_factory=dict)
@@ -111,23 +117,34 @@ class WorkerState:
             self.loop.call(self._release(run_id, evict=True))
         return stopped
 
-    def run_one(self, run_id: str, case_id: str, attempt: int) -> None:
-        """Run one attempt on the loop, then store it (and its review items)."""
+    def run_one(self, run_id: str, case_id: str, attempt: int) -> str:
+        """Run one attempt on the loop, then store it (and its review items); an attempt
+        already stored is not run again. Returns what was done (``stored``, ``already
+        stored``, ``dropped``)."""
+        # A delivery of a stored attempt (a resend after a lease or a stall, the broker's own
+        # re-delivery) would pay the agent again for a copy the store drops.
+        if self.store.attempt_stored(run_id, case_id, attempt):
+            return "already stored"
+        return self._run_and_store(run_id, case_id, attempt)
+
+    def _run_and_store(self, run_id: str, case_id: str, attempt: int) -> str:
         record, review_items = self.loop.call(self._attempt(run_id, case_id, attempt))
         if record is None:
-            return
+            return "dropped"
         with self._lock:
             if self.writer is None:
                 self.writer = GroupCommit(self.store)
         self.writer.store(encode_attempts([record]))
         if review_items:
             self.store.add_review_items(review_items)
+        return "stored"
 
     def close(self) -> None:
         """Close every run's agent, judge and gateway, the loop and the store."""
         for run_id in list(self._runs):
             self.loop.call(self._release(run_id, evict=True, force=True))
         self.loop.close()
+        self.leases.close()
         if self.writer is not None:
             self.writer.close()
         self.store.close()
@@ -233,7 +250,8 @@ def configure_worker(
             folder = project_dir or Path(os.environ.get(PROJECT_DIR_ENV) or Path.cwd())
             config = load_config(folder)
             store = Store.open(resolve_db_url(None, config), project_dir=config.project_dir)
-            _STATE = WorkerState(config=config, store=store, concurrency=concurrency)
+            leases = LeaseKeeper(redis_for(os.environ.get(BROKER_URL_ENV)))
+            _STATE = WorkerState(config=config, store=store, concurrency=concurrency, leases=leases)
         return _STATE
 
 
@@ -253,7 +271,7 @@ def run_attempt_task(task: Any, run_id: str, case_id: str, attempt: int, sent_at
     try:
         if state.stopped_since(run_id, sent_at):
             return "skipped"
-        state.run_one(run_id, case_id, attempt)
+        done = state.run_one(run_id, case_id, attempt)
     except RunNotFound:
         log.error(
             "run %s is not in this worker's store (%s): point SEATRIAL_DB_URL at the "
@@ -266,4 +284,21 @@ def run_attempt_task(task: Any, run_id: str, case_id: str, attempt: int, sent_at
         countdown = min(STORE_RETRY_MAX_S, 2.0 ** min(task.request.retries, 5))
         log.warning("run %s: %s; trying again in %.0f s", run_id, exc, countdown)
         raise task.retry(exc=exc, countdown=countdown) from exc
-    return "stored"
+    finally:
+        state.leases.release(run_id, case_id, attempt)
+    return done
+
+
+def lease_on_receipt(request: Any, **_: object) -> None:
+    """Celery's ``task_received`` handler: take the lease on an attempt as soon as its
+    message reaches this worker, before a pool thread starts it, so no message a worker
+    holds is without one."""
+    if request.name != RUN_ATTEMPT_TASK:
+        return
+    try:
+        run_id, case_id, attempt = request.args[:3]
+        leases = configure_worker().leases
+    except (ValueError, TypeError, SeatrialError) as exc:
+        log.warning("no lease for a %s message: %s", RUN_ATTEMPT_TASK, exc)
+        return
+    leases.acquire(str(run_id), str(case_id), int(attempt))
