@@ -14,7 +14,9 @@ Delivery guarantees come from the broker and four settings, all set in :func:`ce
   taken but not acknowledged within it goes back to the queue. It must be longer than the
   longest attempt, or a slow attempt runs twice (harmless, but paid for).
 
-None of them makes a task run once; the store's (run, case, attempt) identity does.
+None of them makes a task run once; the store's (run, case, attempt) identity does. Nor does
+any of them notice a dead worker before the visibility timeout: the attempt leases of
+:mod:`seatrial.distributed._lease` do, through the ``task_received`` signal connected here.
 """
 
 from __future__ import annotations

@@ -4,9 +4,9 @@ follow the run from the store, and send again what went missing.
 The coordinator never hears from a worker directly: what counts is what is stored. Every
 :data:`POLL_S` it reads the attempts stored since its last poll (``Store.verdicts_since``:
 a watermark on the storing order, so a poll costs what changed, not the whole run) and
-reports each new one to the progress display; when a poll finds nothing new, or every
-:data:`RECOUNT_S`, it compares the database's count with what it has seen and reads the run
-whole once if an attempt committed out of order slipped under the watermark.
+reports each new one to the progress display; every :data:`RECOUNT_S` it compares the
+database's count with what it has seen and reads the run whole once if an attempt committed
+out of order slipped under the watermark.
 
 Two things send attempts again:
 
@@ -40,7 +40,8 @@ POLL_S = 0.5
 RESEND_MARGIN_S = 10.0
 """Added to the visibility timeout before missing attempts are sent again."""
 RECOUNT_S = 5.0
-"""How often, at most, a poll that found attempts also compares the stored count."""
+"""How often a poll also compares the database's count of the run's attempts with what was
+seen (an index-only count: the database's work grows with the run, so not every poll)."""
 LEASE_LOST = "a worker stopped renewing its lease"
 STALLED = "nothing stored for a while"
 BROKER_CHECK_TIMEOUT_S = 5.0
@@ -176,7 +177,7 @@ class _Follow:
         """The attempts stored since the last read (and any that slipped under it)."""
         found = self._read(self.last_seq)
         now = time.monotonic()
-        if found and now - self.counted_at < RECOUNT_S:
+        if now - self.counted_at < RECOUNT_S:
             return found
         self.counted_at = now
         if self.store.stored_count(self.run_id) > len(self.known):
