@@ -44,18 +44,20 @@ def test_a_poll_returns_only_the_attempts_stored_since_the_last_one(
     assert store.stored_count(other.run_id) == 1
 
 
-def test_a_stored_attempt_is_found_and_its_neighbours_are_not(
+def test_stored_attempts_are_found_and_their_neighbours_are_not(
     store: Store, make_run: MakeRun, make_attempt: MakeAttempt
 ) -> None:
     run, other = make_run(), make_run()
     store.create_run(run, [])
     store.create_run(other, [])
-    store.save_attempts([make_attempt(run.run_id, "c1", 1)])
+    store.save_attempts([make_attempt(run.run_id, "c1", 1), make_attempt(run.run_id, "c2", 2)])
+    store.save_attempts([make_attempt(other.run_id, "c3", 1)])
 
-    assert store.attempt_stored(run.run_id, "c1", 1)
-    assert not store.attempt_stored(run.run_id, "c1", 2)
-    assert not store.attempt_stored(run.run_id, "c2", 1)
-    assert not store.attempt_stored(other.run_id, "c1", 1)
+    asked = [("c1", 1), ("c1", 2), ("c2", 1), ("c2", 2), ("c3", 1)]
+
+    assert store.stored_among(run.run_id, asked) == {("c1", 1), ("c2", 2)}
+    assert store.stored_among(other.run_id, asked) == {("c3", 1)}
+    assert store.stored_among(run.run_id, []) == set()
 
 
 @pytest.mark.postgres

@@ -7,9 +7,10 @@ it has no per-task heartbeat: that part is here, kept in the broker's Redis.
 
 - A worker takes a lease on an attempt when the attempt's message reaches it (Celery's
   ``task_received`` signal, before a pool thread starts it): a field ``CASE_ID<TAB>ATTEMPT``
-  of the run's hash ``seatrial:leases:RUN_ID``. A heartbeat thread in the worker process
-  rewrites the value of every lease it holds each :data:`HEARTBEAT_S`; the lease is deleted
-  once the task ends (its attempt stored, found stored, dropped, or handed back to retry).
+  of the run's hash ``seatrial:leases:RUN_ID``. One thread per worker process writes them
+  (what changed as soon as it wakes, in one pipeline) and rewrites the value of every lease
+  held each :data:`HEARTBEAT_S`; the lease is deleted once the task ends (its attempt
+  stored, found stored, dropped, or handed back to retry).
 - The coordinator reads the hash on each poll (its size is the attempts in flight, not the
   run's) and notes, by its own clock, when each value last changed: no clocks of two
   machines are compared. A value unchanged for :data:`LEASE_S` is a worker that stopped
@@ -29,7 +30,6 @@ import os
 import socket
 import threading
 import time
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
@@ -74,15 +74,19 @@ def redis_for(broker_url: str | None) -> Redis | None:
 
 
 class LeaseKeeper:
-    """A worker process's leases and the heartbeat thread that keeps them alive."""
+    """A worker process's leases, written by one thread: leases taken and given up since its
+    last write go in one pipeline as soon as it wakes, and every :data:`HEARTBEAT_S` it
+    rewrites every lease held. Pool threads never wait on Redis."""
 
     def __init__(self, client: Redis | None) -> None:
         """Keep leases in ``client`` (None: keep none)."""
         self._client = client
         self._holder = f"{socket.gethostname()}/{os.getpid()}"
         self._held: dict[tuple[str, str], int] = {}
-        self._lock = threading.Lock()
-        self._stop = threading.Event()
+        self._taken: set[tuple[str, str]] = set()
+        self._dropped: set[tuple[str, str]] = set()
+        self._wake = threading.Condition()
+        self._stopping = False
         self._failing = False
         self._thread: threading.Thread | None = None
 
@@ -91,65 +95,77 @@ class LeaseKeeper:
         if self._client is None:
             return
         slot = (run_id, _field(case_id, attempt))
-        with self._lock:
+        with self._wake:
             self._held[slot] = self._held.get(slot, 0) + 1
+            self._taken.add(slot)
             if self._thread is None:
                 self._thread = threading.Thread(
-                    target=self._beat, name="seatrial-lease-heartbeat", daemon=True
+                    target=self._write_loop, name="seatrial-leases", daemon=True
                 )
                 self._thread.start()
-        self._write([slot], 0)
+            self._wake.notify()
 
     def release(self, run_id: str, case_id: str, attempt: int) -> None:
         """Give the lease up (the attempt is stored, dropped or handed back to the broker);
         a lease this worker does not hold is left alone."""
         slot = (run_id, _field(case_id, attempt))
-        with self._lock:
+        with self._wake:
             left = self._held.get(slot, 0) - 1
             if left > 0:
                 self._held[slot] = left
-                return
-            if self._held.pop(slot, None) is None:
-                return
-        self._call(lambda client: client.hdel(lease_key(slot[0]), slot[1]))
+            elif self._held.pop(slot, None) is not None:
+                self._dropped.add(slot)
+                self._wake.notify()
 
     def close(self) -> None:
-        """Stop the heartbeat (the leases still held go stale, as a dead worker's would)."""
-        self._stop.set()
+        """Stop writing (the leases still held go stale, as a dead worker's would)."""
+        with self._wake:
+            self._stopping = True
+            self._wake.notify()
         if self._thread is not None:
             self._thread.join(HEARTBEAT_S * 2)
         if self._client is not None:
             self._client.close()
 
-    def _beat(self) -> None:
+    def _write_loop(self) -> None:
         beat = 0
-        while not self._stop.wait(HEARTBEAT_S):
-            beat += 1
-            with self._lock:
-                slots = list(self._held)
-            if slots:
-                self._write(slots, beat)
+        next_beat = time.monotonic() + HEARTBEAT_S
+        while True:
+            with self._wake:
+                while not (self._taken or self._dropped or self._stopping):
+                    wait_s = next_beat - time.monotonic()
+                    if wait_s <= 0:
+                        break
+                    self._wake.wait(wait_s)
+                if self._stopping:
+                    return
+                beating = time.monotonic() >= next_beat
+                taken = list(self._held) if beating else list(self._taken & self._held.keys())
+                dropped = [slot for slot in self._dropped if slot not in self._held]
+                self._taken.clear()
+                self._dropped.clear()
+            if beating:
+                beat += 1
+                next_beat = time.monotonic() + HEARTBEAT_S
+            self._write(taken, dropped, beat)
 
-    def _write(self, slots: list[tuple[str, str]], beat: int) -> None:
-        value = f"{self._holder}/{time.monotonic_ns()}/{beat}"
-
-        def write(client: Redis) -> None:
-            pipe = client.pipeline(transaction=False)
-            for run_id, field in slots:
-                pipe.hset(lease_key(run_id), field, value)
-            for run_id in {run_id for run_id, _ in slots}:
-                pipe.expire(lease_key(run_id), KEY_TTL_S)
-            pipe.execute()
-
-        self._call(write)
-
-    def _call(self, action: Callable[[Redis], object]) -> None:
+    def _write(
+        self, taken: list[tuple[str, str]], dropped: list[tuple[str, str]], beat: int
+    ) -> None:
         from redis import RedisError
 
-        if self._client is None:
+        if self._client is None or not (taken or dropped):
             return
+        value = f"{self._holder}/{beat}/{time.monotonic_ns()}"
+        pipe = self._client.pipeline(transaction=False)
+        for run_id, field in dropped:
+            pipe.hdel(lease_key(run_id), field)
+        for run_id, field in taken:
+            pipe.hset(lease_key(run_id), field, value)
+        for run_id in {run_id for run_id, _ in taken}:
+            pipe.expire(lease_key(run_id), KEY_TTL_S)
         try:
-            action(self._client)
+            pipe.execute()
         except RedisError as exc:
             # Leases only speed up re-delivery; the visibility timeout still brings back the
             # attempts of a worker that dies while Redis is away.

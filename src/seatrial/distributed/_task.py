@@ -35,6 +35,7 @@ from seatrial.config import Config, load_config, resolve_db_url
 from seatrial.distributed._app import BROKER_URL_ENV, RUN_ATTEMPT_TASK
 from seatrial.distributed._commit import GroupCommit
 from seatrial.distributed._lease import LeaseKeeper, redis_for
+from seatrial.distributed._lookup import GroupLookup
 from seatrial.distributed._runtime import DEFAULT_CONCURRENCY, RunRuntime, open_run_runtime
 from seatrial.errors import RunNotFound, SeatrialError, StoreError
 from seatrial.record import AttemptRecord
@@ -93,6 +94,7 @@ class WorkerState:
     leases: LeaseKeeper = field(default_factory=lambda: LeaseKeeper(None))
     loop: WorkerLoop = field(default_factory=WorkerLoop)
     writer: GroupCommit | None = None
+    lookup: GroupLookup | None = None
     _runs: dict[str, _Held] = field(default_factory=dict)
     _building: dict[str, asyncio.Lock] = field(default_factory=dict)
     _broken: dict[str, tuple[float, str]] = field(default_factory=dict)
@@ -123,7 +125,10 @@ class WorkerState:
         stored``, ``dropped``)."""
         # A delivery of a stored attempt (a resend after a lease or a stall, the broker's own
         # re-delivery) would pay the agent again for a copy the store drops.
-        if self.store.attempt_stored(run_id, case_id, attempt):
+        with self._lock:
+            if self.lookup is None:
+                self.lookup = GroupLookup(self.store)
+        if self.lookup.stored(run_id, case_id, attempt):
             return "already stored"
         return self._run_and_store(run_id, case_id, attempt)
 
@@ -145,6 +150,8 @@ class WorkerState:
             self.loop.call(self._release(run_id, evict=True, force=True))
         self.loop.close()
         self.leases.close()
+        if self.lookup is not None:
+            self.lookup.close()
         if self.writer is not None:
             self.writer.close()
         self.store.close()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any, NamedTuple
 
-from sqlalchemy import ColumnElement, and_, func, literal_column, select
+from sqlalchemy import ColumnElement, and_, func, literal_column, select, tuple_
 from sqlalchemy.engine import Connection
 
 from seatrial.errors import InputError
@@ -69,20 +69,22 @@ class AttemptReadsMixin(StoreCore):
 
         return self._reading(f"count the attempts of run {run_id!r}", read)
 
-    def attempt_stored(self, run_id: str, case_id: str, attempt: int) -> bool:
-        """Whether attempt ``attempt`` of ``case_id`` in run ``run_id`` is stored: a worker
-        asks before running a delivered attempt, so a delivery of a stored one costs no
-        agent call."""
-        query = select(attempts.c.id).where(
+    def stored_among(self, run_id: str, keys: Sequence[tuple[str, int]]) -> set[tuple[str, int]]:
+        """Which of ``keys`` (``(case_id, attempt)`` pairs of run ``run_id``) are stored, in
+        one query: a worker asks before running delivered attempts, so a delivery of a stored
+        one costs no agent call."""
+        if not keys:
+            return set()
+        wanted = set(keys)
+        query = select(attempts.c.case_id, attempts.c.attempt).where(
             attempts.c.run_id == run_id,
-            attempts.c.case_id == case_id,
-            attempts.c.attempt == attempt,
+            tuple_(attempts.c.case_id, attempts.c.attempt).in_(sorted(wanted)),
         )
 
-        def read(connection: Connection) -> bool:
-            return connection.execute(query).first() is not None
+        def read(connection: Connection) -> set[tuple[str, int]]:
+            return {(str(case_id), int(attempt)) for case_id, attempt in connection.execute(query)}
 
-        return self._reading(f"look up attempt {attempt} of {case_id!r} in run {run_id!r}", read)
+        return self._reading(f"look up {len(wanted)} attempts of run {run_id!r}", read)
 
     def finished_attempts(self, run_id: str) -> set[tuple[str, int]]:
         """The ``(case_id, attempt)`` pairs stored for a run: what a resume skips."""
