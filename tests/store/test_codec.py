@@ -9,8 +9,10 @@ from seatrial.store._codec import ATTEMPT_COLUMNS, SPAN_COLUMNS, attempt_rows
 from seatrial.store._schema import attempts, spans
 
 
-def test_bulk_rows_name_every_column_of_their_tables() -> None:
-    assert sorted(ATTEMPT_COLUMNS) == sorted(attempts.c.keys())
+def test_bulk_rows_name_every_column_of_their_tables_but_those_the_database_fills() -> None:
+    filled_by_database = {c.key for c in attempts.c if c.server_default is not None}
+    assert filled_by_database == {"stored_seq"}
+    assert sorted(ATTEMPT_COLUMNS) == sorted(set(attempts.c.keys()) - filled_by_database)
     assert sorted(SPAN_COLUMNS) == sorted(spans.c.keys())
 
 
