@@ -257,7 +257,13 @@ def configure_worker(
             folder = project_dir or Path(os.environ.get(PROJECT_DIR_ENV) or Path.cwd())
             config = load_config(folder)
             store = Store.open(resolve_db_url(None, config), project_dir=config.project_dir)
-            leases = LeaseKeeper(redis_for(os.environ.get(BROKER_URL_ENV)))
+            client = redis_for(os.environ.get(BROKER_URL_ENV))
+            if client is None:
+                log.warning(
+                    "the broker is not Redis: no attempt leases; the attempts of a worker "
+                    "that dies come back after the visibility timeout"
+                )
+            leases = LeaseKeeper(client)
             _STATE = WorkerState(config=config, store=store, concurrency=concurrency, leases=leases)
         return _STATE
 
