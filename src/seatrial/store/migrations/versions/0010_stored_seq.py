@@ -21,7 +21,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0010"
-down_revision = "0008"  # DEV-ONLY: 0009
+down_revision = "0009"
 branch_labels = None
 depends_on = None
 
