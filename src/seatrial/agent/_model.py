@@ -254,6 +254,11 @@ class ModelAgent:
         try:
             result = await session.call_tool_async(name, **arguments)
         except ToolError as exc:
+            if exc.arguments is not None:
+                # The tool received another call than the model sent (an injected fault took
+                # a parameter out): the conversation shows the model the call the error is
+                # about, so that resending it unchanged repeats the mistake.
+                function["arguments"] = json.dumps(exc.arguments, ensure_ascii=False)
             return _error_content(exc.error_type, str(exc))
         except Exception as exc:  # the tool failed: the model is told, as a real tool would
             return _error_content(type(exc).__name__, f"{type(exc).__name__}: {exc}")

@@ -12,11 +12,17 @@ from types import TracebackType
 from typing import Any
 
 from seatrial.agent._errors import ToolError
-from seatrial.agent._faults import FaultPlan, inject, parameters_schema, signature_schema
+from seatrial.agent._faults import (
+    FaultPlan,
+    fault_arguments,
+    inject,
+    parameters_schema,
+    signature_schema,
+)
 from seatrial.agent._policy import WRITE_TOOLS, PermissionPolicy
 from seatrial.agent._protocol import AttemptContext, clean_metadata, content_hash
 from seatrial.agent._sandbox import EVENT_KINDS, SANDBOX_TOOLS, Sandbox
-from seatrial.agent._tool import call_arguments, registered_tool, tool_span
+from seatrial.agent._tool import registered_tool, tool_span
 from seatrial.case import ToolFault
 from seatrial.trace import Span, TraceRecorder
 from seatrial.trace import attrs as A
@@ -237,6 +243,7 @@ class Session:
     def _inject(self, fault: ToolFault, number: int, arguments: dict[str, Any]) -> Any:
         """Answer a faulted call in place of the tool (agent/_faults.py)."""
         name = fault.tool
+        sent = dict(arguments)
         own, info = self.tools.get(name), registered_tool(name)
         schema = parameters_schema(self.tool_schemas.get(name))
         registered = False
@@ -254,7 +261,7 @@ class Session:
         if method is not None and (own is None or registered):
             # Recorded as the tool itself records its calls (defaults filled in), so that an
             # identical retry reads identical in the trace.
-            arguments = call_arguments(inspect.signature(method), (), arguments)
+            arguments = fault_arguments(inspect.signature(method), arguments)
         return inject(
             fault,
             number,
@@ -264,6 +271,7 @@ class Session:
             schema=schema,
             write=write,
             event_kind=kind,
+            sent=sent,
         )
 
     def _unknown(self, name: str) -> str:

@@ -57,6 +57,14 @@ FAULT = "seatrial.fault"
 """On a tool span: the fault injected in place of the tool's result (``http_500`` ...)."""
 FAULT_CALL = "seatrial.fault.call"
 """On a tool span with a fault: the 1-based call of that tool in the attempt."""
+FAULT_PARAMETER = "seatrial.fault.parameter"
+"""On a tool span with a ``missing_param`` or ``bad_enum`` fault: the parameter its message
+names, which the repairing call must set (or change)."""
+FAULT_ALLOWED = "seatrial.fault.allowed"
+"""On a tool span with a ``bad_enum`` fault: the values its message allows (a JSON list)."""
+FAULT_REMOVED = "seatrial.fault.removed"
+"""On a tool span with a ``missing_param`` fault: the parameter the fault took out of a call
+that sent every required one (the tool, the trace and the model's conversation lack it)."""
 
 # Span events.
 PERMISSION = "seatrial.permission"
