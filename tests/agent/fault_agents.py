@@ -120,7 +120,7 @@ async def async_tells_faults(message: str, session: Session) -> str:
 
 
 MISSING = re.compile(r"missing required parameter `(\w+)`")
-ALLOWED = re.compile(r"`(\w+)`(?: needs one of its allowed values.*?)?; allowed values: (.*?); call")
+ALLOWED = re.compile(r"`(\w+)` needs one of its allowed values.*?; allowed values: (.*?); call")
 REFUSED = re.compile(r"is not an allowed value of `(\w+)`; allowed values: (.*?); call")
 KNOWN = {"date": "2026-12-01", "period": "morning"}
 

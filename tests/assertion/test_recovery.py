@@ -81,9 +81,9 @@ async def test_identical_retries_up_to_the_bound_pass_and_one_more_fails():
         '{"date": "2026-12-01", "note": "", "period": "morning"}',
     )
     bounded = [{"type": "no_identical_retry", "transient_retries": 3}]
-    assert (await verdicts("identical", case(times=3, assertions=bounded)))[
-        "no_identical_retry"
-    ][0] == "pass"
+    assert (await verdicts("identical", case(times=3, assertions=bounded)))["no_identical_retry"][
+        0
+    ] == "pass"
 
 
 async def test_an_identical_resend_after_bad_enum_fails_both():

@@ -320,7 +320,11 @@ def render_recovery_table(table: RecoveryTable, form: str = "text") -> str:
     """The table as aligned text (``text``), GitHub Markdown (``md``) or JSON (``json``)."""
     if form == "json":
         rows = [
-            {**asdict(r), "pass_rate": round(r.pass_rate, 4), "recovery_rate": round(r.recovery_rate, 4)}
+            {
+                **asdict(r),
+                "pass_rate": round(r.pass_rate, 4),
+                "recovery_rate": round(r.recovery_rate, 4),
+            }
             for r in table.rows
         ]
         data = {
