@@ -229,20 +229,20 @@ def _bad_enum(
             absent,
             allowed,
         )
-    name = next(iter(arguments), None) or next(iter(properties), None)
-    if name is None:
+    other = next(iter(arguments), None) or next(iter(properties), None)
+    if other is None:
         return FaultAnswer(
             f"invalid arguments for `{tool}`: a value is not one the tool accepts; check the "
             f"allowed values in `{tool}`'s schema and call it again"
         )
-    if name in arguments:
-        what = f"the value {_shown(arguments[name])} of `{name}`"
+    if other in arguments:
+        what = f"the value {_shown(arguments[other])} of `{other}`"
     else:
-        what = f"`{name}` (no value was given)"
+        what = f"`{other}` (no value was given)"
     return FaultAnswer(
         f"invalid arguments for `{tool}`: {what} is not one the tool accepts; call `{tool}` "
-        f"again with another value of `{name}`",
-        name,
+        f"again with another value of `{other}`",
+        other,
     )
 
 
