@@ -17,10 +17,10 @@ Mapped onto GenAI spans:
 - GENERATION: ``chat`` with the model, token usage (``usageDetails`` input/output, else
   ``usage``, else ``promptTokens``/``completionTokens``), cost, temperature and max tokens,
   and the OpenAI-style input and output as ``gen_ai.input.messages``/``output.messages``;
-- TOOL: ``execute_tool`` (name, input as arguments, output as result); a trace with no TOOL
-  observation at all (Langfuse v2, where tools were rarely traced) gets an ``execute_tool``
-  span for each tool call a generation asked for, its result taken from the ``tool``
-  message that answered it in a later generation's input;
+- TOOL: ``execute_tool`` (name, input as arguments, output as result). A tool call a
+  generation asked for without a TOOL observation (Langfuse v2, where tools were rarely
+  traced) becomes an ``execute_tool`` span when the trace is normalized, as for every format
+  (:mod:`seatrial.trace._message_tools`);
 - AGENT: ``invoke_agent``; RETRIEVER ``retrieval``; EMBEDDING ``embeddings``; SPAN, CHAIN,
   EVALUATOR, GUARDRAIL: plain spans; EVENT: a span event on its parent;
 - ``level: ERROR`` is an error status with ``statusMessage`` as its message.
@@ -37,12 +37,7 @@ from typing import Any
 
 from seatrial.trace import _attrs as A
 from seatrial.trace._format_error import TraceFormatError
-from seatrial.trace._langfuse_messages import (
-    json_text,
-    mapping,
-    put_messages,
-    tool_calls_of_generations,
-)
+from seatrial.trace._langfuse_messages import json_text, mapping, put_messages
 from seatrial.trace._span import Span, SpanEvent, Trace
 from seatrial.trace._time import to_unix_nanos
 from seatrial.trace._tools_called import TOOL_ERROR, encode_json
@@ -147,8 +142,6 @@ def _trace(record: Mapping[str, Any], observations: Sequence[Any], where: str) -
     for span in spans:
         if span.parent_span_id is None:
             span.parent_span_id = root.span_id
-    if not any(s.operation == A.OP_EXECUTE_TOOL for s in spans):
-        spans.extend(tool_calls_of_generations(spans))
     spans.insert(0, root)
     by_id = {span.span_id: span for span in spans}
     for parent_id, found in events.items():

@@ -105,6 +105,21 @@ class TraceToolCall:
         return int(value) if value is not None else None
 
 
+def _made_from_message(span: Span) -> bool:
+    return span.attributes.get(A.TOOL_CALL_SOURCE) == A.TOOL_CALL_FROM_MESSAGE
+
+
+def _exported_call_ids(spans: list[Span]) -> set[str]:
+    """Call ids of the ``execute_tool`` spans the agent exported (not read from messages)."""
+    return {
+        str(span.attributes[A.TOOL_CALL_ID])
+        for span in spans
+        if span.operation == A.OP_EXECUTE_TOOL
+        and span.attributes.get(A.TOOL_CALL_ID)
+        and not _made_from_message(span)
+    }
+
+
 @dataclass(frozen=True)
 class ModelCall:
     """A model call read off a ``chat`` span."""
@@ -166,9 +181,12 @@ class Trace(BaseModel):
 
     def _tool_calls(self) -> list[TraceToolCall]:
         calls = []
+        exported = _exported_call_ids(self.spans)
         for span in self.spans:
             if span.operation != A.OP_EXECUTE_TOOL:
                 continue
+            if _made_from_message(span) and str(span.attributes.get(A.TOOL_CALL_ID)) in exported:
+                continue  # the agent's own span of this call arrived in another batch
             error = span.attributes.get(A.ERROR_TYPE)
             calls.append(
                 TraceToolCall(
