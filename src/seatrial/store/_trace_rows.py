@@ -4,7 +4,7 @@ A trace's summary (``traces``) is built from the spans of one batch and merged w
 stored one when the trace already exists, so a trace sent over many requests never has its
 spans read back. Every figure is a sum, a minimum, a maximum or a union for that reason;
 tokens are kept twice (model calls, agent spans) so the rule "the agent spans' usage counts
-only when there are no model calls" holds however the spans were split into batches.
+only when the model calls carry no tokens" holds however the spans were split into batches.
 """
 
 from __future__ import annotations

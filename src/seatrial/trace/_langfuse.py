@@ -2,7 +2,9 @@
 
 Read: the public API's ``GET /api/public/traces/{traceId}`` body (a trace with its
 ``observations`` and ``scores``), a list of those or JSONL with one per line, and
-``GET /api/public/observations`` pages (``{"data": [observation, ...]}``), grouped by
+``GET /api/public/observations`` pages (``{"data": [observation, ...]}``) and v2's
+``GET /api/public/v2/observations`` pages (whose observations repeat the trace's ``sessionId``,
+``userId`` and ``environment``, and name the model ``providedModelName``), grouped by
 ``traceId``. An observation is ``{id, traceId, type, name, startTime, endTime,
 parentObservationId, model, modelParameters, input, output, usage | usageDetails, level,
 statusMessage, metadata, ...}``; ``type`` is GENERATION, SPAN or EVENT, and in Langfuse v3
@@ -51,6 +53,8 @@ _OPERATION_OF_TYPE = {
     "RETRIEVER": A.OP_RETRIEVAL,
     "EMBEDDING": A.OP_EMBEDDINGS,
 }
+_TRACE_FIELDS_OF_OBSERVATIONS = ("sessionId", "userId", "environment")
+"""Trace fields an observations export carries on each observation; they go on the root."""
 _MAPPED_TRACE_FIELDS = frozenset(
     {"id", "timestamp", "name", "input", "output", "sessionId", "userId", "observations"}
     | {"scores"}
@@ -59,7 +63,8 @@ _MAPPED_FIELDS = frozenset(
     {"id", "traceId", "type", "name", "startTime", "endTime", "parentObservationId", "model"}
     | {"input", "output", "usage", "usageDetails", "level", "statusMessage", "modelParameters"}
     | {"promptTokens", "completionTokens", "calculatedTotalCost", "costDetails", "totalCost"}
-    | {"inputUsage", "outputUsage"}
+    | {"inputUsage", "outputUsage", "providedModelName"}
+    | set(_TRACE_FIELDS_OF_OBSERVATIONS)
 )
 _PARAMETERS = {
     "temperature": A.REQUEST_TEMPERATURE,
@@ -97,8 +102,20 @@ def read(data: Any) -> list[Trace]:
     for trace_id, observations in loose.items():
         if not trace_id:
             raise TraceFormatError("an observation without `traceId` cannot join a trace")
-        traces[trace_id] = _trace({"id": trace_id}, observations, "observations")
+        traces[trace_id] = _trace(_trace_of(trace_id, observations), observations, "observations")
     return list(traces.values())
+
+
+def _trace_of(trace_id: str, observations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The trace fields an observations export repeats on each observation (v2's
+    ``GET /api/public/v2/observations``: ``sessionId``, ``userId``, ``environment``), from the
+    first observation that has each."""
+    record: dict[str, Any] = {"id": trace_id}
+    for key in _TRACE_FIELDS_OF_OBSERVATIONS:
+        value = next((o[key] for o in observations if o.get(key) not in (None, "")), None)
+        if value is not None:
+            record[key] = value
+    return record
 
 
 def _records(data: Any) -> list[Any]:
@@ -246,8 +263,10 @@ def _observation(raw: Mapping[str, Any], trace_id: str, where: str) -> Span:
 
 
 def _generation(attrs: dict[str, Any], raw: Mapping[str, Any]) -> None:
-    _put(attrs, A.REQUEST_MODEL, raw.get("model"))
-    _put(attrs, A.RESPONSE_MODEL, raw.get("model"))
+    # v2's observations API names the model the application sent `providedModelName`.
+    model = raw.get("model") or raw.get("providedModelName")
+    _put(attrs, A.REQUEST_MODEL, model)
+    _put(attrs, A.RESPONSE_MODEL, model)
     parameters = raw.get("modelParameters")
     if isinstance(parameters, Mapping):
         for key, target in _PARAMETERS.items():
