@@ -218,3 +218,38 @@ def test_a_langfuse_v2_observations_export_keeps_each_traces_session_and_user(
         "t-1": ("s-1", "u-1", ["qwen-max"]),
         "t-2": ("s-2", "u-2", ["qwen-max"]),
     }
+
+
+def test_span_links_are_stored_masked_and_written_back(tmp_path: Path) -> None:
+    from seatrial.trace import SpanLink, traces_from_otlp
+
+    folder = project(tmp_path)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    trace_id = "cd" * 16
+    link = SpanLink(
+        trace_id="4bf92f3577b34da6a3ce929d0e0e4736",
+        span_id="00f067aa0ba902b7",
+        attributes={"caller": f"回拨 {PHONE}"},
+    )
+    span = Span(
+        trace_id=trace_id,
+        span_id="0000000000000009",
+        name="process queued order",
+        start_time_unix_nano=1_764_000_000_000_000_000,
+        end_time_unix_nano=1_764_000_000_100_000_000,
+        links=[link],
+    )
+    path = folder / "linked.json"
+    path.write_text(json.dumps(trace_to_otlp(Trace(trace_id=trace_id, spans=[span]))), "utf-8")
+
+    done = seatrial("ingest", str(path), "--db", url, cwd=folder)
+
+    assert done.returncode == 0, done.stderr
+    with Store.open(url) as store:
+        (stored,) = store.ingested_trace(trace_id).spans
+    (kept,) = stored.links
+    assert (kept.trace_id, kept.span_id) == (link.trace_id, link.span_id)
+    assert kept.attributes == {"caller": "回拨 <PHONE_1>"}
+    (again,) = traces_from_otlp(trace_to_otlp(Trace(trace_id=trace_id, spans=[stored])))
+    assert again.spans[0].links == [kept]
+    assert PHONE.encode() not in (tmp_path / "store.db").read_bytes()

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from typing import Any
 
-from seatrial.store._codec import NO_EVENTS
+from seatrial.store._codec import NO_EVENTS, stored_attributes
 from seatrial.store._engine import raw_json, without_nul
 from seatrial.trace import Span, Trace, attrs
 
@@ -110,7 +110,7 @@ def trace_span_row(span: Span, position: int) -> tuple[Any, ...]:
         without_nul(span.name),
         span.start_time_unix_nano,
         span.end_time_unix_nano,
-        raw_json(span.attributes),
+        stored_attributes(span),
         raw_json(span.events) if span.events else NO_EVENTS,
         span.status,
         without_nul(span.status_message),

@@ -29,6 +29,20 @@ class SpanEvent(BaseModel):
         return A.event_value(self.attributes, key, default)
 
 
+class SpanLink(BaseModel):
+    """A link from a span to another span, of this trace or another (OTLP's ``Span.Link``):
+    the batch job a request started, the request a queued task came from."""
+
+    trace_id: str
+    """Hex trace id of the linked span."""
+    span_id: str
+    """Hex span id of the linked span."""
+    trace_state: str = ""
+    """The linked context's W3C ``tracestate``."""
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    """Attributes of the link."""
+
+
 class Span(BaseModel):
     """One span: the agent's run, a model call, a tool call."""
 
@@ -52,6 +66,8 @@ class Span(BaseModel):
     """OTel status code."""
     status_message: str = ""
     """Description for an error status."""
+    links: list[SpanLink] = Field(default_factory=list, exclude_if=lambda links: not links)
+    """Links to other spans, as an OTLP export carried them (left out of a dump when none)."""
 
     @property
     def operation(self) -> str | None:
