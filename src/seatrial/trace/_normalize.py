@@ -20,9 +20,11 @@ page reads the GenAI names, so :func:`normalize_span` adds them beside the origi
   parameter schema, not the call's arguments, so it is kept as it is);
 - an error span gets ``error.type`` from its ``exception`` event, else ``_OTHER`` when it is
   a GenAI operation;
-- span names are kept; only a span without a name gets ``{operation} {model or tool}``.
+- span names are kept; only a span without a name gets ``{operation} {model or tool}``;
+- a tool call the messages hold and no ``execute_tool`` span records gets a span of its own
+  (:mod:`seatrial.trace._message_tools`).
 
-Running it twice gives the same span: it only ever fills what is missing.
+Running it twice gives the same trace: it only ever fills what is missing.
 """
 
 from __future__ import annotations
