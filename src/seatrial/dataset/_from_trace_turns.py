@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from seatrial.trace import Span, Trace, decode_attribute
@@ -102,7 +102,7 @@ def _span_user_messages(span: Span) -> list[str]:
     the span's list; reading two would count every message twice.
     """
     attributes = span.attributes
-    spellings = (
+    spellings: tuple[Callable[[], list[str]], ...] = (
         lambda: _role_texts(decode_attribute(attributes.get(INPUT_MESSAGES))),
         lambda: _event_user_messages(span),
         lambda: _indexed(attributes, _PROMPT),
