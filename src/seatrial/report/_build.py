@@ -77,7 +77,8 @@ class RunReport(BaseModel):
     baseline: dict[str, Any] | None = None
     """With a baseline: its run id, the regressed and fixed cases, and a one-line headline."""
     dataset: dict[str, Any] | None = None
-    """The golden set the run ran (``name``, ``version``); None when it named none."""
+    """The golden set the run ran (``name``, ``version``, the version's ``hash``, and
+    whether its history ``verified`` when the run started); None when it named none."""
     version_drift: list[VersionDrift] = Field(default_factory=list)
     """Models whose answers reported another model id than the pinned one (``models:``)."""
     simulator: SimulatorSummary | None = None
@@ -89,7 +90,10 @@ class RunReport(BaseModel):
         """``dataset NAME v3`` for a run of a golden set, else empty."""
         if not self.dataset:
             return ""
-        return f"dataset {self.dataset.get('name')} v{self.dataset.get('version')}"
+        text = f"dataset {self.dataset.get('name')} v{self.dataset.get('version')}"
+        if self.dataset.get("verified") is False:
+            text += " (its history was changed in the database: seatrial datasets verify)"
+        return text
 
 
 def verdict_of_attempts(attempts: list[AttemptRecord]) -> Verdict:
