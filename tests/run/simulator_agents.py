@@ -49,15 +49,6 @@ async def booking_desk(message: str, session: Session) -> str:
     return f"Booked: a table on {state['date']} for {state['name']}."
 
 
-async def desk_that_says_the_phone(message: str, session: Session) -> str:
-    """The booking desk, which reads the caller's number back first: a hidden value the agent
-    said is no leak when the user repeats it."""
-    reply = await booking_desk(message, session)
-    if reply.startswith("What name"):
-        return f"What name is the booking under? We have your number as {PHONE}."
-    return reply
-
-
 def _user_says(body: dict[str, Any]) -> str:
     messages = body["messages"]
     system = str(messages[0]["content"])
@@ -71,7 +62,7 @@ def _user_says(body: dict[str, Any]) -> str:
             else ("Friday, please.")
         )
     if "What name" in last:
-        if "blabbermouth" in system or "repeats the desk" in system:
+        if "blabbermouth" in system:
             return f"Li Wei, my phone is {PHONE}."
         return "Li Wei."
     if "oversharer" in system:

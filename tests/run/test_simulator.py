@@ -212,24 +212,6 @@ async def test_a_simulator_that_leaks_early_spends_no_agent_turn_after_it(
     assert (len(desk_calls), len(simulator_calls)) == (1, 2)
 
 
-async def test_a_hidden_value_the_agent_said_first_is_no_leak_and_the_talk_goes_on(
-    tmp_path: Path, store: Store
-) -> None:
-    case = _case("echoes", "A diner who repeats the desk's number")
-    with FakeOpenAI(model_script) as upstream:
-        suite = _project(tmp_path, upstream, case)
-        done = await execute_suite_async(
-            suite,
-            f"python:{Path(__file__).parent / 'simulator_agents.py'}:desk_that_says_the_phone",
-            config=load_config(tmp_path),
-            store=store,
-            write_report_files=False,
-        )
-    [record] = store.attempts(done.run_id)
-    assert record.failure_type != "simulator", record.reason
-    assert len(record.responses) == 3 and record.verdict == "PASS"
-
-
 async def test_a_simulated_user_talks_to_a_model_agent_through_the_same_gateway(
     tmp_path: Path, store: Store
 ) -> None:
