@@ -145,6 +145,7 @@ def test_a_store_from_before_the_chain_gets_it_when_migrated(golden: Store, db_u
         connection.execute(text("ALTER TABLE golden_changes DROP COLUMN content_hash"))
         connection.execute(text("ALTER TABLE golden_versions DROP COLUMN previous_hash"))
         connection.execute(text("ALTER TABLE golden_versions DROP COLUMN content_hash"))
+        connection.execute(text("ALTER TABLE model_calls DROP COLUMN priced"))
 
     with Store.open(db_url) as migrated, migrated.engine.connect() as connection:
         assert current_revision(connection) == SCHEMA_REVISION

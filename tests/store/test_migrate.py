@@ -139,6 +139,7 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
         connection.exec_driver_sql("ALTER TABLE golden_changes DROP COLUMN content_hash")
         connection.exec_driver_sql("ALTER TABLE golden_versions DROP COLUMN previous_hash")
         connection.exec_driver_sql("ALTER TABLE golden_versions DROP COLUMN content_hash")
+        connection.exec_driver_sql("ALTER TABLE model_calls DROP COLUMN priced")
     with Store.open(fresh_url) as store, store.engine.connect() as connection:
         assert current_revision(connection) == SCHEMA_REVISION
         indexes = {ix["name"] for ix in inspect(connection).get_indexes("runs")}

@@ -24,9 +24,9 @@ def failing_check(record: AttemptRecord, case: Case | None) -> str:
     first failed soft one; "" when none failed (an ERROR, a score under the threshold)."""
     failed = [result for result in record.assertions if result.verdict == "fail"]
     hard = [result for result in failed if result.must_pass]
-    chosen = (hard or failed or [None])[0]
-    if chosen is None:
+    if not failed:
         return ""
+    chosen = (hard or failed)[0]
     return check_text(chosen.type, _written_params(chosen.id, case))
 
 

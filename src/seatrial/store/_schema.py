@@ -170,6 +170,8 @@ model_calls = Table(
     Column("fallback_used", Boolean, nullable=False),
     Column("fault", Text),
     Column("created_at", Float, nullable=False),
+    # Whether the model had a price (0009); NULL for calls booked before.
+    Column("priced", Boolean),
     # Budgets and reports sum a run's spend, split by purpose.
     Index(None, "run_id", "purpose"),
 )

@@ -1,4 +1,5 @@
-"""The golden sets' hash chain: each version and each change stores a hash of its content.
+"""The golden sets' hash chain (each version and change stores a hash of its content), and
+whether a model call's model had a price.
 
 Revision ID: 0009
 Revises: 0008
@@ -9,6 +10,9 @@ Sets written before this revision get their chain here, from the rows as they st
 the upgrade cannot be told from the history). The hashing is
 :mod:`seatrial.store._golden_chain`'s, which never changes for a given format: a new format
 comes with its own migration.
+
+``model_calls.priced`` stays NULL for calls booked before: whether their model had a price
+then is not known, so no report calls them unpriced.
 
 Migrations are history: this file spells its types out rather than importing the current
 schema module, so a later change there cannot rewrite what this revision created.
@@ -54,7 +58,8 @@ _changes = sa.table(
 
 
 def upgrade() -> None:
-    """Add the hash columns and compute the chain of every existing set."""
+    """Add the hash columns, compute the chain of every existing set, add ``priced``."""
+    op.add_column("model_calls", sa.Column("priced", sa.Boolean(), nullable=True))
     op.add_column("golden_versions", sa.Column("content_hash", sa.String(64), nullable=True))
     op.add_column("golden_versions", sa.Column("previous_hash", sa.String(64), nullable=True))
     op.add_column("golden_changes", sa.Column("content_hash", sa.String(64), nullable=True))
@@ -64,7 +69,7 @@ def upgrade() -> None:
         sa.select(_changes).order_by(_changes.c.dataset, _changes.c.version, _changes.c.position)
     ).mappings()
     for row in list(rows):
-        digest = change_hash(row)
+        digest = change_hash(dict(row))
         changes.setdefault((row["dataset"], row["version"]), []).append(digest)
         connection.execute(
             sa.update(_changes)
@@ -81,7 +86,7 @@ def upgrade() -> None:
     ).mappings()
     for row in list(rows):
         link = previous.get(row["dataset"])
-        digest = version_hash(row, changes.get((row["dataset"], row["version"]), []), link)
+        digest = version_hash(dict(row), changes.get((row["dataset"], row["version"]), []), link)
         previous[row["dataset"]] = digest
         connection.execute(
             sa.update(_versions)
@@ -91,7 +96,8 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
-    """Drop the hash columns (the history itself stays)."""
+    """Drop the hash columns (the history itself stays) and ``priced``."""
+    op.drop_column("model_calls", "priced")
     op.drop_column("golden_changes", "content_hash")
     op.drop_column("golden_versions", "previous_hash")
     op.drop_column("golden_versions", "content_hash")
