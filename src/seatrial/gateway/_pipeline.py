@@ -216,9 +216,11 @@ class ChatCall:
     ) -> ChatResponse:
         """Price the answer, charge the budget, write the ledger row."""
         fault = self._fault
+        price = price_for(served_by)
         response = answer.model_copy(
             update={
-                "cost_usd": cost_usd(answer.usage, price_for(served_by)),
+                "cost_usd": cost_usd(answer.usage, price),
+                "priced": price is not None,
                 "model": served_by.name,
                 "latency_ms": self._ms(),
                 "attempts": attempts,

@@ -101,9 +101,11 @@ SIMULATED_TURN_MESSAGE = "seatrial.simulated_turn.message"
 SIMULATOR_STOP = "seatrial.simulator_stop"
 """How the simulated user ended the conversation."""
 SIMULATOR_STOP_REASON = "seatrial.simulator_stop.reason"
-"""``stop_token``, ``max_turns``, ``empty`` (it wrote nothing) or ``error`` (its call failed)."""
+"""``stop_token``, ``max_turns``, ``empty`` (it wrote nothing), ``error`` (its call failed) or
+``leak`` (its message gave a hidden fact away, and was not sent)."""
 SIMULATOR_STOP_MESSAGE = "seatrial.simulator_stop.message"
-"""Its last words with the stop token taken out (not sent to the agent), or the error."""
+"""Its last words with the stop token taken out (not sent to the agent), the error, or the
+leaking message it wrote (not sent either)."""
 
 EVENT_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     PERMISSION: (PERMISSION_TOOL, PERMISSION_SCOPE, PERMISSION_DECISION, PERMISSION_REASON),
