@@ -58,6 +58,7 @@ _KIND_STATUS = {
     "server_error": 502,
     "connection": 502,
     "malformed": 502,
+    "unparsable_output": 502,
     "bad_request": 400,
 }
 

@@ -22,7 +22,7 @@ from seatrial.agent import (
 )
 from seatrial.assertion import AssertionContext, evaluate, evaluate_async
 from seatrial.case import Case
-from seatrial.errors import AgentError
+from seatrial.errors import AgentError, ModelFailure
 from seatrial.record import SIMULATOR_FAILURE, AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
 from seatrial.run._simulator import simulated_user
@@ -160,7 +160,8 @@ async def run_attempt(
         if error is not None:
             return AttemptRecord(
                 **common,
-                verdict="ERROR",
+                # The model's broken tool call is what the run measures; ERROR is a crash.
+                verdict="FAIL" if isinstance(error, ModelFailure) else "ERROR",
                 failure_type=error.failure_type,
                 error=str(error),
                 reason=f"{error.failure_type}: {error}",
