@@ -256,14 +256,15 @@ async def test_a_spent_budget_answers_402_and_the_sdk_does_not_retry(
     assert spans[-1].attributes[A.ERROR_TYPE] == "BudgetExceeded"
 
 
-async def test_a_primary_that_misses_its_first_byte_falls_back_through_the_proxy(
+async def test_a_primary_that_misses_its_deadline_falls_back_through_the_proxy(
     client_for: Callable[[str], openai.AsyncOpenAI],
 ) -> None:
+    # A whole answer is bounded by `timeout_s` (its first byte is the answer itself).
     async with FakeOpenAI(Hang(5)) as slow, FakeOpenAI("from backup") as backup:
         config = GatewayConfig(
             models={
                 "primary": model(
-                    "primary", slow, fallbacks=["backup"], first_byte_timeout_s=0.2, max_retries=0
+                    "primary", slow, fallbacks=["backup"], timeout_s=0.2, max_retries=0
                 ),
                 "backup": model("backup", backup),
             }

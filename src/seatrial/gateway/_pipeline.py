@@ -156,8 +156,10 @@ class ChatCall:
                 await injector.before_call(fault)
             provider = gw._providers.provider_for(model)
             if not streamed:
+                # A whole answer's first byte is the answer itself: only `timeout_s` bounds
+                # it (a first-byte clock would fail every slow local model's normal call).
                 answer = await provider.chat(
-                    request, model, first_byte_timeout_s=first_byte_s, timeout_s=timeout_s
+                    request, model, first_byte_timeout_s=timeout_s, timeout_s=timeout_s
                 )
                 if injector is not None and fault is not None:
                     answer = injector.after_call(fault, answer, request)
