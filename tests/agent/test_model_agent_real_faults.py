@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pytest
 
+from seatrial.config import load_config
+from seatrial.run import RunOptions
+from seatrial.store import Store
 from seatrial.testing import UNPARSABLE_TOOL_CALL, FakeReply
 from tests.agent.test_model_agent import BOOKER, KEY_ENV, calls, run, tool_messages
 
@@ -145,3 +148,36 @@ async def test_arguments_outside_the_schema_are_told_to_the_model_before_the_too
         ("book_visit", False, "invalid_arguments"),
         ("book_visit", True, None),
     ]
+
+
+# -- a timed-out attempt (a slow local model past the attempt's deadline) --------------------
+
+
+@pytest.mark.slow
+async def test_a_timed_out_attempt_prints_no_traceback_and_its_rerun_times_out_again(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
+) -> None:
+    from seatrial.run import rerun_attempt_async
+
+    # The answer arrives after the attempt's 1 s deadline, as a 2-core CPU model's did.
+    late = FakeReply("Booked A1.", delay_s=8)
+    ran = await run(
+        tmp_path, late, suite=ANSWER_SUITE, cassette=True, options=RunOptions(timeout_s=1)
+    )
+    assert (ran.record.verdict, ran.record.failure_type) == ("ERROR", "timeout")
+    printed = capfd.readouterr().err + caplog.text
+    assert "Traceback" not in printed and "CancelledError" not in printed, printed
+
+    # The cassette keeps nothing that came after the deadline, only that the call was cut
+    # off: the rerun times out again instead of turning to PASS.
+    [cassette] = (tmp_path / ".seatrial" / "cassettes").glob("*.jsonl")
+    [line] = [json.loads(t) for t in cassette.read_text(encoding="utf-8").splitlines()]
+    assert line["response"] is None and line["cut_off_after_s"] > 0
+    with Store.open(f"sqlite:///{tmp_path / 'store.db'}") as store:
+        again = await rerun_attempt_async(
+            store, f"{ran.done.run_id}:c", config=load_config(tmp_path)
+        )
+    assert (again.replayed.verdict, again.replayed.failure_type) == ("ERROR", "timeout")
+    assert again.reproduced, again.diff.to_dict()
+    printed = capfd.readouterr().err + caplog.text
+    assert "Traceback" not in printed and "CancelledError" not in printed, printed

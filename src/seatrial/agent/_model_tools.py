@@ -170,7 +170,8 @@ def argument_problems(tool: Mapping[str, Any], arguments: Mapping[str, Any]) -> 
     An argument the schema does not list is unexpected unless ``additionalProperties``
     allows it: an implementation called with it would only fail with a Python TypeError.
     """
-    function = tool.get("function") if isinstance(tool.get("function"), Mapping) else tool
+    inner = tool.get("function")
+    function: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
     name = str(function.get("name") or "")
     schema = function.get("parameters")
     if not isinstance(schema, Mapping):

@@ -17,8 +17,10 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
+from seatrial.errors import ProviderError
+from seatrial.gateway._cassette import CutOff
 from seatrial.gateway._config import FaultSpec, ModelConfig
 from seatrial.gateway._cost import cost_usd, price_for
 from seatrial.gateway._fallback import fallback_chain, with_fallback
@@ -115,6 +117,8 @@ class ChatCall:
         """A replayed or cached answer (setting the cassette mode), and the cache key to fill."""
         gw, request = self._gw, self._request
         replayed = gw._replay(request)
+        if isinstance(replayed, CutOff):
+            await self._cut_off_again(decision, replayed)
         if replayed is not None:
             self._mode = "replay"
             return replayed, None
@@ -137,6 +141,20 @@ class ChatCall:
         await gw._ledger(request, response)
         self._mode = gw._record(request, response)
         return response, key
+
+    async def _cut_off_again(self, decision: RouteDecision, recorded: CutOff) -> NoReturn:
+        """Replay a call its attempt's deadline cut off: wait for that deadline again (the
+        attempt's end cancels this wait), at most the model's ``timeout_s``, then fail as a
+        real call would have."""
+        model = self._gw.config.models.get(decision.model)
+        limit_s = model.timeout_s if model is not None else recorded.after_s
+        await asyncio.sleep(limit_s)
+        raise ProviderError(
+            f"model {decision.model!r} did not answer this call when it was recorded: its "
+            f"attempt ended {recorded.after_s:g} s into it; replayed, it waits for the "
+            f"attempt's deadline (at most the model's timeout_s, {limit_s:g} s)",
+            kind="timeout",
+        )
 
     async def _fetch(
         self, decision: RouteDecision, key: str | None, request: ChatRequest, streamed: bool

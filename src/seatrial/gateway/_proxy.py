@@ -13,6 +13,7 @@ already retried and fallen back, so a client SDK retrying again would only multi
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
@@ -32,11 +33,16 @@ from seatrial.errors import (
     ProviderError,
     RateLimitTimeout,
 )
-from seatrial.gateway._attempts import ATTEMPT_HEADER, AttemptBinding, AttemptRegistry
+from seatrial.gateway._attempts import (
+    ATTEMPT_ENDED,
+    ATTEMPT_HEADER,
+    AttemptBinding,
+    AttemptRegistry,
+)
 from seatrial.gateway._config import GatewayConfig
 from seatrial.gateway._gateway import Gateway
 from seatrial.gateway._metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from seatrial.gateway._types import CallAttempt, ChatChunk, Usage
+from seatrial.gateway._types import CallAttempt, ChatChunk, ChatRequest, ChatResponse, Usage
 from seatrial.gateway._wire import (
     WireError,
     chat_request_from_openai,
@@ -67,6 +73,10 @@ class UnknownAttempt(GatewayError):
     """A per-attempt URL whose attempt is not running (finished, or never registered)."""
 
 
+class AttemptEnded(GatewayError):
+    """The call's attempt ended (its deadline passed) before the model answered."""
+
+
 def resolve_model(config: GatewayConfig, sent: str | None) -> str | None:
     """The configured model a client's ``model`` means.
 
@@ -90,6 +100,8 @@ def error_status(exc: GatewayError) -> tuple[int, str]:
         return 400, "invalid_request_error"
     if isinstance(exc, UnknownAttempt):
         return 404, "not_found_error"
+    if isinstance(exc, AttemptEnded):
+        return 504, "attempt_ended"
     if isinstance(exc, BudgetExceeded):
         return 402, "budget_exceeded"
     if isinstance(exc, RateLimitTimeout):
@@ -171,10 +183,41 @@ class ProxyApp:
                     chat_request, binding, bool(options.get("include_usage")), body.get("model")
                 )
             with _active(binding):
-                response = await self.gateway.chat(chat_request)
+                if binding is None:
+                    response = await self.gateway.chat(chat_request)
+                else:
+                    response = await self._attempt_chat(binding, chat_request)
         except GatewayError as exc:
             return error_response(exc)
         return JSONResponse(chat_response_to_openai(response, body.get("model")))
+
+    async def _attempt_chat(self, binding: AttemptBinding, request: ChatRequest) -> ChatResponse:
+        """One call of an attempt, as a task its attempt's end cancels (AttemptEnded).
+
+        An agent past its deadline leaves its call running here; the answer that comes later
+        belongs to no attempt, so it must neither reach the cassette nor end in a traceback
+        when the server stops.
+        """
+        task = asyncio.ensure_future(self._chat_until_ended(request))
+        binding.calls.add(task)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task.cancelled() and (current is None or not current.cancelling()):
+                raise AttemptEnded(ATTEMPT_ENDED) from None
+            raise
+        finally:
+            binding.calls.discard(task)
+
+    async def _chat_until_ended(self, request: ChatRequest) -> ChatResponse:
+        started = time.monotonic()
+        try:
+            return await self.gateway.chat(request)
+        except asyncio.CancelledError as exc:
+            if exc.args == (ATTEMPT_ENDED,):
+                self.gateway.cut_off(request, time.monotonic() - started)
+            raise
 
     async def _stream(
         self,

@@ -135,6 +135,10 @@ async def run_attempt(
                 raise
             except Exception as exc:  # an adapter bug is still the attempt's data, not a crash
                 error = AgentError(f"{type(exc).__name__}: {exc}")
+        if gateway is not None:
+            # Before the trace is read: calls a timed-out agent left behind end now, their
+            # spans closed, their late answers kept from the cassette.
+            await gateway.end_calls(recorder)
         trace = (
             output.trace if output is not None and output.trace is not None else recorder.trace()
         )
