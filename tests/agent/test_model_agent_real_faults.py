@@ -159,10 +159,11 @@ async def test_a_timed_out_attempt_prints_no_traceback_and_its_rerun_times_out_a
 ) -> None:
     from seatrial.run import rerun_attempt_async
 
-    # The answer arrives after the attempt's 1 s deadline, as a 2-core CPU model's did.
-    late = FakeReply("Booked A1.", delay_s=8)
+    # The answer would arrive long after the attempt's deadline, as a 2-core CPU model's did
+    # (the deadline leaves the agent ample time to send its call, in the rerun too).
+    late = FakeReply("Booked A1.", delay_s=60)
     ran = await run(
-        tmp_path, late, suite=ANSWER_SUITE, cassette=True, options=RunOptions(timeout_s=1)
+        tmp_path, late, suite=ANSWER_SUITE, cassette=True, options=RunOptions(timeout_s=4)
     )
     assert (ran.record.verdict, ran.record.failure_type) == ("ERROR", "timeout")
     printed = capfd.readouterr().err + caplog.text

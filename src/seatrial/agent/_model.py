@@ -19,7 +19,7 @@ import httpx
 from seatrial.agent._errors import ToolError
 from seatrial.agent._model_impl import Implementation, implementation
 from seatrial.agent._model_text_calls import text_tool_calls
-from seatrial.agent._model_tools import argument_problems, load_tools
+from seatrial.agent._model_tools import load_tools
 from seatrial.agent._protocol import AgentOutput, AttemptContext
 from seatrial.agent._session import Session
 from seatrial.agent._tool import tool_span
@@ -304,11 +304,6 @@ class ModelAgent:
             known = ", ".join(self._implementations) or "none"
             message = f"there is no tool `{name}`; the tools are: {known}"
             return self._refuse(session, name, arguments, message, "unknown_tool")
-        problems = argument_problems(session.tool_schemas[name], arguments)
-        if problems is not None:
-            # Checked before the implementation runs: a Python function called with an
-            # argument it lacks answers a TypeError the model cannot act on.
-            return self._refuse(session, name, arguments, problems, "invalid_arguments")
         try:
             result = await session.call_tool_async(name, **arguments)
         except ToolError as exc:

@@ -17,8 +17,8 @@ import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -42,7 +42,7 @@ from seatrial.gateway._attempts import (
 from seatrial.gateway._config import GatewayConfig
 from seatrial.gateway._gateway import Gateway
 from seatrial.gateway._metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from seatrial.gateway._types import CallAttempt, ChatChunk, ChatRequest, ChatResponse, Usage
+from seatrial.gateway._types import CallAttempt, ChatChunk, ChatRequest, Usage
 from seatrial.gateway._wire import (
     WireError,
     chat_request_from_openai,
@@ -53,6 +53,8 @@ from seatrial.gateway._wire import (
     embedding_response_to_openai,
     usage_to_openai,
 )
+
+T = TypeVar("T")
 
 PURPOSE_HEADER = "x-seatrial-purpose"
 """Optional: ``agent`` (default), ``judge``, ``generation`` or ``simulator``."""
@@ -183,22 +185,24 @@ class ProxyApp:
                     chat_request, binding, bool(options.get("include_usage")), body.get("model")
                 )
             with _active(binding):
-                if binding is None:
-                    response = await self.gateway.chat(chat_request)
-                else:
-                    response = await self._attempt_chat(binding, chat_request)
+                response = await self._call(binding, chat_request, self.gateway.chat(chat_request))
         except GatewayError as exc:
             return error_response(exc)
         return JSONResponse(chat_response_to_openai(response, body.get("model")))
 
-    async def _attempt_chat(self, binding: AttemptBinding, request: ChatRequest) -> ChatResponse:
-        """One call of an attempt, as a task its attempt's end cancels (AttemptEnded).
+    async def _call(
+        self, binding: AttemptBinding | None, request: ChatRequest, work: Awaitable[T]
+    ) -> T:
+        """Await ``work`` (a call, or a stream's first chunk); for an attempt, as a task its
+        attempt's end cancels (AttemptEnded).
 
         An agent past its deadline leaves its call running here; the answer that comes later
         belongs to no attempt, so it must neither reach the cassette nor end in a traceback
         when the server stops.
         """
-        task = asyncio.ensure_future(self._chat_until_ended(request))
+        if binding is None:
+            return await work
+        task = asyncio.ensure_future(self._until_ended(request, work))
         binding.calls.add(task)
         try:
             return await task
@@ -210,10 +214,10 @@ class ProxyApp:
         finally:
             binding.calls.discard(task)
 
-    async def _chat_until_ended(self, request: ChatRequest) -> ChatResponse:
+    async def _until_ended(self, request: ChatRequest, work: Awaitable[T]) -> T:
         started = time.monotonic()
         try:
-            return await self.gateway.chat(request)
+            return await work
         except asyncio.CancelledError as exc:
             if exc.args == (ATTEMPT_ENDED,):
                 self.gateway.cut_off(request, time.monotonic() - started)
@@ -231,7 +235,7 @@ class ProxyApp:
         # client's SDK understands, not a broken event stream.
         with _active(binding):
             try:
-                first: ChatChunk | None = await anext(chunks)
+                first: ChatChunk | None = await self._call(binding, chat_request, anext(chunks))
             except StopAsyncIteration:
                 first = None
         return StreamingResponse(
