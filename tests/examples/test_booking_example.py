@@ -138,16 +138,24 @@ def test_seatrial_contract_on_the_examples_tool_schema_prints_the_recovery_table
         assert row["identical_retry"] == (1 if fault == "http_500" else 0), (tool, fault)
 
 
+REAL_CALL_S = 300.0
+"""One model call of a small model on a 2-core CPU (llama.cpp's server): tens of seconds, the
+tool schemas' prompt included; generous, since a timeout here is not what the test checks."""
+REAL_ATTEMPT_S = 1800.0
+"""One attempt: up to `max_turns` (8) model calls and a simulated user's."""
+
+
 def _real_model() -> ModelConfig:
     key = os.environ.get(MODEL_KEY_ENV)
+    # Whole (non-streamed) calls are bounded by timeout_s only; first_byte_timeout_s is for
+    # streams, which the model agent does not use.
     return ModelConfig(
         name="booking-model",
         model=os.environ.get(MODEL_NAME_ENV) or "qwen2.5-7b-instruct",
         base_url=os.environ[MODEL_URL_ENV],
         api_key_env=MODEL_KEY_ENV if key else None,
         price=Price(input_per_mtok=0, output_per_mtok=0),
-        first_byte_timeout_s=120,
-        timeout_s=300,
+        timeout_s=REAL_CALL_S,
         max_retries=1,
     )
 
@@ -161,13 +169,19 @@ def _real_model() -> ModelConfig:
         "run the booking example against it"
     ),
 )
+# Every case of the three suites against a CPU model: far past pytest-timeout's 120 s default.
+@pytest.mark.timeout(4 * 3600)
 async def test_the_example_suites_run_end_to_end_against_a_real_model(tmp_path: Path) -> None:
     config = example_project(tmp_path, _real_model())
+    config = config.model_copy(
+        update={"run": config.run.model_copy(update={"timeout_s": REAL_ATTEMPT_S})}
+    )
     for suite in SUITES:
         done = await run_suite(config, suite, tmp_path)
         report = done.report
-        # A real model may fail the cases; what must hold is that the loop ran: every case
-        # has its attempts, each called the model, and none ended in Seatrial's own failure.
+        # A real model may fail the cases (a tool call written as text is a FAIL,
+        # malformed_tool_call); what must hold is that the loop ran: every case has its
+        # attempts, each called the model, and none ended in Seatrial's own failure.
         assert report.summary.cases == len(report.cases) > 0, suite
         for case in report.cases:
             for attempt in case.attempts:

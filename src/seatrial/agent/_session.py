@@ -252,7 +252,12 @@ class Session:
             write, kind = name in WRITE_TOOLS, EVENT_KINDS.get(name)
         else:
             # A model agent's python implementation may be the @seatrial.tool itself.
-            registered = info is not None and (own is None or own is info.function)
+            # (behind its argument check: the check's wrapper names it as __wrapped__)
+            registered = info is not None and (
+                own is None
+                or own is info.function
+                or getattr(own, "__wrapped__", None) is info.function
+            )
             method = own or (info.function if info is not None else None)
             write = registered and info is not None and not info.read_only
             kind = info.event_kind if registered and info is not None else None
