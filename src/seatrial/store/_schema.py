@@ -30,7 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0008"
+SCHEMA_REVISION = "0009"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -170,6 +170,7 @@ model_calls = Table(
     Column("fallback_used", Boolean, nullable=False),
     Column("fault", Text),
     Column("created_at", Float, nullable=False),
+    Column("status", String(16), nullable=False, server_default="ok"),
     # Budgets and reports sum a run's spend, split by purpose.
     Index(None, "run_id", "purpose"),
 )
