@@ -10,15 +10,19 @@ into its timeout.
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from seatrial import execute_suite_async
 from seatrial.assertion import AssertionContext, evaluate
 from seatrial.case import Suite, load_suite
+from seatrial.config import load_config
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.judge import Judge, JudgeSettings
+from seatrial.judge import Calibration, Judge, JudgeSettings, load_prompt
 from seatrial.report import build_report
 from seatrial.run import JudgeRuntime, RunOptions, run_suite_async
 from seatrial.store import Store
@@ -26,7 +30,12 @@ from seatrial.testing import FakeOpenAI, FakeReply, Hang
 from seatrial.trace import Span, Trace
 from seatrial.trace import attrs as A
 from tests.gateway.conftest import model_for
+from tests.run.simulator_agents import model_script
 from tests.run.test_judge_run import SUITE, ModelAgent
+from tests.run.test_simulator import AGENT as SIMULATED_AGENT
+from tests.run.test_simulator import KEY_ENV as SIMULATOR_KEY
+from tests.run.test_simulator import _case as simulator_case
+from tests.run.test_simulator import _project as simulator_project
 
 PASS_VERDICT = json.dumps(
     {"verdict": "PASS", "confidence": 0.9, "reason": "the reply says when the money arrives"}
@@ -206,3 +215,53 @@ async def test_limits_on_the_agents_model_calls_do_not_count_the_judges_span(
     )
     over = trace.model_copy(update={"spans": [*trace.spans, agent_call]})
     assert limits_verdict(over) == "fail"
+
+
+async def test_the_judges_check_of_a_simulated_user_is_a_judge_span_too(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A calibrated judge checks that the simulated user kept to its goal before the agent is
+    # judged: that call, too, is a judge span of the attempt and a judge row of the ledger.
+    monkeypatch.setenv(SIMULATOR_KEY, "sk-test-simulator")
+
+    def upstream_script(body: dict[str, Any]) -> FakeReply:
+        if body["model"] == "grader-v1":
+            return FakeReply(PASS_VERDICT)
+        return model_script(body)
+
+    with FakeOpenAI(upstream_script) as upstream:
+        suite = simulator_project(tmp_path, upstream, simulator_case("book", "A polite diner"))
+        config_file = tmp_path / "seatrial.yaml"
+        grader = (
+            f"models:\n  grader: {{model: grader-v1, base_url: '{upstream.base_url}', "
+            f"api_key_env: {SIMULATOR_KEY}}}\n"
+        )
+        text = config_file.read_text(encoding="utf-8").replace("models:\n", grader, 1)
+        config_file.write_text(text + "judge: {model: grader}\n", encoding="utf-8")
+        store.save_calibration(
+            Calibration(
+                judge_model="grader",
+                prompt_hash=load_prompt("judge", "v1").hash,
+                prompt_version="v1",
+                created_at=time.time(),
+                items=150,
+                agreement=0.92,
+                kappa=0.8,
+                base_rate=0.5,
+            )
+        )
+        done = await execute_suite_async(
+            suite,
+            SIMULATED_AGENT,
+            config=load_config(tmp_path),
+            store=store,
+            write_report_files=False,
+        )
+    [record] = store.attempts(done.run_id)
+    assert record.verdict == "PASS"
+    trace = store.attempt_trace(done.run_id, "book", 1)
+    [span] = judge_spans(trace)
+    root = trace.agent_span()
+    assert root is not None and span.parent_span_id == root.span_id
+    assert span.attributes[A.REQUEST_MODEL] == "grader"
+    assert [r.status for r in store.model_calls(done.run_id) if r.purpose == "judge"] == ["ok"]

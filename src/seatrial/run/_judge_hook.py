@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from seatrial.assertion import Evaluation
 from seatrial.judge import AttemptJudge, agent_models, trust_of
-from seatrial.trace import Trace, TraceRecorder
+from seatrial.trace import Trace, TraceRecorder, trusted_model
 
 if TYPE_CHECKING:
     # The judge pulls in the gateway and its SDKs: only runs that use one pay for it.
@@ -119,4 +119,13 @@ class JudgeSpans:
         for span in added:
             if span.parent_span_id is None and root is not None:
                 span.parent_span_id = root.span_id
-        return trace.model_copy(update={"spans": [*trace.spans, *added]})
+        # A new trace, not a model_copy: a copy would share the decoded-views cache.
+        return trusted_model(
+            Trace,
+            {
+                "format_version": trace.format_version,
+                "trace_id": trace.trace_id,
+                "spans": [*trace.spans, *added],
+                "resource": trace.resource,
+            },
+        )
