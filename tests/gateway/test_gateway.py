@@ -88,6 +88,31 @@ async def test_each_call_writes_a_ledger_row_with_its_purpose_and_cost(tmp_path:
     assert (row.model, row.provider_model, row.input_tokens) == ("m", "m-v1", 1000)
 
 
+async def test_a_failed_call_leaves_a_ledger_row_and_a_refused_one_none(tmp_path: Path) -> None:
+    spends_the_budget = FakeReply("ok", input_tokens=600_000, output_tokens=0)
+    script = [spends_the_budget, FakeReply(status=500), Hang()]
+    async with FakeOpenAI(script) as upstream:
+        timing_out = {"timeout_s": 0.3, "first_byte_timeout_s": 0.3}
+        config = GatewayConfig(
+            models={"m": model("m", upstream, max_retries=0, **timing_out)},
+            budgets={"run_usd": 0.5},
+        )
+        with Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}") as store:
+            async with gateway(config, store=store) as gw:
+                await gw.chat(ask("answered", model="m", run_id="r1", purpose="judge"))
+                with pytest.raises(FallbackExhausted):
+                    await gw.chat(ask("refused", model="m", run_id="r2"))
+                with pytest.raises(FallbackExhausted):
+                    await gw.chat(ask("too slow", model="m", run_id="r3", purpose="judge"))
+                with pytest.raises(BudgetExceeded):  # r1 spent its budget: never sent
+                    await gw.chat(ask("over budget", model="m", run_id="r1"))
+            rows = [(r.run_id, r.purpose, r.status) for r in store.model_calls("r1")]
+            rows += [(r.run_id, r.purpose, r.status) for r in store.model_calls("r2")]
+            rows += [(r.run_id, r.purpose, r.status) for r in store.model_calls("r3")]
+    assert rows == [("r1", "judge", "ok"), ("r2", "agent", "error"), ("r3", "judge", "timeout")]
+    assert len(upstream.requests) == 3
+
+
 async def test_a_run_budget_stops_new_calls_once_spent() -> None:
     reply = FakeReply("ok", input_tokens=600_000, output_tokens=0)
     async with FakeOpenAI(reply) as upstream:
@@ -125,7 +150,8 @@ async def test_a_chain_that_runs_out_names_every_try() -> None:
                 await gw.chat(ask("hi", model="m"))
     assert [a.outcome for a in raised.value.attempts] == ["server_error", "server_error"]
     [span] = chat_spans(recorder)
-    assert span.attributes[A.ERROR_TYPE] == "FallbackExhausted"
+    # The span names what went wrong (the last try's outcome), not the exception's class.
+    assert span.attributes[A.ERROR_TYPE] == "server_error"
     assert len(json.loads(span.attributes["seatrial.gateway.attempts"])) == 2
 
 

@@ -140,6 +140,7 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
         connection.exec_driver_sql("ALTER TABLE golden_versions DROP COLUMN previous_hash")
         connection.exec_driver_sql("ALTER TABLE golden_versions DROP COLUMN content_hash")
         connection.exec_driver_sql("ALTER TABLE model_calls DROP COLUMN priced")
+        connection.exec_driver_sql("ALTER TABLE model_calls DROP COLUMN status")
     with Store.open(fresh_url) as store, store.engine.connect() as connection:
         assert current_revision(connection) == SCHEMA_REVISION
         indexes = {ix["name"] for ix in inspect(connection).get_indexes("runs")}
@@ -147,3 +148,5 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
         assert "schedule_runs" in inspect(connection).get_table_names()
         columns = {c["name"] for c in inspect(connection).get_columns("golden_versions")}
         assert {"content_hash", "previous_hash"} <= columns
+        ledger = {column["name"] for column in inspect(connection).get_columns("model_calls")}
+        assert "status" in ledger

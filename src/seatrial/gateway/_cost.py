@@ -21,6 +21,7 @@ from pydantic import ValidationError
 
 from seatrial.errors import GatewayError
 from seatrial.gateway._config import ModelConfig, Price
+from seatrial.gateway._spans import error_type
 from seatrial.gateway._types import ChatRequest, ChatResponse, Usage
 from seatrial.store import ModelCallRow
 
@@ -111,4 +112,20 @@ def model_call_row(
         fallback_used=response.fallback_used,
         fault=response.fault,
         created_at=time.time() if created_at is None else created_at,
+    )
+
+
+def failed_call_row(
+    request: ChatRequest, model: str, error: BaseException, latency_ms: float
+) -> ModelCallRow:
+    """The ledger row of a call that reached ``model`` and failed: ``timeout`` when its last
+    try timed out, else ``error``; no tokens are known, and nothing is charged."""
+    return ModelCallRow(
+        run_id=request.run_id,
+        case_id=request.case_id,
+        attempt=request.attempt,
+        purpose=request.purpose,
+        model=model,
+        latency_ms=max(latency_ms, 0.0),
+        status="timeout" if error_type(error) == "timeout" else "error",
     )

@@ -167,6 +167,14 @@ class Gateway:
     async def _ledger(self, request: ChatRequest, response: ChatResponse) -> None:
         await self._write_rows([model_call_row(request, response)])
 
+    async def _ledger_failure(self, row: ModelCallRow) -> None:
+        # Written while the call's own error is on its way to the caller: a store that fails
+        # now is logged, never raised in its place.
+        try:
+            await self._write_rows([row])
+        except Exception as exc:
+            log.warning("the ledger row of a failed %s call was not stored: %s", row.model, exc)
+
     async def _write_rows(self, rows: list[ModelCallRow]) -> None:
         if self.store is not None:
             # The store blocks on its database; keep the loop free for the other calls.

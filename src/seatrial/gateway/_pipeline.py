@@ -2,7 +2,9 @@
 
 Order: route -> span -> budget check -> cassette replay (replay mode) -> cache -> fault
 pick -> fallback chain (each try: rate limit, fault before, provider, fault after) -> cost
--> budget -> ledger row -> cache put -> cassette record -> the ``chat {model}`` span ends.
+-> budget -> ledger row -> cache put -> cassette record -> the ``chat {model}`` span ends. A
+call that reached a model and failed ends its span as failed and still leaves a ledger row
+(status ``timeout`` or ``error``).
 
 A streamed call yields the provider's chunks as they come and settles once the last one
 passed; replays, cache hits and answer-rewriting faults are answered whole and, when
@@ -22,7 +24,7 @@ from typing import TYPE_CHECKING, NoReturn
 from seatrial.errors import ProviderError
 from seatrial.gateway._cassette import CutOff
 from seatrial.gateway._config import FaultSpec, ModelConfig
-from seatrial.gateway._cost import cost_usd, price_for
+from seatrial.gateway._cost import cost_usd, failed_call_row, price_for
 from seatrial.gateway._fallback import fallback_chain, with_fallback
 from seatrial.gateway._limits import estimate_tokens
 from seatrial.gateway._routing import RouteDecision
@@ -65,6 +67,8 @@ class ChatCall:
         """``replay`` or ``record`` when the cassette served or kept the answer."""
         self.response: ChatResponse | None = None
         """The answer, priced and recorded (set when :meth:`run` finished)."""
+        self._tried: str | None = None
+        """The last model a request was sent to (None while none was: a refused call)."""
 
     async def run(self) -> AsyncGenerator[ChatChunk, None]:
         """Run the pipeline, ending the call's span either way."""
@@ -77,6 +81,12 @@ class ChatCall:
         except Exception as exc:
             span.fail(exc, self._fault)
             self._gw.metrics.failed(decision.model, exc)
+            if self._tried is not None:
+                # The call reached a model and failed (a judge that timed out, a chain that
+                # ran out): the ledger says so, or its time and tries would leave no trace.
+                await self._gw._ledger_failure(
+                    failed_call_row(self._request, self._tried, exc, self._ms())
+                )
             raise
         except (asyncio.CancelledError, GeneratorExit) as exc:
             # Neither is an Exception, yet the call ended here: a cancelled task, or a client
@@ -169,6 +179,7 @@ class ChatCall:
             wait_s = await gw._limits.acquire(model.name, tokens)
             gw.metrics.limit_wait(model.name, wait_s)
             waited.append(wait_s)
+            self._tried = model.name
             injector = gw._faults if fault is not None and _applies(fault, model) else None
             if injector is not None and fault is not None:
                 await injector.before_call(fault)

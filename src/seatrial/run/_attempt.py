@@ -171,12 +171,18 @@ async def run_attempt(
                 reason=f"{error.failure_type}: {error}",
                 finished_at=time.time(),
             )
+        # The judge's calls come after the agent's span ended: they are recorded apart and
+        # added to the stored trace under its root (never seen by the L1 checks of this run).
+        judge_spans = judge.spans_for(trace) if judge is not None else None
         if simulator is not None:
             # Checked before the agent is judged: a conversation the simulator spoiled says
             # nothing about the agent (docs/agents.md, "Simulated users").
             handle = judge.for_attempt(run_id, case.id, attempt, trace) if judge else None
-            misconduct = await simulator.misconduct(handle)
+            with judge_spans.recorder.activate() if judge_spans is not None else nullcontext():
+                misconduct = await simulator.misconduct(handle)
             if misconduct is not None:
+                if judge_spans is not None:
+                    common["trace"] = judge_spans.into(trace)
                 return AttemptRecord(
                     **common,
                     verdict="ERROR",
@@ -198,7 +204,10 @@ async def run_attempt(
             evaluation = evaluate(case, assertion_context)
         else:
             assertion_context.judge = judge.for_attempt(run_id, case.id, attempt, trace)
-            evaluation = await evaluate_async(case, assertion_context)
+            assert judge_spans is not None
+            with judge_spans.recorder.activate():
+                evaluation = await evaluate_async(case, assertion_context)
+            common["trace"] = judge_spans.into(trace)
             judge.queue(evaluation, run_id, case.id, attempt)
     common.update(
         verdict=evaluation.verdict,

@@ -66,6 +66,9 @@ class ModelCallRow(BaseModel):
     """The injected fault, when one was."""
     created_at: float = Field(default_factory=time.time)
     """When the call finished (Unix seconds)."""
+    status: Literal["ok", "timeout", "error"] = "ok"
+    """``ok`` for an answered call; ``timeout`` or ``error`` for one that failed (its tokens
+    are those known, often 0, and it cost nothing)."""
 
 
 _COLUMNS = tuple(ModelCallRow.model_fields)
@@ -119,11 +122,11 @@ class LedgerMixin:
             return [str(model) for model in connection.execute(query).scalars()]
 
     def served_models(self, run_id: str) -> list[tuple[str, str, int]]:
-        """A run's calls counted by configured model name and the model id the provider
-        reported: ``(model, provider_model, calls)``, sorted."""
+        """A run's answered calls counted by configured model name and the model id the
+        provider reported: ``(model, provider_model, calls)``, sorted."""
         query = (
             select(calls.c.model, calls.c.provider_model, func.count())
-            .where(calls.c.run_id == run_id)
+            .where(calls.c.run_id == run_id, calls.c.status == "ok")
             .group_by(calls.c.model, calls.c.provider_model)
         )
         with self._ledger_read(f"count the served models of run {run_id!r}") as connection:

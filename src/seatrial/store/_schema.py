@@ -30,7 +30,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0009"
+SCHEMA_REVISION = "0010"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -172,6 +172,8 @@ model_calls = Table(
     Column("created_at", Float, nullable=False),
     # Whether the model had a price (0009); NULL for calls booked before.
     Column("priced", Boolean),
+    # The call's outcome (0010): ok, timeout or error.
+    Column("status", String(16), nullable=False, server_default="ok"),
     # Budgets and reports sum a run's spend, split by purpose.
     Index(None, "run_id", "purpose"),
 )
