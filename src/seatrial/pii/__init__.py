@@ -16,12 +16,13 @@ storage does (a customer's home number is personal).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
 
-from seatrial.pii._fold import compatibility_forms
+from seatrial.pii._fold import compatibility_forms, forms_of
 from seatrial.pii._patterns import (
     CARD,
     EMAIL,
@@ -90,6 +91,19 @@ _EMAIL_ROOM = (64, 256)
 """Characters an email may take before its ``@`` (a local part's most) and after it."""
 _NUMBER_KINDS = frozenset({"phone", "id_card", "bank_card", "landline"})
 _SEPARATORS = re.compile(r"[^0-9Xx]")
+
+
+@functools.cache
+def _unfolded_tests() -> tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...]]:
+    """_NUMBER_HINT, _SEVEN_DIGITS and the ``@`` on text as written: each digit and separator
+    class also matches the characters read as one (full-width ``１``), and the ``@`` comes in
+    each of its forms (``＠``), so the prefilter tests a text outside ASCII without folding it
+    first."""
+    digit, separator = forms_of("0123456789"), forms_of(" -.+()（）")
+    hint = re.compile(rf"{digit}(?<!{digit}{digit})(?:{separator}{{0,3}}+{digit}){{10}}")
+    seven = re.compile(rf"{digit}(?<!{digit}{digit}){digit}{{6}}")
+    return hint, seven, tuple(forms_of("@")[1:-1])
+
 
 _LABELS: dict[PiiKind, str] = {
     "phone": "a full mobile number",
@@ -226,13 +240,14 @@ def pii_prefilter(kinds: Iterable[PiiKind] = PII_KINDS) -> Callable[[str], bool]
             if not landline or b"#######" not in raw.translate(_DIGITS_MARKED):
                 return False
         else:
-            text = compatibility_forms(text)
-            if email and "@" in text:
+            hint, seven, at = _unfolded_tests()
+            if email and any(sign in text for sign in at):
                 return True
-            if numbers and _NUMBER_HINT.search(text) is not None:
+            if numbers and hint.search(text) is not None:
                 return True
-            if not landline or _SEVEN_DIGITS.search(text) is None:
+            if not landline or seven.search(text) is None:
                 return False
+            text = compatibility_forms(text)  # ``ＴＥＬ`` is a word such as tel
         lower = text.lower()
         return any(word in lower for word in LEAD_WORDS)
 

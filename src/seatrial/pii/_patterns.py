@@ -91,10 +91,8 @@ _EMAIL_LEADS = re.compile(
 def email_start(text: str, start: int, at: int) -> int:
     """Where the email whose match starts at ``start`` (its ``@`` at ``at``) begins: after
     the last word such as 邮箱 or 发到 in a Chinese local part."""
-    last = None
-    for last in _EMAIL_LEADS.finditer(text, start, at):
-        pass
-    return start if last is None or last.end() == at else last.end()
+    ends = [lead.end() for lead in _EMAIL_LEADS.finditer(text, start, at)]
+    return start if not ends or ends[-1] == at else ends[-1]
 
 
 def id_card_checksum_ok(number: str) -> bool:
