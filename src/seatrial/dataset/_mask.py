@@ -1,10 +1,10 @@
 """Masking personal data before storage: one consistent token per value within a trace.
 
-Every string of a trace is masked: span names, status messages, attribute and event attribute
-values (inside lists and mappings too), and the resource's values. A string holding a JSON
-document (``gen_ai.tool.call.arguments``) is parsed and its strings masked one by one, so it
-stays valid JSON; an integer that as a whole is a phone, ID card or bank card number becomes
-its token. Keys are never masked.
+Every string of a trace is masked: span names, status messages, attribute values, span event
+names and their attribute values (inside lists and mappings too), and the resource's values.
+A string holding a JSON document (``gen_ai.tool.call.arguments``) is parsed and its strings
+masked one by one, so it stays valid JSON; an integer that as a whole is a phone, ID card
+or bank card number becomes its token. Keys are never masked.
 
 A value keeps one token within a trace (``<PHONE_1>`` wherever that number appears, however
 it is written), numbered in order of first appearance. The masker remembers the tokens of the
@@ -157,7 +157,8 @@ class _Pass:
         return token
 
     def span(self, span: Span) -> Span:
-        """``span`` with its name, status message, attributes and events masked."""
+        """``span`` with its name, status message, attributes and events (names, attributes)
+        masked."""
         if self.prefilter and not self.detector.may_hold_any(_span_texts(span)):
             # Most spans hold nothing to mask: one test over all their strings spares the
             # per-value work (and the JSON parsing of tool arguments and results).
@@ -194,11 +195,13 @@ class _Pass:
         return link.model_copy(update={"attributes": attributes})
 
     def _event(self, event: SpanEvent, label: str) -> SpanEvent:
-        where = f"{label} event {event.name} attribute" if self.findings is not None else ""
+        name = self.string(event.name, f"{label} event name")
+        # A finding's place names the event by its masked name: never the value itself.
+        where = f"{label} event {name} attribute" if self.findings is not None else ""
         attributes = self.mapping(event.attributes, where, " ")
-        if attributes is event.attributes:
+        if name is event.name and attributes is event.attributes:
             return event
-        return event.model_copy(update={"attributes": attributes})
+        return event.model_copy(update={"name": name, "attributes": attributes})
 
     def trace(self, trace: Trace) -> Trace:
         """A new trace with every span and the resource masked (ids and times as they were)."""
@@ -219,6 +222,7 @@ def _span_texts(span: Span) -> list[str]:
     """Every string :meth:`_Pass.span` looks at (see :func:`_texts`)."""
     texts = _texts(span.attributes.values(), [span.name, span.status_message])
     for event in span.events:
+        texts.append(event.name)
         _texts(event.attributes.values(), texts)
     for link in span.links:
         _texts(link.attributes.values(), texts)
