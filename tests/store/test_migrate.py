@@ -136,8 +136,14 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
         connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '0006'"))
         connection.exec_driver_sql("DROP INDEX ix_runs_suite_agent_started_at")
         connection.exec_driver_sql("DROP TABLE schedule_runs")
+        connection.exec_driver_sql("ALTER TABLE golden_changes DROP COLUMN content_hash")
+        connection.exec_driver_sql("ALTER TABLE golden_versions DROP COLUMN previous_hash")
+        connection.exec_driver_sql("ALTER TABLE golden_versions DROP COLUMN content_hash")
+        connection.exec_driver_sql("ALTER TABLE model_calls DROP COLUMN priced")
     with Store.open(fresh_url) as store, store.engine.connect() as connection:
         assert current_revision(connection) == SCHEMA_REVISION
         indexes = {ix["name"] for ix in inspect(connection).get_indexes("runs")}
         assert "ix_runs_suite_agent_started_at" in indexes
         assert "schedule_runs" in inspect(connection).get_table_names()
+        columns = {c["name"] for c in inspect(connection).get_columns("golden_versions")}
+        assert {"content_hash", "previous_hash"} <= columns

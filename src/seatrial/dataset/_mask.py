@@ -23,7 +23,7 @@ from typing import Any
 
 from seatrial.dataset._mask_find import SMALLEST_WHOLE_NUMBER, Detector, Hit
 from seatrial.dataset._mask_settings import MaskSettings
-from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
+from seatrial.trace import Span, SpanEvent, SpanLink, Trace, decode_attribute
 
 DEFAULT_MAX_TRACES = 10_000
 """Traces whose value-to-token maps a :class:`Masker` keeps."""
@@ -167,11 +167,13 @@ class _Pass:
         message = self.string(span.status_message, f"{label} status message")
         attributes = self.mapping(span.attributes, f"{label} attribute", " ")
         events = [self._event(event, label) for event in span.events]
+        links = [self._link(link, label) for link in span.links]
         if (
             name is span.name
             and message is span.status_message
             and attributes is span.attributes
             and all(new is old for new, old in zip(events, span.events, strict=True))
+            and all(new is old for new, old in zip(links, span.links, strict=True))
         ):
             return span
         return span.model_copy(
@@ -180,8 +182,16 @@ class _Pass:
                 "status_message": message,
                 "attributes": attributes,
                 "events": events,
+                "links": links,
             }
         )
+
+    def _link(self, link: SpanLink, label: str) -> SpanLink:
+        where = f"{label} link attribute" if self.findings is not None else ""
+        attributes = self.mapping(link.attributes, where, " ")
+        if attributes is link.attributes:
+            return link
+        return link.model_copy(update={"attributes": attributes})
 
     def _event(self, event: SpanEvent, label: str) -> SpanEvent:
         where = f"{label} event {event.name} attribute" if self.findings is not None else ""
@@ -210,6 +220,8 @@ def _span_texts(span: Span) -> list[str]:
     texts = _texts(span.attributes.values(), [span.name, span.status_message])
     for event in span.events:
         _texts(event.attributes.values(), texts)
+    for link in span.links:
+        _texts(link.attributes.values(), texts)
     return texts
 
 

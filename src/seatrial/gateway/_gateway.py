@@ -15,7 +15,7 @@ from pathlib import Path
 
 from seatrial.gateway._budget import Budget
 from seatrial.gateway._cache import ResponseCache
-from seatrial.gateway._cassette import Cassette
+from seatrial.gateway._cassette import Cassette, CutOff
 from seatrial.gateway._config import FaultSpec, GatewayConfig
 from seatrial.gateway._cost import model_call_row
 from seatrial.gateway._embed import embed
@@ -146,7 +146,14 @@ class Gateway:
             return None
         return self._faults.pick(request, model, call_index)
 
-    def _replay(self, request: ChatRequest) -> ChatResponse | None:
+    def cut_off(self, request: ChatRequest, after_s: float) -> None:
+        """The attempt of ``request`` ended ``after_s`` into the call, before the model
+        answered: in record mode the cassette says so, so a replay times out again instead
+        of getting the late answer."""
+        if self.cassette is not None and self.config.cassette.mode == "record":
+            self.cassette.record(request, CutOff(after_s))
+
+    def _replay(self, request: ChatRequest) -> ChatResponse | CutOff | None:
         if self.cassette is None or self.config.cassette.mode != "replay":
             return None
         return self.cassette.replay(request)

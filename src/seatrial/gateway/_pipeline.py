@@ -17,8 +17,10 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
+from seatrial.errors import ProviderError
+from seatrial.gateway._cassette import CutOff
 from seatrial.gateway._config import FaultSpec, ModelConfig
 from seatrial.gateway._cost import cost_usd, price_for
 from seatrial.gateway._fallback import fallback_chain, with_fallback
@@ -115,6 +117,8 @@ class ChatCall:
         """A replayed or cached answer (setting the cassette mode), and the cache key to fill."""
         gw, request = self._gw, self._request
         replayed = gw._replay(request)
+        if isinstance(replayed, CutOff):
+            await self._cut_off_again(decision, replayed)
         if replayed is not None:
             self._mode = "replay"
             return replayed, None
@@ -138,6 +142,20 @@ class ChatCall:
         self._mode = gw._record(request, response)
         return response, key
 
+    async def _cut_off_again(self, decision: RouteDecision, recorded: CutOff) -> NoReturn:
+        """Replay a call its attempt's deadline cut off: wait for that deadline again (the
+        attempt's end cancels this wait), at most the model's ``timeout_s``, then fail as a
+        real call would have."""
+        model = self._gw.config.models.get(decision.model)
+        limit_s = model.timeout_s if model is not None else recorded.after_s
+        await asyncio.sleep(limit_s)
+        raise ProviderError(
+            f"model {decision.model!r} did not answer this call when it was recorded: its "
+            f"attempt ended {recorded.after_s:g} s into it; replayed, it waits for the "
+            f"attempt's deadline (at most the model's timeout_s, {limit_s:g} s)",
+            kind="timeout",
+        )
+
     async def _fetch(
         self, decision: RouteDecision, key: str | None, request: ChatRequest, streamed: bool
     ) -> AsyncGenerator[ChatChunk, None]:
@@ -156,8 +174,10 @@ class ChatCall:
                 await injector.before_call(fault)
             provider = gw._providers.provider_for(model)
             if not streamed:
+                # A whole answer's first byte is the answer itself: only `timeout_s` bounds
+                # it (a first-byte clock would fail every slow local model's normal call).
                 answer = await provider.chat(
-                    request, model, first_byte_timeout_s=first_byte_s, timeout_s=timeout_s
+                    request, model, first_byte_timeout_s=timeout_s, timeout_s=timeout_s
                 )
                 if injector is not None and fault is not None:
                     answer = injector.after_call(fault, answer, request)
@@ -216,9 +236,11 @@ class ChatCall:
     ) -> ChatResponse:
         """Price the answer, charge the budget, write the ledger row."""
         fault = self._fault
+        price = price_for(served_by)
         response = answer.model_copy(
             update={
-                "cost_usd": cost_usd(answer.usage, price_for(served_by)),
+                "cost_usd": cost_usd(answer.usage, price),
+                "priced": price is not None,
                 "model": served_by.name,
                 "latency_ms": self._ms(),
                 "attempts": attempts,

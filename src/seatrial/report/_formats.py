@@ -49,6 +49,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "seatrial_version": info.seatrial_version,
         "summary": report.summary.model_dump(),
         "spend_usd": {"total": sum(report.spend_usd.values()), **report.spend_usd},
+        "unpriced_models": report.unpriced_models,
         "judge": report.judge,
         "gate": report.gate.model_dump(mode="json"),
         "statistics": report.statistics.model_dump() if report.statistics else None,
@@ -135,8 +136,9 @@ def to_markdown(report: RunReport) -> str:
     if report.judge:
         lines += [f"Judge: {markdown_text(judge_line(report.judge))}", ""]
     if report.spend_usd:
-        parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
-        lines += [f"Model calls cost ${sum(report.spend_usd.values()):.4f} ({parts}).", ""]
+        lines += [f"Model calls cost {_md_cell(report.spend_text)}.", ""]
+    if report.unpriced_models:
+        lines += [f"**Warning: {_md_cell(report.unpriced_text)}**", ""]
     if report.gate.changed:
         lines += [f"**Warning: {markdown_text(report.gate.changed)}**", ""]
     for drift in report.version_drift:

@@ -22,7 +22,7 @@ from seatrial.agent import (
 )
 from seatrial.assertion import AssertionContext, evaluate, evaluate_async
 from seatrial.case import Case
-from seatrial.errors import AgentError
+from seatrial.errors import AgentError, ModelFailure
 from seatrial.record import SIMULATOR_FAILURE, AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
 from seatrial.run._simulator import simulated_user
@@ -135,6 +135,10 @@ async def run_attempt(
                 raise
             except Exception as exc:  # an adapter bug is still the attempt's data, not a crash
                 error = AgentError(f"{type(exc).__name__}: {exc}")
+        if gateway is not None:
+            # Before the trace is read: calls a timed-out agent left behind end now, their
+            # spans closed, their late answers kept from the cassette.
+            await gateway.end_calls(recorder)
         trace = (
             output.trace if output is not None and output.trace is not None else recorder.trace()
         )
@@ -160,7 +164,8 @@ async def run_attempt(
         if error is not None:
             return AttemptRecord(
                 **common,
-                verdict="ERROR",
+                # The model's broken tool call is what the run measures; ERROR is a crash.
+                verdict="FAIL" if isinstance(error, ModelFailure) else "ERROR",
                 failure_type=error.failure_type,
                 error=str(error),
                 reason=f"{error.failure_type}: {error}",
