@@ -136,9 +136,9 @@ def to_markdown(report: RunReport) -> str:
     if report.judge:
         lines += [f"Judge: {markdown_text(judge_line(report.judge))}", ""]
     if report.spend_usd:
-        lines += [f"Model calls cost {_md_cell(report.spend_text)}.", ""]
+        lines += [f"Model calls cost {markdown_text(report.spend_text)}.", ""]
     if report.unpriced_models:
-        lines += [f"**Warning: {_md_cell(report.unpriced_text)}**", ""]
+        lines += [f"**Warning: {markdown_text(report.unpriced_text)}**", ""]
     if report.gate.changed:
         lines += [f"**Warning: {markdown_text(report.gate.changed)}**", ""]
     for drift in report.version_drift:
