@@ -82,7 +82,9 @@ def print_summary(report: RunReport, console: Console) -> None:
     if report.simulator:
         console.print(report.simulator.line(), markup=False, highlight=False)
     gate = report.gate
-    if gate.outcomes:
+    if gate.rule:
+        console.print(f"gates ({gate.rule}):", highlight=False)
+    elif gate.outcomes:
         console.print("gates:")
     for outcome in gate.outcomes:
         style = _GATE_STYLE[outcome.verdict]
