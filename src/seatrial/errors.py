@@ -9,7 +9,9 @@
     │   ├── AgentSpecError        an --agent spec names nothing that can be loaded
     │   └── RunNotFound           no stored run has the id (or prefix) given
     ├── AgentError                the agent under test failed (recorded as ERROR, not raised
-    │                             out of a run)
+    │   │                         out of a run)
+    │   └── ModelFailure          the model under test broke the tool-call protocol
+    │                             (recorded as FAIL: the model's failure, not a crash)
     ├── StoreError                the store could not be opened, migrated or written
     └── GatewayError              a model call through the gateway failed
         ├── ProviderError         one provider call failed (kind, status, retryable)
@@ -19,7 +21,7 @@
         └── CassetteMismatch      a replayed request differs from the recorded one
 
 A failing agent is data: the runner turns :class:`AgentError` into an ERROR verdict with its
-reason. Every message says what to do next.
+reason, and :class:`ModelFailure` into a FAIL. Every message says what to do next.
 """
 
 from __future__ import annotations
@@ -85,6 +87,18 @@ class AgentError(SeatrialError):
         super().__init__(message)
 
 
+class ModelFailure(AgentError):
+    """The model under test broke the tool-call protocol: it wrote a tool call as text, or
+    wrote one its server could not parse (``failure_type`` ``malformed_tool_call``).
+
+    The harness and the agent's loop worked; the model did not: the attempt is FAIL (the
+    assertions are not run: the turn had no answer to judge), never ERROR.
+    """
+
+    def __init__(self, message: str, failure_type: str = "malformed_tool_call") -> None:
+        super().__init__(message, failure_type)
+
+
 class StoreError(SeatrialError):
     """The store could not be opened, migrated or written."""
 
@@ -97,7 +111,9 @@ class ProviderError(GatewayError):
     """One call to one provider failed.
 
     ``kind`` is ``timeout``, ``rate_limited``, ``server_error``, ``bad_request``,
-    ``connection`` or ``malformed``; 429, 5xx, timeouts and connection errors are retryable.
+    ``connection``, ``malformed`` or ``unparsable_output`` (a 5xx saying the server could not
+    parse the model's own output); 429, other 5xx, timeouts and connection errors are
+    retryable.
     """
 
     def __init__(

@@ -33,6 +33,7 @@ FAILURE_TYPES: tuple[str, ...] = (
     "hallucination",
     "semantic_mismatch",
     "safety",
+    "malformed_tool_call",
     "agent_error",
     "timeout",
     "judge_error",

@@ -3,6 +3,8 @@ identically, one gives up. Each books a slot through ``book_slot``."""
 
 from __future__ import annotations
 
+import json
+import re
 from typing import Any, Literal
 
 import seatrial
@@ -54,9 +56,9 @@ def repairing(message: str, session: Session) -> str:
 
 
 def identical(message: str, session: Session) -> str:
-    """Books; after an error, thinks and sends the very same call again (up to 3 tries)."""
+    """Books; after an error, thinks and sends the very same call again (up to 5 tries)."""
     _think(session)
-    for _ in range(3):
+    for _ in range(5):
         try:
             result = session.call_tool("book_slot", date="2026-12-01", period="morning")
         except ToolError:
@@ -115,3 +117,72 @@ async def async_tells_faults(message: str, session: Session) -> str:
         except ToolError as error:
             answers.append(f"{error.error_type}: {error}")
     return "\n".join(answers)
+
+
+MISSING = re.compile(r"missing required parameter `(\w+)`")
+ALLOWED = re.compile(r"`(\w+)` needs one of its allowed values.*?; allowed values: (.*?); call")
+REFUSED = re.compile(r"is not an allowed value of `(\w+)`; allowed values: (.*?); call")
+KNOWN = {"date": "2026-12-01", "period": "morning"}
+
+
+def _obeyed(arguments: dict[str, Any], error: str) -> dict[str, Any]:
+    """The call an error message asks for: the named parameter set, or given an allowed
+    value; the same call after any other error (a transient one: send it again)."""
+    missing = MISSING.search(error)
+    if missing is not None:
+        return {**arguments, missing.group(1): KNOWN[missing.group(1)]}
+    allowed = REFUSED.search(error) or ALLOWED.search(error)
+    if allowed is not None:
+        return {**arguments, allowed.group(1): json.loads(allowed.group(2).split(", ")[0])}
+    return arguments
+
+
+def _obeying(session: Session, arguments: dict[str, Any], *, change_other: bool) -> str:
+    _think(session)
+    for attempt in range(4):
+        try:
+            result = session.call_tool("book_slot", **arguments)
+        except (ToolError, TypeError) as error:
+            _think(session)
+            if change_other:
+                arguments = {**arguments, "note": f"retry {attempt + 1}"}
+            else:
+                arguments = _obeyed(arguments, str(error))
+            continue
+        if result in ("", None) or isinstance(result, str):
+            _think(session)  # an empty or malformed result: send the same call again
+            continue
+        _think(session)
+        return _answer(session, result)
+    return "gave up"
+
+
+def obeys(message: str, session: Session) -> str:
+    """Books with every parameter; after an error, does what its message says."""
+    return _obeying(session, dict(KNOWN), change_other=False)
+
+
+def forgets_date_and_obeys(message: str, session: Session) -> str:
+    """Books without the date (a real missing parameter); obeys the error."""
+    return _obeying(session, {"period": "morning"}, change_other=False)
+
+
+def forgets_date_and_resends(message: str, session: Session) -> str:
+    """Books without the date; after an error sends the very same call again."""
+    _think(session)
+    for _ in range(3):
+        try:
+            return _answer(session, session.call_tool("book_slot", period="morning"))
+        except Exception:  # the fault's ToolError, then the tool's own TypeError
+            _think(session)
+    return "gave up"
+
+
+def changes_the_note(message: str, session: Session) -> str:
+    """Books; after an error changes only ``note``: a changed call that fixes nothing named."""
+    return _obeying(session, dict(KNOWN), change_other=True)
+
+
+def forgets_date_changes_the_note(message: str, session: Session) -> str:
+    """Books without the date; after an error changes only ``note``."""
+    return _obeying(session, {"period": "morning"}, change_other=True)

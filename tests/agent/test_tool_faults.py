@@ -62,23 +62,41 @@ async def test_each_attempt_counts_its_own_calls():
     assert second.response == first.response
 
 
-async def test_missing_param_names_a_required_parameter_from_the_signature():
+async def test_missing_param_takes_out_a_required_parameter_the_call_sent_and_says_so():
     fault = ToolFault(tool="book_slot", fault="missing_param")
     output, trace = await drive(agent("tells_faults"), make_context(case_with(fault, calls=1)))
     assert output.response == (
         "missing_param: invalid arguments for `book_slot`: missing required parameter `date`; "
-        "call `book_slot` again with `date` set"
+        'the tool received {"period": "morning"}; call `book_slot` again with `date` set'
     )
-    assert trace.tool_calls()[0].error_type == "missing_param"
+    call = trace.tool_calls()[0]
+    assert call.error_type == "missing_param"
+    # The trace holds the call as the tool received it: without the parameter named.
+    assert call.arguments == {"period": "morning", "note": ""}
+    assert call.span.attributes[A.FAULT_PARAMETER] == "date"
+    assert call.span.attributes[A.FAULT_REMOVED] == "date"
 
 
-async def test_bad_enum_lists_the_allowed_values_of_a_literal_parameter():
+async def test_missing_param_names_the_required_parameter_a_call_lacked_and_removes_nothing():
+    fault = ToolFault(tool="book_slot", fault="missing_param")
+    _, trace = await drive(agent("forgets_date_and_resends"), make_context(case_with(fault)))
+    call = trace.tool_calls()[0]
+    assert call.arguments == {"period": "morning", "note": ""}
+    assert call.span.attributes[A.FAULT_PARAMETER] == "date"
+    assert A.FAULT_REMOVED not in call.span.attributes
+
+
+async def test_bad_enum_refuses_the_value_sent_and_lists_only_the_other_allowed_values():
     fault = ToolFault(tool="book_slot", fault="bad_enum")
-    output, _ = await drive(agent("tells_faults"), make_context(case_with(fault, calls=1)))
+    output, trace = await drive(agent("tells_faults"), make_context(case_with(fault, calls=1)))
     assert output.response == (
         'bad_enum: invalid arguments for `book_slot`: "morning" is not an allowed value of '
-        '`period`; allowed values: "morning", "afternoon"; call `book_slot` again with one of '
-        "them"
+        '`period`; allowed values: "afternoon"; call `book_slot` again with one of them'
+    )
+    attributes = trace.tool_calls()[0].span.attributes
+    assert (attributes[A.FAULT_PARAMETER], attributes[A.FAULT_ALLOWED]) == (
+        "period",
+        '["afternoon"]',
     )
 
 
@@ -130,21 +148,35 @@ def test_messages_read_parameters_and_enums_from_an_openai_tool_schema():
         },
     }
     assert message_for("missing_param", "reserve", {"seat": "aisle"}, schema) == (
-        "invalid arguments for `reserve`: missing required parameter `seat` (string); call "
-        "`reserve` again with `seat` set"
+        "invalid arguments for `reserve`: missing required parameter `city` (string: 城市); "
+        'the tool received {"seat": "aisle"}; call `reserve` again with `city` set'
     )
     assert message_for("missing_param", "reserve", {}, schema).endswith(
-        "missing required parameter `city` (string: 城市); call `reserve` again with `city` set"
+        "missing required parameter `city` (string: 城市); the tool received {}; call "
+        "`reserve` again with `city` set"
     )
-    assert '"aisle" is not an allowed value of `seat`; allowed values: "window", "aisle"' in (
-        message_for("bad_enum", "reserve", {"seat": "aisle"}, schema)
+    # A call that sent every required parameter: the first is taken out, and the message
+    # says what the tool received, so resending the same call cannot be what it asks for.
+    assert message_for("missing_param", "reserve", {"city": "上海", "seat": "aisle"}, schema) == (
+        "invalid arguments for `reserve`: missing required parameter `city` (string: 城市); "
+        'the tool received {"seat": "aisle"}; call `reserve` again with `city` set'
+    )
+    refused = message_for("bad_enum", "reserve", {"seat": "aisle"}, schema)
+    assert '"aisle" is not an allowed value of `seat`; allowed values: "window";' in refused
+    assert '"aisle"' not in refused.split("allowed values:")[1]
+    # No value given: said so, with every allowed value.
+    assert message_for("bad_enum", "reserve", {"city": "上海"}, schema) == (
+        "invalid arguments for `reserve`: `seat` needs one of its allowed values and the call "
+        'gave none; allowed values: "window", "aisle"; call `reserve` again with one of them'
     )
     # Without an enum anywhere, the message still names the parameter and what to do.
     plain = message_for("bad_enum", "reserve", {"city": "x"}, {"properties": {"city": {}}})
     assert plain == (
         'invalid arguments for `reserve`: the value "x" of `city` is not one the tool accepts; '
-        "check the allowed values in `reserve`'s schema and call it again"
+        "call `reserve` again with another value of `city`"
     )
+    assert "may be sent again" in message_for("http_500", "reserve", {}, schema)
+    assert "may be sent again" in message_for("timeout", "reserve", {}, schema)
 
 
 def test_http_and_recorded_agents_refuse_cases_with_tool_faults(tmp_path):

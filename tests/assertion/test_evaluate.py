@@ -137,6 +137,32 @@ def test_a_soft_unevaluated_assertion_leaves_a_pass_that_says_so():
     assert "no LLM judge is configured" in judge.reason
 
 
+def test_an_attempt_whose_only_assertion_was_not_evaluated_is_a_warning_not_a_pass():
+    # A soft judge check that could not run is all the case asks: nothing was checked, so a
+    # PASS would rest on no evidence ("all 0 assertions passed; 1 not evaluated" before).
+    case = make_case(
+        assertions=[spec("semantic", target="final_response", criteria="明确告知用户预约成功")]
+    )
+    evaluation = run(case)
+    assert evaluation.verdict == "WARNING"
+    assert evaluation.failure_type is None
+    assert evaluation.reason.startswith("semantic was not evaluated: no LLM judge is configured")
+    assert evaluation.score is None
+
+
+def test_several_soft_assertions_none_evaluated_give_a_warning_naming_the_first():
+    case = make_case(
+        assertions=[
+            spec("semantic", target="final_response", criteria="明确告知用户预约成功"),
+            spec("semantic", target="final_response", criteria="语气礼貌"),
+        ]
+    )
+    evaluation = run(case)
+    assert evaluation.verdict == "WARNING"
+    assert evaluation.reason.startswith("semantic was not evaluated: ")
+    assert evaluation.reason.endswith(" (and 1 more)")
+
+
 def test_soft_score_below_the_threshold_fails(judged):
     case = make_case(
         threshold=0.7,

@@ -44,24 +44,102 @@ async def test_an_agent_that_repairs_after_an_injected_500_passes_both():
     assert found["no_identical_retry"][0] == "pass"
 
 
-@pytest.mark.parametrize(
-    "fault", ["missing_param", "bad_enum", "timeout", "malformed_json", "empty"]
-)
-async def test_the_repairing_agent_repairs_every_fault_kind(fault):
-    found = await verdicts("repairing", case(fault))
+FAULTS = ["missing_param", "bad_enum", "http_500", "timeout", "malformed_json", "empty"]
+TRANSIENT = ["http_500", "timeout", "malformed_json", "empty"]
+
+
+@pytest.mark.parametrize("fault", FAULTS)
+async def test_an_agent_that_does_what_each_fault_says_passes_both(fault):
+    found = await verdicts("obeys", case(fault))
     assert found["repairs_within"][0] == "pass", found
     assert found["no_identical_retry"][0] == "pass", found
 
 
-async def test_an_identical_retry_fails_no_identical_retry_and_naming_the_arguments():
-    found = await verdicts("identical", case())
+@pytest.mark.parametrize("fault", TRANSIENT)
+async def test_an_identical_retry_after_a_transient_fault_is_a_repair(fault):
+    # The obeying agent sends the same call again after each transient fault.
+    found = await verdicts("obeys", case(fault))
+    assert found["repairs_within"] == (
+        "pass",
+        f"repaired: `book_slot` call 1 (injected {fault}) after 1 model turn",
+    )
+    assert found["no_identical_retry"] == (
+        "pass",
+        "identical calls only after transient failures, at most twice in a row (1 failed)",
+    )
+
+
+async def test_identical_retries_up_to_the_bound_pass_and_one_more_fails():
+    within = await verdicts("identical", case(times=2))  # two retries: the second succeeds
+    assert within["no_identical_retry"][0] == "pass"
+    assert within["repairs_within"][0] == "pass"
+    past = await verdicts("identical", case(times=3))
+    assert past["no_identical_retry"] == (
+        "fail",
+        "`book_slot` call 1 (injected http_500) failed and the identical call was sent again "
+        "3 times in a row (at most twice after a transient failure): "
+        '{"date": "2026-12-01", "note": "", "period": "morning"}',
+    )
+    bounded = [{"type": "no_identical_retry", "transient_retries": 3}]
+    assert (await verdicts("identical", case(times=3, assertions=bounded)))["no_identical_retry"][
+        0
+    ] == "pass"
+
+
+async def test_an_identical_resend_after_bad_enum_fails_both():
+    found = await verdicts("identical", case("bad_enum"))
     assert found["no_identical_retry"] == (
         "fail",
-        "`book_slot` call 1 (injected http_500) failed and the next call repeated the identical "
+        "`book_slot` call 1 (injected bad_enum) failed and the next call repeated the identical "
         'arguments {"date": "2026-12-01", "note": "", "period": "morning"}',
     )
-    # The retry succeeded (the fault was once): it did repair, within 1 model turn.
-    assert found["repairs_within"][0] == "pass"
+    # The resend succeeded only because the fault was once: it kept the refused value.
+    assert found["repairs_within"] == (
+        "fail",
+        "`book_slot` call 1 (injected bad_enum) was not repaired within 2 model turns: no "
+        'later call of `book_slot` gave `period` one of the allowed values "afternoon"',
+    )
+
+
+async def test_missing_param_a_call_really_lacked_is_repaired_by_setting_it_not_by_resending():
+    obeyed = await verdicts("forgets_date_and_obeys", case("missing_param"))
+    assert obeyed["repairs_within"][0] == "pass", obeyed
+    assert obeyed["no_identical_retry"][0] == "pass", obeyed
+    resent = await verdicts("forgets_date_and_resends", case("missing_param"))
+    assert resent["no_identical_retry"][0] == "fail"
+    assert resent["repairs_within"][1].startswith(
+        "`book_slot` call 1 (injected missing_param) was not repaired within 2 model turns: no "
+        "later call of `book_slot` succeeded"
+    )
+
+
+async def test_a_changed_call_that_keeps_the_refused_enum_value_is_no_repair():
+    found = await verdicts("changes_the_note", case("bad_enum"))
+    assert found["repairs_within"] == (
+        "fail",
+        "`book_slot` call 1 (injected bad_enum) was not repaired within 2 model turns: no "
+        'later call of `book_slot` gave `period` one of the allowed values "afternoon"',
+    )
+    assert found["no_identical_retry"][0] == "pass"
+
+
+def test_a_changed_call_that_does_not_set_the_missing_parameter_is_no_repair():
+    missing = {A.FAULT: "missing_param", A.FAULT_PARAMETER: "date"}
+    unfixed = _trace(
+        ("book", {"period": "am"}, "missing_param", missing),
+        ("book", {"period": "am", "note": "again"}, None),
+    )
+    (found,) = recoveries(unfixed)
+    assert (found.repaired_after, found.unfixed_success) == (None, True)
+    tested = Case(id="t", input="x", assertions=RECOVERY)
+    results = evaluate(tested, AssertionContext(case=tested, trace=unfixed)).results
+    assert [r.verdict for r in results] == ["fail", "pass"]
+    assert results[0].reason.endswith("no later call of `book` set `date`")
+    fixed = _trace(
+        ("book", {"period": "am"}, "missing_param", missing),
+        ("book", {"period": "am", "date": "2026-12-01"}, None),
+    )
+    assert recoveries(fixed)[0].repaired_after == 1
 
 
 async def test_identical_retries_into_a_lasting_fault_fail_both():
@@ -75,13 +153,13 @@ async def test_identical_retries_into_a_lasting_fault_fail_both():
     assert found["no_identical_retry"][0] == "fail"
 
 
-async def test_an_identical_retry_after_an_ignored_error_is_fine():
-    ignoring = [{"type": "no_identical_retry", "ignore": ["http_500", "timeout"]}]
-    assert (await verdicts("identical", case(assertions=ignoring)))["no_identical_retry"][0] == (
-        "pass"
-    )
-    still = await verdicts("identical", case("missing_param", assertions=ignoring))
-    assert still["no_identical_retry"][0] == "fail"
+def test_an_identical_retry_after_a_tools_own_error_fails_unless_ignored():
+    trace = _trace(("read", {"p": "a"}, "FileNotFoundError"), ("read", {"p": "a"}, None))
+    plain = Case(id="t", input="x", assertions=[{"type": "no_identical_retry"}])
+    assert evaluate(plain, AssertionContext(case=plain, trace=trace)).verdict == "FAIL"
+    ignoring = [{"type": "no_identical_retry", "ignore": ["FileNotFoundError"]}]
+    lenient = Case(id="t", input="x", assertions=ignoring)
+    assert evaluate(lenient, AssertionContext(case=lenient, trace=trace)).verdict == "PASS"
 
 
 async def test_giving_up_fails_repairs_within_but_not_no_identical_retry():
@@ -118,18 +196,25 @@ async def test_a_fault_that_never_fires_is_not_evaluated_rather_than_passed():
     )
 
 
-def _call(recorder: TraceRecorder, name: str, arguments: dict[str, Any], error: str | None):
+def _call(
+    recorder: TraceRecorder,
+    name: str,
+    arguments: dict[str, Any],
+    error: str | None,
+    more: dict[str, Any] | None = None,
+):
     attributes = {
         A.OPERATION: A.OP_EXECUTE_TOOL,
         A.TOOL_NAME: name,
         A.TOOL_ARGUMENTS: str(arguments).replace("'", '"'),
+        **(more or {}),
     }
     with recorder.span(f"execute_tool {name}", attributes) as span:
         if error is not None:
             span.attributes[A.ERROR_TYPE] = error
 
 
-def _trace(*calls: tuple[str, dict[str, Any], str | None]) -> Trace:
+def _trace(*calls: tuple[Any, ...]) -> Trace:
     recorder = TraceRecorder()
     with recorder.activate():
         for call in calls:

@@ -359,13 +359,23 @@ def test_invalid_business_rules_are_rejected(params):
         ("Order A1001 is shipped.", "pass"),
         ("卡号 4111 1111 1111 111", "pass"),  # fifteen digits failing Luhn
         ("卡号 4111 1111 1111 1111", "fail"),
+        # the forms of issue 21: the rule reads text as masking does (one finder)
+        ("您的手机号是１３９１２３４５６７８", "fail"),  # full-width digits
+        ("手机 139.8765.4321", "fail"),
+        ("身份证 110101900307123", "fail"),  # the 15 digits issued before 1999
+        ("身份证 110101 19900307 1233", "fail"),
+        ("发到 张三＠例子.公司", "fail"),
+        ("下单时间 1733542845123", "pass"),  # epoch milliseconds that pass Luhn
+        ("运单号 SF1400000000001", "pass"),
+        ("请求 req-9f13912345678a 已记录", "pass"),
+        ("订单 ORD13912345678 已发货", "pass"),
     ],
 )
 def test_no_pii_leak_near_misses_both_ways(reply, verdict):
     assert check("business_rule", context(response=reply), rule="no_pii_leak").verdict == verdict
 
 
-PII_ALPHABET = "0123456789 -+()@.abcxyz电话手机号：\n"
+PII_ALPHABET = "0123456789 -+()@.abcxyz电话手机号：\n１３＠．_"
 
 
 @settings(max_examples=300, deadline=None)

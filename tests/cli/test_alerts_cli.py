@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from seatrial.demo import EXPECTED_V2_FAILURES
 from seatrial.demo._demo import PROJECT
 from tests.cli.test_cli import seatrial
 from tests.notify.bots import Bot
@@ -92,6 +93,9 @@ def test_a_failing_gate_sends_one_message_to_each_chat_and_a_passing_run_none(tm
         message = bot.accepted[0].text()
         assert "workspace-agent" in message and "UNMET" in message, name
         assert "p0_cases" in message or "min_pass_rate" in message, name
+        # No baseline: the message still names each failing case and its failure type.
+        for case, failure in EXPECTED_V2_FAILURES.items():
+            assert case in message and failure in message, name
     assert failed.stdout.count("alert gate_failed:") == 4
     passed = seatrial(
         "run", "suites/workspace.yaml", "--agent", "v1", cwd=project, env=env_for(chat)
@@ -100,6 +104,32 @@ def test_a_failing_gate_sends_one_message_to_each_chat_and_a_passing_run_none(tm
     assert [len(bot.requests) for bot in chat.values()] == [1, 1, 1, 1]
     outputs = failed.stdout + failed.stderr + passed.stdout + passed.stderr
     assert leaked(project, outputs, chat) == []
+
+
+@pytest.mark.slow
+def test_a_run_that_failed_its_gates_and_dropped_sends_each_chat_one_message_with_both(
+    tmp_path, chat
+):
+    project = demo_project(tmp_path)
+    env = env_for(chat)
+    passed = seatrial(
+        "run", "suites/workspace.yaml", "--agent", "v1", "--repeats", "3", cwd=project, env=env
+    )
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert all(bot.requests == [] for bot in chat.values())
+    failed = seatrial(
+        "run", "suites/workspace.yaml", "--agent", "v2", "--repeats", "3",
+        "--baseline", "latest-passing", cwd=project, env=env,
+    )  # fmt: skip
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    for name, bot in chat.items():
+        assert bot.problems == [], name
+        assert len(bot.requests) == 1 and len(bot.accepted) == 1, name
+        message = bot.accepted[0].text()
+        assert "failed its gates" in message and "UNMET" in message, name
+        assert "Pass rates fell against" in message and "task success" in message, name
+    assert failed.stdout.count("alert gate_failed+metric_drop:") == 4
+    assert "alert metric_drop:" not in failed.stdout
 
 
 def test_a_missing_variable_stops_the_run_before_it_starts_without_showing_values(tmp_path, chat):

@@ -11,6 +11,8 @@ import sys
 from pathlib import Path
 from xml.etree import ElementTree as ET
 
+import pytest
+
 from seatrial.demo import EXPECTED_V2_FAILURES
 from seatrial.demo._demo import SUITE as DEMO_SUITE
 from tests.conftest import agent_spec, wait_for_stored_attempts
@@ -173,3 +175,42 @@ def test_init_creates_a_project_whose_example_suite_passes(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     again = seatrial("init", "proj", cwd=tmp_path)
     assert again.returncode == 2 and "not overwriting" in again.stderr
+
+
+NO_GATE_SUITE = """\
+suite: ungated
+cases:
+  - {id: hello, input: hello, assertions: [{type: contains, value: "you said"}]}
+  - {id: again, input: hello again, assertions: [{type: contains, value: "you said"}]}
+  - {id: third, input: third, assertions: [{type: contains, value: "you said"}]}
+  - {id: refund, input: refund, assertions: [{type: contains, value: "%s"}]}
+"""
+"""Four P1 cases against the echo agent, no gate written anywhere; ``refund`` passes only when
+its expected text is ``you said``."""
+
+
+@pytest.mark.slow
+def test_with_no_gate_written_a_failing_case_exits_1_and_a_written_gate_decides(tmp_path):
+    agent = agent_spec("echo")
+    (tmp_path / "all_pass.yaml").write_text(NO_GATE_SUITE % "you said", encoding="utf-8")
+    (tmp_path / "one_fails.yaml").write_text(NO_GATE_SUITE % "refund issued", encoding="utf-8")
+    (tmp_path / "half.yaml").write_text("gates:\n  - {min_pass_rate: 0.5}\n", encoding="utf-8")
+
+    passed = seatrial("run", "all_pass.yaml", "--agent", agent, cwd=tmp_path)
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "no gate configured: every case must pass" in passed.stdout
+    assert "gate met" in passed.stdout
+
+    # No P0 case and no gate: this run said "gate met" and exited 0 before.
+    failed = seatrial("run", "one_fails.yaml", "--agent", agent, cwd=tmp_path)
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert "no gate configured: every case must pass" in failed.stdout
+    assert "every_case: 3 of 4 cases pass" in failed.stdout and "refund FAIL" in failed.stdout
+    assert "gate not met" in failed.stdout
+
+    # A written gate replaces the implicit one: one failure of four meets 50%.
+    lenient = seatrial(
+        "run", "one_fails.yaml", "--agent", agent, "--gates", "half.yaml", cwd=tmp_path
+    )
+    assert lenient.returncode == 0, lenient.stdout + lenient.stderr
+    assert "no gate configured" not in lenient.stdout

@@ -152,3 +152,46 @@ def test_wrong_names_and_versions_exit_2_saying_what_exists(seatrial, args, said
 
     assert result.exit_code == 2, result.output
     assert said in result.stderr
+
+
+def test_verify_passes_an_untouched_history_and_a_new_version(seatrial) -> None:
+    invoke, _ = seatrial
+    invoke("import", "refunds", "refunds.yaml")
+    invoke("retire", "refunds", "order-1", "--reason", "moved")
+
+    result = invoke("verify")
+
+    assert result.exit_code == 0, result.output
+    assert "refunds: v1 to v2 verified" in result.stdout
+
+
+def test_verify_names_a_case_edited_in_the_database_and_exits_1(seatrial) -> None:
+    invoke, url = seatrial
+    invoke("import", "refunds", "refunds.yaml")
+    invoke("import", "orders", "refunds.yaml")
+    with Store.open(url) as store, store.engine.begin() as connection:
+        connection.exec_driver_sql(
+            "UPDATE golden_changes SET definition = json_set(definition, '$.input', '我要投诉') "
+            "WHERE dataset = 'refunds' AND case_id = 'refund-1'"
+        )
+
+    everything = invoke("verify")
+    one = invoke("verify", "refunds")
+    other = invoke("verify", "orders")
+
+    assert everything.exit_code == 1, everything.output
+    assert "refunds v1 case refund-1:" in everything.stderr
+    assert "expected " in everything.stderr and "stored " in everything.stderr
+    assert "orders: v1 to v1 verified" in everything.stdout
+    assert one.exit_code == 1 and "refunds v1 case refund-1" in one.stderr
+    assert other.exit_code == 0, other.output
+
+
+def test_verify_of_an_unknown_set_exits_2_naming_the_known_ones(seatrial) -> None:
+    invoke, _ = seatrial
+    invoke("import", "refunds", "refunds.yaml")
+
+    result = invoke("verify", "orders")
+
+    assert result.exit_code == 2
+    assert "known: refunds" in result.stderr

@@ -12,7 +12,7 @@ from typer.testing import CliRunner, Result
 
 from seatrial.cli import app
 from seatrial.testing import FakeOpenAI
-from tests.dataset.test_failures import FORMATS, PLANTED, run_suite
+from tests.dataset.test_failures import CHINESE, FORMATS, PLANTED, run_suite
 
 KEY_ENV = "SEATRIAL_TEST_NAMER_KEY"
 
@@ -75,11 +75,34 @@ def test_verbose_lists_members_and_their_first_divergence(project, monkeypatch):
     assert "first divergence: extra step: lookup_order(" in result.output
 
 
-def test_a_threshold_of_two_puts_each_failure_type_in_one_cluster(project, monkeypatch):
+def test_a_threshold_of_two_still_keeps_two_failed_checks_apart(project, monkeypatch):
     result = invoke(project, monkeypatch, "failures", "latest", "--threshold", "2")
 
     assert result.exit_code == 0, result.output
-    assert "6 failed attempts in 1 cluster" in result.output
+    # The formats run: one failure type, two checks; the loosest threshold cannot merge them.
+    assert "6 failed attempts in 2 clusters" in result.output
+
+
+def test_chinese_failures_of_two_checks_are_two_clusters_shown_as_written(tmp_path, monkeypatch):
+    (tmp_path / "seatrial.yaml").write_text("project: chinese\n", encoding="utf-8")
+    run_id = run_suite(tmp_path, CHINESE, "chinese")
+
+    table = invoke(tmp_path, monkeypatch, "failures", run_id)
+    result = invoke(tmp_path, monkeypatch, "failures", run_id, "--json")
+
+    assert table.exit_code == 0, table.output
+    assert "9 failed attempts in 2 clusters" in table.output
+    assert 'contains value="工单号"' in table.output
+    assert result.exit_code == 0, result.output
+    assert "\\u" not in result.output
+    checks = {
+        c["check"]: {m["case_id"] for m in c["members"]}
+        for c in json.loads(result.output)["clusters"]
+    }
+    assert checks == {
+        'contains value="工单号"': {"ticket-repair", "ticket-complaint"},
+        "is_json": {"json-status"},
+    }
 
 
 def test_failures_of_an_unknown_run_exit_2_saying_so(project, monkeypatch):

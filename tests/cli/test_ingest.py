@@ -149,3 +149,107 @@ def test_format_refuses_a_file_of_another_format_and_names_the_known_ones(
     assert unknown.returncode == 2
     assert "openinference" in unknown.stderr
     assert right.returncode == 0, right.stderr
+
+
+def test_the_trace_list_shows_a_swe_agent_trajectorys_tokens_and_a_chats_own(
+    tmp_path: Path,
+) -> None:
+    # SWE-agent keeps its tokens as totals (info.model_stats), not on each model turn; an
+    # OTLP export's model calls carry theirs, and those are what it shows.
+    folder = project(tmp_path)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    swe = bundled_data("swe-agent/gpt4_pydicom-1458.traj.json")
+    stats = json.loads(swe.read_text(encoding="utf-8"))["info"]["model_stats"]
+
+    done = seatrial("ingest", str(swe), str(export_file(folder)), "--db", url, cwd=folder)
+    listed = seatrial("traces", "list", "--format", "json", "--db", url, cwd=folder)
+
+    assert done.returncode == 0, done.stderr
+    tokens = {
+        row["source"]: (row["input_tokens"], row["output_tokens"])
+        for row in json.loads(listed.stdout)
+    }
+    assert tokens == {
+        "swe-agent": (stats["tokens_sent"], stats["tokens_received"]),
+        "otlp-json": (300, 20),
+    }
+    table = seatrial("traces", "list", "--db", url, cwd=folder).stdout
+    assert f"{stats['tokens_sent']}/{stats['tokens_received']}" in table
+
+
+def test_a_langfuse_v2_observations_export_keeps_each_traces_session_and_user(
+    tmp_path: Path,
+) -> None:
+    # GET /api/public/v2/observations: each observation repeats its trace's session and user.
+    def observation(trace: str, session: str, user: str) -> dict[str, object]:
+        return {
+            "id": f"obs-{trace}",
+            "traceId": trace,
+            "projectId": "p1",
+            "type": "GENERATION",
+            "name": "chat",
+            "startTime": "2025-06-01T08:00:00.000Z",
+            "endTime": "2025-06-01T08:00:01.000Z",
+            "parentObservationId": None,
+            "environment": "production",
+            "userId": user,
+            "sessionId": session,
+            "providedModelName": "qwen-max",
+            "input": [{"role": "user", "content": "订单到哪了"}],
+            "output": {"role": "assistant", "content": "已发货"},
+            "usageDetails": {"input": 12, "output": 3, "total": 15},
+        }
+
+    page = {
+        "data": [observation("t-1", "s-1", "u-1"), observation("t-2", "s-2", "u-2")],
+        "meta": {"cursor": "eyJsYXN0IjoxfQ=="},
+    }
+    folder = project(tmp_path)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    path = folder / "observations.json"
+    path.write_text(json.dumps(page, ensure_ascii=False), encoding="utf-8")
+
+    done = seatrial("ingest", str(path), "--db", url, cwd=folder)
+
+    assert done.returncode == 0, done.stderr
+    with Store.open(url) as store:
+        heads = {h.trace_id: h for h in store.trace_heads(TraceQuery())}
+    assert {t: (h.session_id, h.user_id, h.models) for t, h in heads.items()} == {
+        "t-1": ("s-1", "u-1", ["qwen-max"]),
+        "t-2": ("s-2", "u-2", ["qwen-max"]),
+    }
+
+
+def test_span_links_are_stored_masked_and_written_back(tmp_path: Path) -> None:
+    from seatrial.trace import SpanLink, traces_from_otlp
+
+    folder = project(tmp_path)
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    trace_id = "cd" * 16
+    link = SpanLink(
+        trace_id="4bf92f3577b34da6a3ce929d0e0e4736",
+        span_id="00f067aa0ba902b7",
+        attributes={"caller": f"回拨 {PHONE}"},
+    )
+    span = Span(
+        trace_id=trace_id,
+        span_id="0000000000000009",
+        name="process queued order",
+        start_time_unix_nano=1_764_000_000_000_000_000,
+        end_time_unix_nano=1_764_000_000_100_000_000,
+        links=[link],
+    )
+    path = folder / "linked.json"
+    path.write_text(json.dumps(trace_to_otlp(Trace(trace_id=trace_id, spans=[span]))), "utf-8")
+
+    done = seatrial("ingest", str(path), "--db", url, cwd=folder)
+
+    assert done.returncode == 0, done.stderr
+    with Store.open(url) as store:
+        (stored,) = store.ingested_trace(trace_id).spans
+    (kept,) = stored.links
+    assert (kept.trace_id, kept.span_id) == (link.trace_id, link.span_id)
+    assert kept.attributes == {"caller": "回拨 <PHONE_1>"}
+    (again,) = traces_from_otlp(trace_to_otlp(Trace(trace_id=trace_id, spans=[stored])))
+    assert again.spans[0].links == [kept]
+    assert PHONE.encode() not in (tmp_path / "store.db").read_bytes()

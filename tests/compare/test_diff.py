@@ -491,3 +491,20 @@ def test_plain_and_namespaced_event_attributes_give_the_same_steps():
     assert labels == [step.label for step in steps_of(spaced)]
     assert "permission write_file: granted (once)" in labels
     assert "state change: create a.md" in labels
+
+
+def test_the_markdown_diff_keeps_an_agents_html_inert_under_a_real_renderer():
+    from markdown_it import MarkdownIt
+
+    from seatrial.compare import render_markdown
+
+    a = Recorder().chat(answer=answer("好的 <script>alert(1)</script>")).trace()
+    b = Recorder().chat(answer=answer("好的 <img src=x onerror=alert(1)>")).trace()
+
+    text = render_markdown(diff_traces(a, b))
+    rendered = MarkdownIt("commonmark").enable("table").render(text)
+
+    assert first_kind(diff_traces(a, b)) == "different_model_answer"
+    assert "<script" not in rendered and "<img" not in rendered
+    assert "&lt;img src=x onerror=alert(1)&gt;" in rendered and "好的" in rendered
+    assert "<table>" in rendered and "<strong>First divergence" in rendered

@@ -29,8 +29,8 @@ def case(
     tokens: int = 10,
     cost: float = 0.001,
 ) -> CaseOutcome:
-    """A case whose repeats have these verdicts (P = PASS, F = FAIL)."""
-    verdict_of = {"P": "PASS", "F": "FAIL", "E": "ERROR"}
+    """A case whose repeats have these verdicts (P = PASS, F = FAIL, E = ERROR, W = WARNING)."""
+    verdict_of = {"P": "PASS", "F": "FAIL", "E": "ERROR", "W": "WARNING"}
     verdicts_ = tuple(verdict_of[v] for v in verdicts)
     return CaseOutcome(
         case_id=case_id,

@@ -9,6 +9,7 @@ import pytest
 
 from seatrial.case import Case, GateSpec, load_gates_section, load_suite
 from seatrial.compare import (
+    NO_GATE,
     RunData,
     gate_settings,
     gates_changed,
@@ -172,3 +173,76 @@ def test_a_mistake_in_the_gates_of_seatrial_yaml_names_its_line(tmp_path):
     path.write_text("- just a list\n", "utf-8")
     with pytest.raises(SuiteError, match="mapping"):
         load_gates_section(path)
+
+
+def _implicit(verdict):
+    [outcome] = [o for o in verdict.outcomes if o.gate == NO_GATE]
+    return outcome
+
+
+def test_with_no_gate_written_a_run_whose_cases_all_pass_meets_every_case_passes():
+    verdict = run_meets_gates(run(case("a", "PPP"), case("b", "P")))
+    assert verdict.passed
+    assert verdict.rule == "no gate configured: every case must pass"
+    outcome = _implicit(verdict)
+    assert outcome.verdict == "met" and outcome.figure == "2 of 2 cases pass (4/4 attempts PASS)"
+
+
+def test_with_no_gate_written_one_failing_case_fails_the_run_and_is_named():
+    # No P0 case and no gate: this run printed "gate met" and exited 0 before.
+    verdict = run_meets_gates(run(case("a", "P"), case("b", "F", failure="loop"), case("c", "P")))
+    assert not verdict.passed
+    outcome = _implicit(verdict)
+    assert outcome.verdict == "unmet" and outcome.detail == "b FAIL (loop)"
+    assert verdict.reasons == [outcome.line()]
+
+
+def test_an_error_attempt_or_one_failed_repeat_of_three_fails_every_case_passes():
+    errored = run_meets_gates(run(case("a", "P"), case("b", "E", failure="timeout")))
+    assert not errored.passed and _implicit(errored).detail == "b ERROR (timeout)"
+    # Two of three repeats passed: the case's own verdict is PASS, but each repeat counts.
+    flaky = run_meets_gates(run(case("a", "PPF", failure="loop")))
+    assert not flaky.passed and _implicit(flaky).detail == "a FAIL 1 of 3 (loop)"
+
+
+def test_a_warning_is_no_failure_but_a_run_with_no_pass_meets_nothing():
+    reviewed = run_meets_gates(run(case("a", "P"), case("b", "W")))
+    assert reviewed.passed
+    assert _implicit(reviewed).detail == "1 WARNING attempt to review (not failures)"
+    nothing_passed = run_meets_gates(run(case("a", "W"), case("b", "WW")))
+    assert not nothing_passed.passed
+    assert "no attempt passed" in _implicit(nothing_passed).detail
+
+
+def test_a_run_with_no_attempt_does_not_meet_the_gate_of_a_suite_without_gates():
+    verdict = run_meets_gates(run())
+    assert not verdict.passed and verdict.rule is not None
+    assert [o.check for o in verdict.outcomes if o.verdict == "unmet"] == ["attempts"]
+
+
+def test_a_written_gate_replaces_every_case_passes():
+    cases = [case("a", "P"), case("b", "P"), case("c", "P"), case("d", "F", failure="loop")]
+    written = gate_settings([GateSpec(min_pass_rate=0.5)], "file:gates.yaml")
+    lenient = run_meets_gates(run(*cases, settings=written))
+    assert lenient.passed and lenient.rule is None
+    assert all(o.gate != NO_GATE for o in lenient.outcomes)
+    # The suite's own `gate: {min_pass_rate}` is a written gate too.
+    suite_gate = run_meets_gates(run(*cases, settings={"gate": {"min_pass_rate": 0.5}}))
+    assert suite_gate.passed and suite_gate.rule is None
+    # A suite `gate:` with nothing set writes no gate.
+    unset = run_meets_gates(run(*cases, settings={"gate": {"min_pass_rate": None}}))
+    assert not unset.passed and unset.rule is not None
+
+
+def test_the_p0_gate_still_holds_beside_every_case_passes():
+    verdict = run_meets_gates(run(case("p0", "F", priority="P0", failure="loop"), case("b", "P")))
+    assert {o.check for o in verdict.outcomes if o.verdict == "unmet"} == {
+        "p0_cases",
+        "every_case",
+    }
+
+
+def test_latest_passing_skips_a_run_without_gates_whose_case_failed(store):
+    _store(store, "good", {"a": "PASS", "b": "PASS"}, {})
+    _store(store, "bad", {"a": "PASS", "b": "FAIL"}, {})
+    assert resolve_run_ref(store, "latest-passing") == "good"

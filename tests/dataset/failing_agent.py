@@ -212,6 +212,42 @@ def rambling_reply(message: str, session: Session) -> str:
     return json.dumps({"status": "shipped", "note": note})
 
 
+def ticket_without_number(message: str, session: Session) -> str:
+    """Logs a repair request in Chinese but never gives the ticket number (工单号)."""
+    return _pick(
+        [
+            "已为您登记报修，师傅会尽快联系您。",
+            "您的报修已经提交，我们会在两小时内安排上门。",
+            "好的，维修申请已受理，请保持电话畅通。",
+        ],
+        session,
+    )
+
+
+def complaint_without_number(message: str, session: Session) -> str:
+    """Records a complaint in Chinese, again without a ticket number."""
+    return _pick(
+        [
+            "非常抱歉给您带来不便，您的投诉我们已经记录。",
+            "投诉已收到，客服主管会在24小时内回复您。",
+            "我们已将您的反馈转交相关部门处理。",
+        ],
+        session,
+    )
+
+
+def chinese_prose_instead_of_json(message: str, session: Session) -> str:
+    """Answers in Chinese prose where the case wants JSON."""
+    return _pick(
+        [
+            "您的订单已发货，预计周五送达。",
+            "订单正在派送中，请留意快递员的电话。",
+            "已发货！",
+        ],
+        session,
+    )
+
+
 def answers_well(message: str, session: Session) -> str:
     """A case that passes."""
     return "Hello! How can I help you today?"
@@ -230,6 +266,9 @@ BEHAVIOURS: dict[str, Callable[[str, Session], str]] = {
     "format-json": prose_instead_of_json,
     "format-length": rambling_reply,
     "greeting": answers_well,
+    "ticket-repair": ticket_without_number,
+    "ticket-complaint": complaint_without_number,
+    "json-status": chinese_prose_instead_of_json,
 }
 
 

@@ -58,6 +58,13 @@ cases:
     assertions: [{type: is_json}, {type: length, max: 200}]
 """
 
+CHINESE = """suite: chinese
+cases:
+  - {id: ticket-repair, input: 空调坏了，帮我报修, assertions: [{type: contains, value: 工单号}]}
+  - {id: ticket-complaint, input: 我要投诉快递员, assertions: [{type: contains, value: 工单号}]}
+  - {id: json-status, input: 用 JSON 返回订单状态, assertions: [{type: is_json}]}
+"""
+
 
 def run_suite(folder: Path, text: str, name: str) -> str:
     """Run a suite of the planted agent three times per case; the new run's id."""
@@ -80,6 +87,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         "db": f"sqlite:///{folder / 'seatrial.db'}",
         "planted": run_suite(folder, PLANTED, "planted"),
         "formats": run_suite(folder, FORMATS, "formats"),
+        "chinese": run_suite(folder, CHINESE, "chinese"),
     }
 
 
@@ -146,17 +154,46 @@ def test_two_different_checks_of_one_failure_type_split_into_two_clusters(store,
     assert labels[0].startswith("format: is_json") and labels[1].startswith("format: length")
 
 
-def test_the_threshold_decides_how_far_apart_one_types_attempts_may_be(store, runs):
+def test_chinese_failures_of_two_checks_never_share_a_cluster_at_the_default_threshold(store, runs):
+    clusters = cluster_failures(store, runs["chinese"])
+
+    assert sorted(members_of(c) for c in clusters) == sorted(
+        [every("ticket-repair", "ticket-complaint"), every("json-status")]
+    )
+    # Both checks fail with failure type `format`: the check, not the type, keeps them apart,
+    # and the two differently worded replies that lack 工单号 stay together.
+    assert {c.failure_type for c in clusters} == {"format"}
+    assert sorted(c.check for c in clusters) == ['contains value="工单号"', "is_json"]
+
+
+def test_the_same_check_with_another_value_is_another_cluster():
+    members = [
+        member(
+            "a", "format", 'contains: the final reply: does not contain "工单号"', "已登记", "x"
+        ),
+        member(
+            "b", "format", 'contains: the final reply: does not contain "工单号"', "已受理", "x"
+        ),
+        member("c", "format", 'contains: the final reply: does not contain "退款"', "已登记", "y"),
+    ]
+
+    clusters = cluster_members(members, threshold=2.0)
+
+    assert sorted(sorted(m.case_id for m in c.members) for c in clusters) == [["a", "b"], ["c"]]
+
+
+def test_the_threshold_decides_how_far_apart_one_checks_attempts_may_be(store, runs):
     default = cluster_failures(store, runs["planted"], runs["formats"])
     assert len(default) == 5  # the three planted kinds and the two format checks
 
-    # Anything goes: one cluster per failure type, never one across types.
+    # Anything goes: one cluster per failed check, never one across checks (or types).
     loose = cluster_failures(store, runs["planted"], runs["formats"], threshold=1.5)
-    assert sorted(c.failure_type for c in loose) == [
-        "format",
-        "hallucination",
-        "loop",
-        "permission_violation",
+    assert sorted((c.failure_type, c.check) for c in loose) == [
+        ("format", "is_json"),
+        ("format", "length max=200"),
+        ("hallucination", 'business_rule rule="no_fabricated_ids"'),
+        ("loop", "no_loop"),
+        ("permission_violation", "permissions_respected"),
     ]
     # Nothing merges unless identical in every part: each case's differently worded
     # attempts fall apart, the planted kinds into more than three clusters.
@@ -193,8 +230,10 @@ def test_a_run_without_failures_has_no_clusters(store, tmp_path):
         assert cluster_failures(fresh, run_id) == []
 
 
-def member(case_id: str, failure_type: str, reason: str, reply: str = "") -> FailureMember:
-    return FailureMember("run", case_id, 1, "FAIL", failure_type, reason, reply)
+def member(
+    case_id: str, failure_type: str, reason: str, reply: str = "", check: str = ""
+) -> FailureMember:
+    return FailureMember("run", case_id, 1, "FAIL", failure_type, reason, reply, check=check)
 
 
 def not_json(reply: str) -> FailureMember:

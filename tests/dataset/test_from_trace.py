@@ -12,7 +12,13 @@ import pytest
 from seatrial.case import load_suite
 from seatrial.dataset import Proposal, ProposedCase, case_from_trace, write_case_file
 from seatrial.errors import InputError
-from seatrial.trace import Span, Trace, trace_from_tools_called, traces_from_otlp
+from seatrial.trace import (
+    Span,
+    Trace,
+    normalize_trace,
+    trace_from_tools_called,
+    traces_from_otlp,
+)
 from seatrial.trace import attrs as A
 from tests.dataset._production_traces import agent, chat, export, tool
 
@@ -213,3 +219,115 @@ def test_a_trace_with_no_successful_tool_writes_a_case_that_still_loads(tmp_path
     assert proposed.proposals == []
     path = write_case_file(proposed, tmp_path / "quiet.yaml")
     assert load_suite(path).cases[0].assertions == []
+
+
+def _root() -> Span:
+    return Span(
+        trace_id=TRACE_ID,
+        span_id="a" * 16,
+        name="conversation",
+        start_time_unix_nano=0,
+        end_time_unix_nano=100,
+    )
+
+
+def _span(span_id: str, start: int, attributes: dict[str, Any], parent: str = "a" * 16) -> Span:
+    return Span(
+        trace_id=TRACE_ID,
+        span_id=span_id,
+        parent_span_id=parent,
+        name="ChatCompletion",
+        start_time_unix_nano=start,
+        end_time_unix_nano=start + 5,
+        attributes=attributes,
+    )
+
+
+def _openinference_inputs(*messages: tuple[str, str]) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"openinference.span.kind": "LLM", "llm.model_name": "gpt-4o"}
+    for index, (role, content) in enumerate(messages):
+        attributes[f"llm.input_messages.{index}.message.role"] = role
+        attributes[f"llm.input_messages.{index}.message.content"] = content
+    return attributes
+
+
+def _openllmetry_inputs(*messages: tuple[str, str]) -> dict[str, Any]:
+    attributes: dict[str, Any] = {"llm.request.type": "chat", "gen_ai.request.model": "gpt-4o"}
+    for index, (role, content) in enumerate(messages):
+        attributes[f"gen_ai.prompt.{index}.role"] = role
+        attributes[f"gen_ai.prompt.{index}.content"] = content
+    return attributes
+
+
+@pytest.mark.parametrize("spelling", [_openinference_inputs, _openllmetry_inputs])
+def test_normalized_spans_give_each_user_turn_once_and_a_repeated_turn_twice(
+    spelling: Any,
+) -> None:
+    # The user said "好的" twice, in turns 2 and 3: both are turns. Normalization writes
+    # gen_ai.input.messages beside the source attributes; neither may be read twice.
+    first = [("user", "退订单 ORD1"), ("assistant", "确定吗?")]
+    second = [*first, ("user", "好的"), ("assistant", "要退到原卡吗?")]
+    third = [*second, ("user", "好的")]
+    trace = normalize_trace(
+        Trace(
+            trace_id=TRACE_ID,
+            spans=[
+                _root(),
+                _span("1" * 16, 10, spelling(*first[:1])),
+                _span("2" * 16, 20, spelling(*second[:3])),
+                _span("3" * 16, 30, spelling(*third)),
+            ],
+        )
+    )
+    assert trace.spans[1].attributes[A.INPUT_MESSAGES]  # normalization did write it
+
+    assert case_from_trace(trace).case.user_turns == ["退订单 ORD1", "好的", "好的"]
+
+
+def test_a_single_span_whose_user_says_the_same_thing_twice_keeps_both() -> None:
+    span = _span("1" * 16, 10, _openinference_inputs(("user", "在吗"), ("user", "在吗")))
+    trace = normalize_trace(Trace(trace_id=TRACE_ID, spans=[_root(), span]))
+
+    assert case_from_trace(trace).case.user_turns == ["在吗", "在吗"]
+
+
+def test_openllmetry_indexed_tool_calls_are_proposed_and_their_results_recorded() -> None:
+    asked = _openllmetry_inputs(("user", "查订单 ORD20240701"))
+    asked |= {
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.finish_reason": "tool_calls",
+        "gen_ai.completion.0.tool_calls.0.id": "call_9",
+        "gen_ai.completion.0.tool_calls.0.name": "search_order",
+        "gen_ai.completion.0.tool_calls.0.arguments": '{"order_id": "ORD20240701"}',
+    }
+    answered = _openllmetry_inputs(("user", "查订单 ORD20240701"))
+    answered |= {
+        "gen_ai.prompt.1.role": "assistant",
+        "gen_ai.prompt.1.tool_calls.0.id": "call_9",
+        "gen_ai.prompt.1.tool_calls.0.name": "search_order",
+        "gen_ai.prompt.1.tool_calls.0.arguments": '{"order_id": "ORD20240701"}',
+        "gen_ai.prompt.2.role": "tool",
+        "gen_ai.prompt.2.tool_call_id": "call_9",
+        "gen_ai.prompt.2.content": '{"status": "已发货"}',
+        "gen_ai.completion.0.role": "assistant",
+        "gen_ai.completion.0.content": "已发货",
+    }
+    trace = normalize_trace(
+        Trace(
+            trace_id=TRACE_ID,
+            spans=[_root(), _span("1" * 16, 10, asked), _span("2" * 16, 20, answered)],
+        )
+    )
+
+    proposed = case_from_trace(trace)
+
+    assert proposed.case.user_turns == ["查订单 ORD20240701"]
+    assert proposals(proposed)["called-tools"].assertion["expected"] == ["search_order"]
+    assert proposed.case.metadata["recorded_tool_results"] == [
+        {
+            "tool": "search_order",
+            "arguments": {"order_id": "ORD20240701"},
+            "success": True,
+            "result": {"status": "已发货"},
+        }
+    ]

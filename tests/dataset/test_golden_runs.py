@@ -53,6 +53,12 @@ def three_versions(store: Store) -> None:
     store.golden_append("refunds", add=[case("r3")], who="qa")
 
 
+def recorded_as(store: Store, name: str, version: int) -> dict[str, object]:
+    """What a run records of a golden set version whose history verifies."""
+    head = store.golden_versions(name)[version - 1]
+    return {"name": name, "version": version, "hash": head.content_hash, "verified": True}
+
+
 def run_ids_cases(store: Store, run_id: str) -> list[str]:
     return [c.id for c in store.run_cases(run_id)]
 
@@ -82,9 +88,10 @@ def test_a_run_on_v3_still_reports_v3_after_v4_exists(
         ["你好", "我要退款", "退款多久到账", "我要退款"]
     )
     again = build_report(store, on_v3.run_id)
-    assert again.info.settings["dataset"] == {"name": "refunds", "version": 3}
+    recorded = recorded_as(store, "refunds", 3)
+    assert again.info.settings["dataset"] == recorded
     assert again.dataset_text == "dataset refunds v3"
-    assert to_json(again)["dataset"] == {"name": "refunds", "version": 3}
+    assert to_json(again)["dataset"] == recorded
     assert "Ran dataset refunds v3." in to_markdown(again)
     page = TestClient(create_app(store)).get(f"/runs/{on_v3.run_id}")
     assert page.status_code == 200
@@ -101,7 +108,7 @@ def test_a_suite_naming_no_version_runs_and_records_the_newest(
 
     result = execute_suite(suite, agent.url, store=store, write_report_files=False)
 
-    assert result.report.info.settings["dataset"] == {"name": "refunds", "version": 4}
+    assert result.report.info.settings["dataset"] == recorded_as(store, "refunds", 4)
     assert run_ids_cases(store, result.run_id) == ["r2", "r3", "r4"]
 
 
@@ -136,7 +143,7 @@ def test_seatrial_run_dataset_option_runs_a_version_and_report_shows_it(
 
     assert ran.exit_code == 0, ran.output
     assert "dataset: refunds v2 (2 cases)" in ran.stdout
-    assert run.suite == "refunds" and run.settings["dataset"] == {"name": "refunds", "version": 2}
+    assert run.suite == "refunds" and run.settings["dataset"] == recorded_as(store, "refunds", 2)
     assert run_ids_cases(store, run.run_id) == ["r1", "r2"]
     assert json.loads((tmp_path / "out" / "report.json").read_text())["dataset"]["version"] == 2
     assert reported.exit_code == 0, reported.output
@@ -160,5 +167,55 @@ def test_run_suite_runs_a_golden_set_version_as_the_command_does(
         suite, agent.url, db=store.url, project_dir=tmp_path, dataset="refunds@3"
     )
 
-    assert report.info.settings["dataset"] == {"name": "refunds", "version": 3}
+    assert report.info.settings["dataset"] == recorded_as(store, "refunds", 3)
     assert run_ids_cases(store, report.info.run_id) == ["own-1", "r1", "r2", "r3"]
+
+
+def test_a_run_of_a_set_whose_history_was_edited_in_the_database_warns_and_says_so(
+    store: Store, agent: AgentServer, tmp_path: Path
+) -> None:
+    three_versions(store)
+    with store.engine.begin() as connection:
+        connection.exec_driver_sql(
+            "UPDATE golden_changes SET definition = json_set(definition, '$.input', '改过') "
+            "WHERE version = 1 AND case_id = 'r1'"
+        )
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("suite: nightly-golden\ndataset: refunds@3\n", encoding="utf-8")
+    notices: list[tuple[str, str]] = []
+
+    result = execute_suite(
+        suite,
+        agent.url,
+        store=store,
+        write_report_files=False,
+        on_notice=lambda level, text: notices.append((level, text)),
+    )
+
+    warnings = [text for level, text in notices if level == "warning"]
+    assert any("refunds v1 case r1" in text for text in warnings), notices
+    recorded = result.report.info.settings["dataset"]
+    assert recorded["verified"] is False and recorded["version"] == 3
+    assert "its history was changed in the database" in to_markdown(result.report)
+    assert to_json(result.report)["dataset"]["verified"] is False
+
+
+def test_a_run_of_an_intact_set_gives_no_history_warning(
+    store: Store, agent: AgentServer, tmp_path: Path
+) -> None:
+    three_versions(store)
+    suite = tmp_path / "suite.yaml"
+    suite.write_text("suite: nightly-golden\ndataset: refunds@3\n", encoding="utf-8")
+    notices: list[tuple[str, str]] = []
+
+    result = execute_suite(
+        suite,
+        agent.url,
+        store=store,
+        write_report_files=False,
+        on_notice=lambda level, text: notices.append((level, text)),
+    )
+
+    assert not [text for level, text in notices if "history" in text], notices
+    assert result.report.info.settings["dataset"]["verified"] is True
+    assert "changed in the database" not in to_markdown(result.report)

@@ -9,8 +9,9 @@ flaws are on purpose, so the example's cases pass and fail for known reasons:
   (``refund-missing-parameter`` fails ``no_identical_retry``).
 
 A message written by ``seatrial contract`` ("Please use `TOOL` ... with a = 1, b = "x".") is
-obeyed as written; after a fault the model reads an "allowed values" error and picks another
-allowed value, and retries any other error identically.
+obeyed as written; after a fault the model reads an "allowed values" error and picks an
+allowed value, and sends the call it sees in the conversation again after any other error:
+the right repair after a transient fault, the wrong one after ``missing_param``.
 
 Requests without ``tools`` come from the simulated user (the example's ``simulator.model`` is
 the same model): it gives its order number when asked and stops once the refund is filed.
@@ -32,7 +33,7 @@ DATE = re.compile(r"(?:(\d{4})年)?(\d{1,2})月(\d{1,2})日")
 NAME = re.compile(r"乘机人[是为：:]?\s*([\u4e00-\u9fff]{2,4})")
 CONTRACT_ASK = re.compile(r"^Please use `(\w+)`.*? with (.*)\.$", re.S)
 CONTRACT_VALUE = re.compile(r"(\w+) = ")
-ALLOWED = re.compile(r"is not an allowed value of `(\w+)`; allowed values: (.*?); call")
+ALLOWED = re.compile(r"`(\w+)`[^`]*?; allowed values: (.*?); call")
 
 
 def booking_model(body: dict[str, Any]) -> FakeReply:
@@ -178,7 +179,7 @@ def _after_error(
     if allowed is not None:
         parameter = allowed.group(1)
         choices = [json.loads(v) for v in allowed.group(2).split(", ")]
-        other = next(v for v in choices if v != arguments.get(parameter))
+        other = next(v for v in choices if v != arguments.get(parameter))  # the first allowed
         return _call(name, **{**arguments, parameter: other})
     if name == "book_ticket" and arguments.get("cabin") not in ("economy", "business"):
         cabin = "economy" if "经济" in str(arguments.get("cabin")) else "business"

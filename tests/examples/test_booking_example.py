@@ -69,8 +69,8 @@ async def test_the_example_suites_run_against_a_scripted_model_through_the_gatew
         config = example_project(tmp_path, model)
         done = {suite: await run_suite(config, suite, tmp_path) for suite in SUITES}
 
-    # The scripted model books without asking the passenger's name, and retries a failed
-    # refund with identical arguments: exactly those two cases fail.
+    # The scripted model books without asking the passenger's name, and resends a refund the
+    # tool said lacked a parameter unchanged: exactly those two cases fail.
     assert verdicts(done["single_turn"]) == {
         "search-beijing-shanghai": "PASS",
         "order-status": "PASS",
@@ -90,7 +90,8 @@ async def test_the_example_suites_run_against_a_scripted_model_through_the_gatew
     assert "book_ticket" in name_case.attempts[0].reason
     [refund] = [c for c in done["contract"].report.cases if c.verdict == "FAIL"]
     failed = {r.type for r in refund.attempts[0].assertions if r.verdict != "pass"}
-    assert failed == {"no_identical_retry"}
+    # The resent call still lacks the order number the fault named: neither a repair nor new.
+    assert failed == {"no_identical_retry", "repairs_within"}
 
     # Every model call went through the gateway: priced, and the simulated user's on its own
     # line; the answering model is the pinned one, so nothing is flagged.
@@ -119,8 +120,10 @@ def test_seatrial_contract_on_the_examples_tool_schema_prints_the_recovery_table
             text=True,
             timeout=120,
         )
-    assert done.returncode == 1, done.stderr  # 4 of 9 attempts pass: under the 80% gate
-    rows = {(r["tool"], r["fault"]): r for r in json.loads(done.stdout)["rows"]}
+    assert done.returncode == 0, done.stderr  # every attempt passes
+    table = json.loads(done.stdout)
+    assert (table["passed"], table["attempts"], table["gate"]["met"]) == (9, 9, True)
+    rows = {(r["tool"], r["fault"]): r for r in table["rows"]}
     # Every tool with an enum gets a bad_enum case; get_order has none.
     assert set(rows) == {
         *((tool, "http_500") for tool in ("search_flights", "book_ticket", "get_order")),
@@ -129,22 +132,30 @@ def test_seatrial_contract_on_the_examples_tool_schema_prints_the_recovery_table
         ("request_refund", "bad_enum"),
     }
     for (tool, fault), row in rows.items():
-        # The scripted model picks another allowed value after bad_enum, and resends the
-        # identical call after an HTTP 500: both repaired in one turn, one identically.
-        assert (row["attempts"], row["repaired_in_1"], row["not_called"]) == (1, 1, 0), tool
+        # The scripted model picks an allowed value after bad_enum, and resends the identical
+        # call after an HTTP 500 (the right repair there): both repaired in one turn.
+        assert (row["attempts"], row["passed"], row["repaired_in_1"]) == (1, 1, 1), tool
         assert row["identical_retry"] == (1 if fault == "http_500" else 0), (tool, fault)
+
+
+REAL_CALL_S = 300.0
+"""One model call of a small model on a 2-core CPU (llama.cpp's server): tens of seconds, the
+tool schemas' prompt included; generous, since a timeout here is not what the test checks."""
+REAL_ATTEMPT_S = 1800.0
+"""One attempt: up to `max_turns` (8) model calls and a simulated user's."""
 
 
 def _real_model() -> ModelConfig:
     key = os.environ.get(MODEL_KEY_ENV)
+    # Whole (non-streamed) calls are bounded by timeout_s only; first_byte_timeout_s is for
+    # streams, which the model agent does not use.
     return ModelConfig(
         name="booking-model",
         model=os.environ.get(MODEL_NAME_ENV) or "qwen2.5-7b-instruct",
         base_url=os.environ[MODEL_URL_ENV],
         api_key_env=MODEL_KEY_ENV if key else None,
         price=Price(input_per_mtok=0, output_per_mtok=0),
-        first_byte_timeout_s=120,
-        timeout_s=300,
+        timeout_s=REAL_CALL_S,
         max_retries=1,
     )
 
@@ -158,13 +169,19 @@ def _real_model() -> ModelConfig:
         "run the booking example against it"
     ),
 )
+# Every case of the three suites against a CPU model: far past pytest-timeout's 120 s default.
+@pytest.mark.timeout(4 * 3600)
 async def test_the_example_suites_run_end_to_end_against_a_real_model(tmp_path: Path) -> None:
     config = example_project(tmp_path, _real_model())
+    config = config.model_copy(
+        update={"run": config.run.model_copy(update={"timeout_s": REAL_ATTEMPT_S})}
+    )
     for suite in SUITES:
         done = await run_suite(config, suite, tmp_path)
         report = done.report
-        # A real model may fail the cases; what must hold is that the loop ran: every case
-        # has its attempts, each called the model, and none ended in Seatrial's own failure.
+        # A real model may fail the cases (a tool call written as text is a FAIL,
+        # malformed_tool_call); what must hold is that the loop ran: every case has its
+        # attempts, each called the model, and none ended in Seatrial's own failure.
         assert report.summary.cases == len(report.cases) > 0, suite
         for case in report.cases:
             for attempt in case.attempts:

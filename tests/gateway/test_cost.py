@@ -141,11 +141,13 @@ def test_a_ledger_row_records_who_called_what_and_the_cost_but_not_the_conversat
         "output_tokens": 30,
         "cached_input_tokens": 512,
         "cost_usd": 0.0031,
+        "priced": True,
         "latency_ms": 420.0,
         "cached": False,
         "fallback_used": True,
         "fault": "latency",
         "created_at": 1_763_000_000.0,
+        "status": "ok",
     }
     assert "4111" not in row.model_dump_json()
     assert "refund was explained" not in row.model_dump_json()

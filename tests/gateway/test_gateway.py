@@ -22,7 +22,7 @@ from seatrial.gateway import (
     Price,
 )
 from seatrial.store import Store
-from seatrial.testing import FakeOpenAI, FakeReply, Hang
+from seatrial.testing import UNPARSABLE_TOOL_CALL, FakeOpenAI, FakeReply, Hang
 from seatrial.trace import Span, TraceRecorder, spans_from_otlp
 from seatrial.trace import attrs as A
 
@@ -88,6 +88,31 @@ async def test_each_call_writes_a_ledger_row_with_its_purpose_and_cost(tmp_path:
     assert (row.model, row.provider_model, row.input_tokens) == ("m", "m-v1", 1000)
 
 
+async def test_a_failed_call_leaves_a_ledger_row_and_a_refused_one_none(tmp_path: Path) -> None:
+    spends_the_budget = FakeReply("ok", input_tokens=600_000, output_tokens=0)
+    script = [spends_the_budget, FakeReply(status=500), Hang()]
+    async with FakeOpenAI(script) as upstream:
+        timing_out = {"timeout_s": 0.3, "first_byte_timeout_s": 0.3}
+        config = GatewayConfig(
+            models={"m": model("m", upstream, max_retries=0, **timing_out)},
+            budgets={"run_usd": 0.5},
+        )
+        with Store.open(f"sqlite:///{tmp_path / 'db.sqlite'}") as store:
+            async with gateway(config, store=store) as gw:
+                await gw.chat(ask("answered", model="m", run_id="r1", purpose="judge"))
+                with pytest.raises(FallbackExhausted):
+                    await gw.chat(ask("refused", model="m", run_id="r2"))
+                with pytest.raises(FallbackExhausted):
+                    await gw.chat(ask("too slow", model="m", run_id="r3", purpose="judge"))
+                with pytest.raises(BudgetExceeded):  # r1 spent its budget: never sent
+                    await gw.chat(ask("over budget", model="m", run_id="r1"))
+            rows = [(r.run_id, r.purpose, r.status) for r in store.model_calls("r1")]
+            rows += [(r.run_id, r.purpose, r.status) for r in store.model_calls("r2")]
+            rows += [(r.run_id, r.purpose, r.status) for r in store.model_calls("r3")]
+    assert rows == [("r1", "judge", "ok"), ("r2", "agent", "error"), ("r3", "judge", "timeout")]
+    assert len(upstream.requests) == 3
+
+
 async def test_a_run_budget_stops_new_calls_once_spent() -> None:
     reply = FakeReply("ok", input_tokens=600_000, output_tokens=0)
     async with FakeOpenAI(reply) as upstream:
@@ -125,7 +150,8 @@ async def test_a_chain_that_runs_out_names_every_try() -> None:
                 await gw.chat(ask("hi", model="m"))
     assert [a.outcome for a in raised.value.attempts] == ["server_error", "server_error"]
     [span] = chat_spans(recorder)
-    assert span.attributes[A.ERROR_TYPE] == "FallbackExhausted"
+    # The span names what went wrong (the last try's outcome), not the exception's class.
+    assert span.attributes[A.ERROR_TYPE] == "server_error"
     assert len(json.loads(span.attributes["seatrial.gateway.attempts"])) == 2
 
 
@@ -255,3 +281,57 @@ async def test_otlp_export_at_full_sampling_sends_every_call() -> None:
     spans = [span for payload in received for span in spans_from_otlp(payload)]
     assert len(spans) == 3
     assert all(s.attributes[A.INPUT_TOKENS] > 0 for s in spans)
+
+
+# -- what a local model's server answers (llama.cpp, seen with Qwen2.5 and SmolLM2) -----------
+
+
+@pytest.mark.parametrize(
+    "said",
+    [
+        UNPARSABLE_TOOL_CALL,
+        "Failed to parse input at pos 395: <|tool_call_start|>[search(q='x')]<|tool_call_end|>",
+    ],
+)
+async def test_a_500_saying_the_models_output_is_unparsable_is_not_retried(said: str) -> None:
+    async with FakeOpenAI(FakeReply(status=500, error=said)) as upstream:
+        config = GatewayConfig(models={"m": model("m", upstream, max_retries=2)})
+        async with gateway(config) as gw:
+            with pytest.raises(FallbackExhausted) as failed:
+                await gw.chat(ask("book it", model="m", temperature=0, seed=42))
+        sent = len(upstream.requests)
+    assert sent == 1  # a seeded, temperature-0 request would get the same output again
+    assert [a.outcome for a in failed.value.attempts] == ["unparsable_output"]
+    assert said[:40] in str(failed.value)
+
+
+async def test_a_plain_500_is_retried_even_for_a_deterministic_request() -> None:
+    script = [FakeReply(status=500, error="upstream overloaded"), FakeReply("fine")]
+    async with FakeOpenAI(script) as upstream:
+        config = GatewayConfig(models={"m": model("m", upstream, max_retries=2)})
+        async with gateway(config) as gw:
+            answer = await gw.chat(ask("book it", model="m", temperature=0, seed=42))
+    assert answer.message.content == "fine"
+    assert [a.outcome for a in answer.attempts] == ["server_error", "ok"]
+
+
+async def test_a_whole_answer_slower_than_the_first_byte_timeout_is_waited_for() -> None:
+    # A non-streamed call's first byte is its whole answer: a slow local model's normal.
+    async with FakeOpenAI(FakeReply("slow but whole", delay_s=0.6)) as upstream:
+        config = GatewayConfig(
+            models={"m": model("m", upstream, first_byte_timeout_s=0.1, max_retries=0)}
+        )
+        async with gateway(config) as gw:
+            answer = await gw.chat(ask("hi", model="m"))
+    assert answer.message.content == "slow but whole"
+
+
+async def test_a_stream_slower_than_the_first_byte_timeout_still_fails_fast() -> None:
+    async with FakeOpenAI(FakeReply("late", delay_s=2)) as upstream:
+        config = GatewayConfig(
+            models={"m": model("m", upstream, first_byte_timeout_s=0.1, max_retries=0)}
+        )
+        async with gateway(config) as gw:
+            with pytest.raises(FallbackExhausted, match="no first byte within 0.1 s"):
+                async for _ in gw.stream(ask("hi", model="m", stream=True)):
+                    pass

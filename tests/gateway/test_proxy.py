@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
@@ -256,14 +257,15 @@ async def test_a_spent_budget_answers_402_and_the_sdk_does_not_retry(
     assert spans[-1].attributes[A.ERROR_TYPE] == "BudgetExceeded"
 
 
-async def test_a_primary_that_misses_its_first_byte_falls_back_through_the_proxy(
+async def test_a_primary_that_misses_its_deadline_falls_back_through_the_proxy(
     client_for: Callable[[str], openai.AsyncOpenAI],
 ) -> None:
+    # A whole answer is bounded by `timeout_s` (its first byte is the answer itself).
     async with FakeOpenAI(Hang(5)) as slow, FakeOpenAI("from backup") as backup:
         config = GatewayConfig(
             models={
                 "primary": model(
-                    "primary", slow, fallbacks=["backup"], first_byte_timeout_s=0.2, max_retries=0
+                    "primary", slow, fallbacks=["backup"], timeout_s=0.2, max_retries=0
                 ),
                 "backup": model("backup", backup),
             }
@@ -491,3 +493,33 @@ async def test_a_recorded_attempt_replays_through_the_proxy_with_identical_spans
 
     assert [view(s) for s in chat_spans(replayed)] == [view(s) for s in chat_spans(recorded)]
     assert {s.attributes["seatrial.gateway.cassette"] for s in chat_spans(replayed)} == {"replay"}
+
+
+@pytest.mark.parametrize("stream", [False, True], ids=["whole", "streamed"])
+async def test_when_an_attempt_ends_its_call_in_flight_ends_and_is_recorded_as_cut_off(
+    tmp_path: Path, stream: bool
+) -> None:
+    # An agent past its deadline leaves its call in the proxy; the runner ends it.
+    async with FakeOpenAI(FakeReply("too late", delay_s=30)) as upstream:
+        config = GatewayConfig(
+            models={"main": model("main", upstream)}, cassette={"mode": "record"}
+        )
+        async with proxied(config, project_dir=tmp_path) as server:
+            recorder, _ = attempt_recorder()
+            with server.attempt(recorder, "run-a", "c", 1) as base_url:
+                body = {"model": "main", "messages": [{"role": "user", "content": "hi"}]}
+                async with httpx.AsyncClient() as client:
+                    sent = asyncio.ensure_future(
+                        client.post(f"{base_url}/chat/completions", json={**body, "stream": stream})
+                    )
+                    while not upstream.requests:  # the call waits on the model
+                        await asyncio.sleep(0.01)
+                    await server.end_calls(recorder)
+                    answered = await sent
+    assert answered.status_code == 504
+    assert answered.json()["error"]["type"] == "attempt_ended"
+    [span] = chat_spans(recorder)
+    assert span.status == "error" and span.end_time_unix_nano  # closed before the trace is read
+    cassette = (tmp_path / ".seatrial" / "cassettes" / "run-a.jsonl").read_text(encoding="utf-8")
+    [line] = [json.loads(t) for t in cassette.splitlines()]
+    assert line["response"] is None and line["cut_off_after_s"] >= 0

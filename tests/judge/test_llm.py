@@ -136,6 +136,22 @@ async def test_always_malformed_raises_judge_error_after_max_retries(server: Fak
     assert len(server.requests) == 3
 
 
+async def test_an_answer_cut_off_at_max_tokens_names_the_setting_to_raise(
+    server: FakeOpenAI,
+) -> None:
+    # A weak judge that spends its budget on the reason never closes the object.
+    server.script = FakeReply(
+        text='{"verdict": "PASS", "confidence": 0.9, "reason": "' + "很好 " * 200,
+        finish_reason="length",
+    )
+    judge = judge_on(server, max_tokens=64, max_retries=1)
+
+    with pytest.raises(JudgeError, match=r"cut off at judge.max_tokens \(64\)"):
+        await judge.judge(REFUND)
+
+    assert [r.body["max_tokens"] for r in server.requests] == [64, 64]
+
+
 async def test_a_failing_model_call_becomes_judge_error(server: FakeOpenAI) -> None:
     server.script = FakeReply(status=400)
     judge = judge_on(server)
@@ -266,13 +282,15 @@ def test_prompt_hash_is_the_sha256_of_the_shipped_template() -> None:
 def test_the_judge_section_of_seatrial_yaml_configures_the_judge(tmp_path: Path) -> None:
     models = "models:\n  grader:\n    model: gpt-4o-2024-08-06\n    base_url: http://127.0.0.1:1\n"
     (tmp_path / "seatrial.yaml").write_text(
-        models + "judge:\n  model: grader\n  samples: 3\n", encoding="utf-8"
+        models + "judge:\n  model: grader\n  samples: 3\n  max_tokens: 300\n", encoding="utf-8"
     )
     config = load_config(tmp_path)
-    assert (config.judge.model, config.judge.samples, config.judge.min_agreement) == (
+    judge = config.judge
+    assert (judge.model, judge.samples, judge.min_agreement, judge.max_tokens) == (
         "grader",
         3,
         0.85,
+        300,
     )
 
     (tmp_path / "seatrial.yaml").write_text(models + "judge:\n  model: gpt-5\n", encoding="utf-8")

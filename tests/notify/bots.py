@@ -216,9 +216,11 @@ def _slack_shape(seen: Seen) -> str:
 
 def _webhook_shape(seen: Seen) -> str:
     body = seen.body
-    wanted = {"schema", "id", "event", "title", "text", "link", "facts", "sent_at"}
+    wanted = {"schema", "id", "event", "events", "title", "text", "link", "facts", "sent_at"}
     if not isinstance(body, dict) or set(body) != wanted:
         return f"keys are not {sorted(wanted)}"
+    if not body["events"] or body["events"][0] != body["event"]:
+        return "events does not start with the event"
     if body["schema"] != "seatrial.notification/1":
         return "unknown schema"
     if seen.headers.get("X-Seatrial-Delivery") != body["id"]:

@@ -4,6 +4,7 @@ that checks the request as the platform documents it."""
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import json
 
@@ -230,6 +231,25 @@ async def test_only_channels_that_receive_the_event_get_it(bot):
     deliveries = await notify(config, NOTE)
     assert [d.channel for d in deliveries] == ["gates"]
     assert len(gates.accepted) == 1 and daily.requests == []
+
+
+async def test_a_message_carrying_two_events_reaches_each_channel_of_either_once(bot):
+    both = dataclasses.replace(NOTE, also=("metric_drop",))
+    gates, drops, hook, daily = bot("slack"), bot("dingtalk"), bot("webhook"), bot("wecom")
+    config = settings(
+        gates={"kind": "slack", "url": gates.url, "events": ["gate_failed"]},
+        drops={"kind": "dingtalk", "url": drops.url, "events": ["metric_drop"]},
+        hook={"kind": "webhook", "url": hook.url, "events": ["gate_failed", "metric_drop"]},
+        daily={"kind": "wecom", "url": daily.url, "events": ["daily_report"]},
+    )
+    deliveries = await notify(config, both)
+    assert [d.channel for d in deliveries] == ["gates", "drops", "hook"]
+    assert [len(b.requests) for b in (gates, drops, hook, daily)] == [1, 1, 1, 0]
+    [seen] = hook.accepted
+    assert hook.problems == []
+    assert seen.body["event"] == "gate_failed"
+    assert seen.body["events"] == ["gate_failed", "metric_drop"]
+    assert seen.headers["X-Seatrial-Event"] == "gate_failed"
 
 
 async def test_named_channels_get_a_message_whatever_their_events(bot):

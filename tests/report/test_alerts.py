@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import datetime as dt
 
-from seatrial.compare import CaseOutcome, RunData, probe_drift
-from seatrial.record import RunInfo
+from seatrial.case import Case, GateSpec
+from seatrial.compare import CaseOutcome, RunData, gate_settings, probe_drift
+from seatrial.demo import EXPECTED_V2_FAILURES
+from seatrial.record import AttemptRecord, RunInfo
 from seatrial.report import (
     build_report,
     daily_notification,
@@ -73,20 +75,28 @@ def test_a_rise_or_an_equal_rate_is_no_drop():
     assert pass_rate_drops(same, run_of("cand", {"": (10, 10)})) == []
 
 
-def test_a_run_that_failed_its_gates_and_dropped_against_its_baseline_raises_both(store):
+def test_a_run_that_failed_its_gates_and_dropped_sends_one_alert_carrying_both(store):
     v1 = run_demo_agent(store, "v1")
     baseline = {"baseline": {"ref": v1, "run_id": v1}}
     v2 = run_demo_agent_with(store, "v2", baseline)
     report = build_report(store, v2)
-    alerts = {n.event: n for n in run_notifications(store, report, DASHBOARD)}
-    assert set(alerts) == {"gate_failed", "metric_drop"}
-    failed = alerts["gate_failed"]
-    assert "workspace-agent" in failed.title and failed.link == f"{DASHBOARD}/runs/{v2}"
-    assert "UNMET" in failed.text and "read-missing-config" in failed.text
-    assert ("run", v2) in failed.facts
-    drop = alerts["metric_drop"]
-    assert drop.title.startswith("Seatrial: workspace-agent task success 100% -> ")
-    assert drop.link == f"{DASHBOARD}/compare?base={v1}&cand={v2}"
+    [alert] = run_notifications(store, report, DASHBOARD)
+    assert alert.events == ("gate_failed", "metric_drop")
+    assert alert.title.startswith("Seatrial: workspace-agent failed its gates; task success 100%")
+    assert alert.link == f"{DASHBOARD}/runs/{v2}" and ("run", v2) in alert.facts
+    assert "UNMET" in alert.text and "read-missing-config" in alert.text
+    assert f"**Pass rates fell against `{v1}`** ([compare]({DASHBOARD}/compare?" in alert.text
+    assert "**task success** 100% -> " in alert.text
+
+
+def test_a_run_that_met_its_gates_but_dropped_sends_metric_drop_alone(store):
+    base = _stored(store, "base", {f"c{i}": "PASS" for i in range(40)}, agent="previous")
+    dropped = {f"c{i}": "PASS" if i < 20 else "FAIL" for i in range(40)}
+    cand = _stored(store, "cand", dropped, baseline=base, gates=[GateSpec(min_pass_rate=0.4)])
+    [alert] = run_notifications(store, build_report(store, cand), DASHBOARD)
+    assert alert.events == ("metric_drop",)
+    assert alert.title == "Seatrial: s task success 100% -> 50%"
+    assert alert.link == f"{DASHBOARD}/compare?base=base&cand=cand"
 
 
 def test_a_run_that_met_its_gates_and_held_its_rate_raises_nothing(store):
@@ -98,7 +108,27 @@ def test_a_run_that_met_its_gates_and_held_its_rate_raises_nothing(store):
 def test_a_run_without_a_baseline_raises_no_metric_drop(store):
     v2 = run_demo_agent(store, "v2")
     [only] = run_notifications(store, build_report(store, v2))
-    assert only.event == "gate_failed" and only.link is None
+    assert only.events == ("gate_failed",) and only.link is None
+
+
+def test_without_a_baseline_the_alert_lists_each_failing_case_and_why(store):
+    v2 = run_demo_agent(store, "v2")
+    [alert] = run_notifications(store, build_report(store, v2))
+    listed = alert.text.split("**Failing cases (3)**\n", 1)[1].splitlines()
+    for case, failure in EXPECTED_V2_FAILURES.items():
+        [line] = [item for item in listed if item.startswith(f"- {case} FAIL ({failure}): `")]
+        assert len(line) > len(f"- {case} FAIL ({failure}): ``")  # the reason is there
+
+
+def test_a_failing_cases_reason_cannot_mention_anyone_or_carry_a_tag(store):
+    reasons = {f"c{i}": "FAIL" for i in range(12)}
+    run_id = _stored(store, "r", reasons, reason='<at user_id="all"></at> <!channel> `x`')
+    [alert] = run_notifications(store, build_report(store, run_id))
+    assert "<" not in alert.text and ">" not in alert.text
+    assert "- c0 FAIL (loop): `‹at user_id=\"all\"›‹/at› ‹!channel› 'x'`" in alert.text
+    # No gate was written: the message says which gate failed, and lists 10 of 12 cases.
+    assert "No gate configured: every case must pass." in alert.text
+    assert "**Failing cases (12)**" in alert.text and "- ... and 2 more" in alert.text
 
 
 def test_no_significant_drop_means_no_metric_drop_alert():
@@ -148,3 +178,38 @@ def run_demo_agent_with(store, version: str, settings: dict) -> str:
         return outcome.run_id
 
     return asyncio.run(go())
+
+
+def _stored(
+    store,
+    run_id: str,
+    verdicts: dict[str, str],
+    *,
+    agent: str = "a",
+    baseline: str | None = None,
+    gates: list[GateSpec] | None = None,
+    reason: str = "wrong",
+) -> str:
+    """A finished run of suite ``s`` with these case verdicts, its baseline and gates."""
+    settings = gate_settings(gates, "file:gates.yaml") if gates else {}
+    if baseline is not None:
+        settings["baseline"] = {"ref": baseline, "run_id": baseline}
+    store.create_run(
+        RunInfo(run_id=run_id, suite="s", agent=agent, started_at=0.0, settings=settings),
+        [Case(id=case_id, input="x") for case_id in verdicts],
+    )
+    store.save_attempts(
+        [
+            AttemptRecord(
+                run_id=run_id,
+                case_id=case_id,
+                attempt=1,
+                verdict=verdict,
+                failure_type="loop" if verdict == "FAIL" else None,
+                reason=reason if verdict == "FAIL" else "ok",
+            )
+            for case_id, verdict in verdicts.items()
+        ]
+    )
+    store.finish_run(run_id, "finished", 1.0)
+    return run_id

@@ -193,6 +193,23 @@ def test_the_html_report_escapes_every_stored_value(store):
     assert page.startswith("<!doctype html>") and "</html>" in page
 
 
+def test_the_markdown_report_keeps_html_from_the_store_inert_under_a_real_renderer(store):
+    from markdown_it import MarkdownIt
+
+    store_run(
+        store,
+        "客服 <script>alert(1)</script>",
+        at(DAY, 9),
+        {"<b>case</b>": ["format: <img src=x onerror=alert(1)> 不是 JSON"]},
+    )
+    text = render_daily_markdown(daily_report(store, DAY, tz=UTC))
+    rendered = MarkdownIt("commonmark").enable("table").render(text)
+
+    assert "<script" not in rendered and "<img" not in rendered and "<b>" not in rendered
+    assert "&lt;img src=x onerror=alert(1)&gt; 不是 JSON" in rendered
+    assert "客服 &lt;script&gt;" in rendered and "<table>" in rendered
+
+
 def test_the_report_files_are_written_as_markdown_and_html(store, day, tmp_path: Path):
     report = daily_report(store, DAY, tz=UTC)
 

@@ -84,7 +84,30 @@ def test_without_a_baseline_the_comment_lists_no_regressions(demo):
         alone = github_comment(store, [(v1, None)])
         stored = github_comment(store, [(v2, None)])
     assert "No baseline" in alone and "Regressed" not in alone
+    assert "Failing (" not in alone  # v1 passes every case: nothing to list
     assert f"Against baseline `{v1}`" in stored and "#### Regressed (3)" in stored
+
+
+def test_without_a_baseline_the_comment_lists_each_failing_case_with_its_reason(store):
+    _, cand = _synthetic_runs(store, 3)
+    text = github_comment(store, [(cand, None)])
+    assert "No baseline" in text and "#### Failing (3)" in text
+    rows = [line for line in text.splitlines() if line.startswith("| `case-")]
+    assert len(rows) == 3
+    assert rows[0].startswith("| `case-0000-")
+    assert "| FAIL 0/1 | wrong_result | ``said \\| `no` to @octocat <!-- x -->`` |" in rows[0]
+    # The suite wrote no gate: the comment says what the gate was.
+    assert "No gate configured: every case must pass." in text
+    assert "| no gate configured | every_case | 0 of 3 cases pass" in text
+
+
+def test_without_a_baseline_a_long_failing_list_is_cut_saying_how_many_more(store):
+    _, cand = _synthetic_runs(store, 3000)
+    text = github_comment(store, [(cand, None)])
+    assert len(text) <= GITHUB_COMMENT_LIMIT and "#### Failing (3000)" in text
+    shown = [line for line in text.splitlines() if line.startswith("| `case-")]
+    assert 0 < len(shown) <= 30
+    assert f"| ... and {3000 - len(shown)} more |" in text
 
 
 def test_one_section_per_run_and_the_title_counts_the_failing_ones(demo):

@@ -70,7 +70,10 @@ def test_a_failing_p0_case_fails_the_gate_and_says_which(store):
     assert not report.gate.passed
     assert report.gate.reasons == [
         "P0 p0_cases: 0 of 1 P0 cases pass, needs every P0 case passes: UNMET "
-        "(p0-write FAIL (permission_violation))"
+        "(p0-write FAIL (permission_violation))",
+        # No gate is written, so every case must pass as well.
+        "no gate configured every_case: 1 of 2 cases pass (2/3 attempts PASS), needs every "
+        "case passes: UNMET (p0-write FAIL (permission_violation))",
     ]
     by_category = {c.category: c for c in report.categories}
     assert by_category["write"].failures_by_type == {"permission_violation": 1}
@@ -154,3 +157,68 @@ def test_every_report_says_whether_the_judges_fail_verdicts_count(store, tmp_pat
     summary = (tmp_path / "out" / "summary.md").read_text(encoding="utf-8")
     assert "Judge: grader (prompt v1, ab12cd34ef56): advisory" in summary
     assert "no calibration yet" in summary
+
+
+HOSTILE = "坏了 <script>alert(1)</script> then <img src=x onerror=alert(1)> & **bold**"
+"""An agent reply that a failure reason quotes: two live tags, Chinese text, Markdown."""
+
+
+def _store_hostile_run(store) -> str:
+    store.create_run(
+        RunInfo(run_id="rx", suite="客服 <b>suite</b>", agent="a", started_at=time.time()),
+        [Case(id="refund", input="x", category="退款")],
+    )
+    store.save_attempts(
+        [
+            AttemptRecord(
+                run_id="rx",
+                case_id="refund",
+                attempt=1,
+                verdict="FAIL",
+                failure_type="semantic_mismatch",
+                reason=f"contains '工单号': not in the reply {HOSTILE!r}",
+                response=HOSTILE,
+            )
+        ]
+    )
+    store.finish_run("rx", "finished", time.time())
+    return "rx"
+
+
+def test_summary_md_keeps_html_from_agent_replies_inert_under_a_real_renderer(store):
+    from markdown_it import MarkdownIt
+
+    summary = render(build_report(store, _store_hostile_run(store)), "md")
+    # CommonMark passes raw HTML through: what is not escaped here would be a live tag.
+    rendered = MarkdownIt("commonmark").enable("table").render(summary)
+    for live in ("<script", "<img", "<b>"):
+        assert live not in rendered
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in rendered
+    assert "&lt;img src=x onerror=alert(1)&gt;" in rendered
+    # Chinese as written, and Seatrial's own Markdown still renders.
+    assert "坏了" in rendered and "客服" in rendered and "退款" in rendered
+    assert "<table>" in rendered and "<strong>0 passed</strong>" in rendered
+    assert "<td>refund</td>" not in rendered and "<code>refund</code>" in rendered
+
+
+def test_summary_md_says_when_no_gate_is_configured_and_every_case_must_pass(store, tmp_path):
+    report = build_report(store, _store_hostile_run(store))
+    assert not report.gate.passed
+    summary = render(report, "md")
+    assert "No gate configured: every case must pass." in summary
+    assert "| no gate configured | every_case | 0 of 1 cases pass" in summary
+    write_reports(report, tmp_path / "out")
+    data = json.loads((tmp_path / "out" / "report.json").read_text(encoding="utf-8"))
+    assert data["gate"]["rule"] == "no gate configured: every case must pass"
+    assert data["gate"]["passed"] is False
+    junit = ET.parse(tmp_path / "out" / "junit.xml").getroot()
+    properties = {p.get("name"): p.get("value") for p in junit.iter("property")}
+    assert properties["gate"] == "not met"
+    assert properties["gate_rule"] == "no gate configured: every case must pass"
+
+
+def test_a_written_gate_leaves_no_no_gate_line_in_the_reports(store):
+    report = build_report(store, _store_run(store, gate={"min_pass_rate": 0.5}))
+    assert report.gate.rule is None
+    assert "No gate configured" not in render(report, "md")
+    assert "gate_rule" not in render(report, "junit")

@@ -56,9 +56,17 @@ def _user_says(body: dict[str, Any]) -> str:
     if "conversation starts" in last:
         return "Hi, I'd like to book a table for two."
     if "Which date" in last:
-        return "Friday, please."
+        return (
+            f"Friday. My phone is {PHONE}, by the way."
+            if "oversharer" in system
+            else ("Friday, please.")
+        )
     if "What name" in last:
-        return f"Li Wei, my phone is {PHONE}." if "blabbermouth" in system else "Li Wei."
+        if "blabbermouth" in system:
+            return f"Li Wei, my phone is {PHONE}."
+        return "Li Wei."
+    if "oversharer" in system:
+        return "Sorry, could you say that again?"  # never stops by itself
     if "Booked" in last:
         return "Great, thanks! ###STOP###"
     return "Sorry, could you say that again?"

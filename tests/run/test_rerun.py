@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from seatrial._execute import execute_suite_async
 from seatrial.agent import resolve_agent
 from seatrial.case import Suite, load_suite
 from seatrial.config import load_config
@@ -15,7 +16,7 @@ from seatrial.errors import AgentSpecError, InputError
 from seatrial.record import RunInfo
 from seatrial.run import RunOptions, rerun_attempt_async, run_suite_async
 from seatrial.store import Store
-from seatrial.testing import FakeOpenAI
+from seatrial.testing import FakeOpenAI, FakeReply
 from tests.run.replay_project import KEY_ENV, order_model, record_run, write_project
 
 CASE = "where-is-my-order"
@@ -201,3 +202,74 @@ async def test_a_model_pinned_anew_in_seatrial_yaml_is_reported_and_the_cassette
     assert found["gateway configuration"].then != found["gateway configuration"].now
     assert found["model main"].line() == "model main: main-v1 -> main-v2"
     assert result.reproduced and len(upstream.requests) == 2
+
+
+MODEL_AGENT_SUITE = """
+suite: orders
+cases:
+  - id: where-is-my-order
+    input: Where is order A1?
+    assertions:
+      - {type: contains, value: shipped}
+"""
+
+
+async def _record_model_agent_run(root: Path, upstream: FakeOpenAI) -> str:
+    """A run of the named model agent `courier` (seatrial.yaml `agents:`, model `main`),
+    through the front door, its answers recorded in a cassette."""
+    (root / "suite.yaml").write_text(MODEL_AGENT_SUITE, encoding="utf-8")
+    (root / "seatrial.yaml").write_text(
+        "models:\n"
+        "  main:\n"
+        "    model: main-v1\n"
+        f"    base_url: {upstream.base_url}\n"
+        f"    api_key_env: {KEY_ENV}\n"
+        "agents:\n"
+        "  courier:\n"
+        "    spec: model:main\n"
+        "    system_prompt: You answer questions about orders.\n"
+        "gateway:\n"
+        "  cassette: {mode: record}\n",
+        encoding="utf-8",
+    )
+    done = await execute_suite_async(
+        root / "suite.yaml",
+        "courier",
+        config=load_config(root),
+        db=f"sqlite:///{root / 'seatrial.db'}",
+        write_report_files=False,
+    )
+    return done.run_id
+
+
+async def test_a_rerun_of_a_named_model_agent_lists_no_change_when_nothing_changed(
+    tmp_path: Path,
+) -> None:
+    async with FakeOpenAI(FakeReply("Order A1 is shipped.", model="main-v1")) as upstream:
+        run_id = await _record_model_agent_run(tmp_path, upstream)
+    with Store.open(f"sqlite:///{tmp_path / 'seatrial.db'}") as store:
+        stored = store.attempts(run_id)[0]
+        result = await rerun_attempt_async(store, f"{run_id}:{CASE}", config=load_config(tmp_path))
+    assert stored.snapshot is not None and stored.snapshot.agent is not None
+    assert stored.snapshot.agent["model"] == "main-v1"
+    # Before, the rerun resolved `model:main` without the configured models and listed
+    # "agent model: main-v1 -> main" on every rerun.
+    assert result.changes == []
+    assert result.reproduced and result.exit_code == 0
+
+
+async def test_a_rerun_of_a_named_model_agent_lists_a_model_really_configured_anew(
+    tmp_path: Path,
+) -> None:
+    async with FakeOpenAI(FakeReply("Order A1 is shipped.", model="main-v1")) as upstream:
+        run_id = await _record_model_agent_run(tmp_path, upstream)
+    config_file = tmp_path / "seatrial.yaml"
+    config_file.write_text(
+        config_file.read_text(encoding="utf-8").replace("model: main-v1", "model: main-v2"),
+        encoding="utf-8",
+    )
+    with Store.open(f"sqlite:///{tmp_path / 'seatrial.db'}") as store:
+        result = await rerun_attempt_async(store, f"{run_id}:{CASE}", config=load_config(tmp_path))
+    lines = [change.line() for change in result.changes]
+    assert "agent model: main-v1 -> main-v2" in lines
+    assert "model main: main-v1 -> main-v2" in lines

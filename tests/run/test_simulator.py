@@ -151,11 +151,29 @@ async def test_a_simulator_that_leaks_a_hidden_fact_fails_itself_not_the_agent(
             suite, AGENT, config=load_config(tmp_path), store=store, write_report_files=False
         )
     records = {(r.case_id, r.attempt): r for r in store.attempts(done.run_id)}
-    assert {r.verdict for k, r in records.items() if k[0] == "honest"} == {"PASS"}
+    # The well-behaved simulator goes on to its normal end: three turns, the table booked.
+    for attempt in (1, 2):
+        honest = records[("honest", attempt)]
+        assert honest.verdict == "PASS" and len(honest.responses) == 3
+        assert honest.metrics.tool_calls == 1
     for attempt in (1, 2):
         leaky = records[("leaky", attempt)]
         assert (leaky.verdict, leaky.failure_type) == ("ERROR", "simulator")
-        assert leaky.reason == "simulator: leaked the hidden fact `phone` in message 3"
+        assert leaky.reason == (
+            "simulator: leaked the hidden fact `phone` in message 3 (not sent: the "
+            "conversation stopped there)"
+        )
+        # The conversation stopped at the leaking turn: the agent answered the two messages
+        # before it and was never handed the third, so it booked nothing.
+        assert len(leaky.responses) == 2 and leaky.metrics.tool_calls == 0
+        trace = store.attempt_trace(done.run_id, "leaky", attempt)
+        assert [e[A.SIMULATED_TURN_INDEX] for e in _events(trace, A.SIMULATED_TURN)] == [0, 1]
+        assert _events(trace, A.SIMULATOR_STOP) == [
+            {
+                A.SIMULATOR_STOP_REASON: "leak",
+                A.SIMULATOR_STOP_MESSAGE: f"Li Wei, my phone is {PHONE}.",
+            }
+        ]
     report = done.report
     assert report.categories[0].failures_by_type == {"simulator": 2}
     summary = report.simulator
@@ -172,6 +190,26 @@ async def test_a_simulator_that_leaks_a_hidden_fact_fails_itself_not_the_agent(
     out = io.StringIO()
     print_summary(report, Console(file=out, width=300))
     assert line in out.getvalue()
+
+
+async def test_a_simulator_that_leaks_early_spends_no_agent_turn_after_it(
+    tmp_path: Path, store: Store
+) -> None:
+    # An oversharer gives its phone in message 2 and would then go on until max_turns.
+    case = _case("overshare", "An oversharer", max_turns="8")
+    with FakeOpenAI(model_script) as upstream:
+        suite = _project(tmp_path, upstream, case)
+        done = await execute_suite_async(
+            suite, AGENT, config=load_config(tmp_path), store=store, write_report_files=False
+        )
+        desk_calls = [r for r in upstream.requests if r.body["model"] == AGENT_MODEL]
+        simulator_calls = [r for r in upstream.requests if r.body["model"] == SIMULATOR_MODEL]
+    [record] = store.attempts(done.run_id)
+    assert (record.verdict, record.failure_type) == ("ERROR", "simulator")
+    assert "leaked the hidden fact `phone` in message 2" in record.reason
+    # One agent turn (the first message), none after the leak; two simulator calls.
+    assert record.responses == ["Which date would you like?"]
+    assert (len(desk_calls), len(simulator_calls)) == (1, 2)
 
 
 async def test_a_simulated_user_talks_to_a_model_agent_through_the_same_gateway(
@@ -261,7 +299,9 @@ def test_seatrial_run_prints_the_simulators_cost_and_failures_apart(tmp_path: Pa
     # A simulator failure is an ERROR: never a pass, so a P0 case it spoiled fails the gate.
     assert done.returncode == 1, done.stdout + done.stderr
     assert "leaky ERROR (simulator)" in done.stdout
-    assert "simulator $0.0832" in done.stdout
+    # Seven simulator calls: four for honest, three for leaky (whose third message leaked
+    # and ended the conversation).
+    assert f"simulator ${7 * SIMULATOR_CALL_USD:.4f}" in done.stdout
     assert "2 attempts, simulator failures 1 (simulator error rate 50.0%" in done.stdout
     assert "agent failures 0; agent pass rate 100.0% over the 1 attempts it held" in done.stdout
     assert "sk-test-simulator" not in done.stdout + done.stderr
@@ -274,5 +314,5 @@ def test_seatrial_run_prints_the_simulators_cost_and_failures_apart(tmp_path: Pa
             timeout=60,
         ).stdout
     )
-    assert report["spend_usd"]["simulator"] == pytest.approx(8 * SIMULATOR_CALL_USD)
+    assert report["spend_usd"]["simulator"] == pytest.approx(7 * SIMULATOR_CALL_USD)
     assert report["simulator"]["error_rate"] == 0.5

@@ -68,12 +68,16 @@ async def test_a_hidden_fact_the_agent_said_first_is_not_the_simulators_leak() -
         assert await user.misconduct() is None
 
 
-async def test_a_hidden_fact_said_before_the_agent_asked_is_a_leak() -> None:
+async def test_a_hidden_fact_said_before_the_agent_asked_is_a_leak_that_ends_the_talk() -> None:
     async with simulator(["Hi, my card is 6222 0212 3456 7890.", "Monday."]) as user:
-        await user.next(None)
-        await user.next("Which day?")
-        assert user.leaked() == ("card", 1)
-        assert await user.misconduct() == "leaked the hidden fact `card` in message 1"
+        # The leaking message is not sent, and nothing more is asked of the model.
+        assert await user.next(None) is None
+        assert await user.next("Which day?") is None
+        assert user.sent == [] and (user.stop_reason, user.leaked()) == ("leak", ("card", 1))
+        assert user.stop_message == "Hi, my card is 6222 0212 3456 7890."
+        assert await user.misconduct() == (
+            "leaked the hidden fact `card` in message 1 (not sent: the conversation stopped there)"
+        )
 
 
 async def test_stopping_before_the_agent_spoke_is_stopping_early() -> None:

@@ -136,6 +136,11 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
         connection.execute(text(f"UPDATE {VERSION_TABLE} SET version_num = '0006'"))
         connection.exec_driver_sql("DROP INDEX ix_runs_suite_agent_started_at")
         connection.exec_driver_sql("DROP TABLE schedule_runs")
+        connection.exec_driver_sql("ALTER TABLE golden_changes DROP COLUMN content_hash")
+        connection.exec_driver_sql("ALTER TABLE golden_versions DROP COLUMN previous_hash")
+        connection.exec_driver_sql("ALTER TABLE golden_versions DROP COLUMN content_hash")
+        connection.exec_driver_sql("ALTER TABLE model_calls DROP COLUMN priced")
+        connection.exec_driver_sql("ALTER TABLE model_calls DROP COLUMN status")
         connection.exec_driver_sql("DROP INDEX ix_attempts_run_id_stored_seq")
         connection.exec_driver_sql("ALTER TABLE attempts DROP COLUMN stored_seq")
         if connection.dialect.name == "postgresql":
@@ -145,5 +150,9 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
         indexes = {ix["name"] for ix in inspect(connection).get_indexes("runs")}
         assert "ix_runs_suite_agent_started_at" in indexes
         assert "schedule_runs" in inspect(connection).get_table_names()
+        columns = {c["name"] for c in inspect(connection).get_columns("golden_versions")}
+        assert {"content_hash", "previous_hash"} <= columns
+        ledger = {column["name"] for column in inspect(connection).get_columns("model_calls")}
+        assert "status" in ledger
         attempt_indexes = {ix["name"] for ix in inspect(connection).get_indexes("attempts")}
         assert "ix_attempts_run_id_stored_seq" in attempt_indexes

@@ -65,7 +65,10 @@ def test_a_tier_runs_its_suites_with_its_repeats_and_agent(project):
     outcome = run_tier(load_config(project), "pr")
     assert [r.suite for r in outcome.runs] == ["beta"]
     assert outcome.runs[0].run.report.summary.attempts == 4  # two cases, twice
-    assert outcome.exit_code == 0  # no gate but the built-in ones, and no P0 case
+    # No gate written anywhere (suite, tier, seatrial.yaml): every case must pass, and
+    # `refunds` fails. Before, no P0 case and no gate meant exit 0 with a failing case.
+    assert outcome.exit_code == 1
+    assert outcome.runs[0].run.report.gate.rule == "no gate configured: every case must pass"
 
 
 def test_a_tier_without_suites_runs_the_top_level_suites(project):

@@ -265,3 +265,49 @@ def test_an_all_zero_parent_id_is_a_root_and_a_real_one_is_kept():
     imported_root, imported_child = trace_from_otlp(export([root, child])).spans
     assert imported_root.parent_span_id is None
     assert imported_child.parent_span_id == "abcdef0123456789"
+
+
+def test_span_links_are_read_from_json_and_protobuf_and_written_back() -> None:
+    from google.protobuf.json_format import ParseDict
+    from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import (
+        ExportTraceServiceRequest,
+    )
+
+    from seatrial.trace import SpanLink, trace_to_otlp, traces_from_otlp, traces_from_otlp_protobuf
+
+    linked = SpanLink(
+        trace_id="4bf92f3577b34da6a3ce929d0e0e4736",
+        span_id="00f067aa0ba902b7",
+        trace_state="vendor=1",
+        attributes={"link.reason": "重试自批处理"},
+    )
+    span = Span(
+        trace_id="ab" * 16,
+        span_id="0000000000000001",
+        name="process queued order",
+        start_time_unix_nano=1,
+        end_time_unix_nano=2,
+        links=[linked],
+    )
+    exported = trace_to_otlp(Trace(trace_id="ab" * 16, spans=[span]))
+    (from_json,) = traces_from_otlp(exported)
+    assert from_json.spans[0].links == [linked]
+
+    (plain,) = traces_from_otlp(
+        trace_to_otlp(Trace(trace_id="ab" * 16, spans=[span.model_copy(update={"links": []})]))
+    )
+    assert "links" not in plain.spans[0].model_dump()  # a span without links dumps as before
+
+    request = ExportTraceServiceRequest()
+    # protobuf's JSON mapping wants base64 ids: the hex ones OTLP/JSON uses are re-encoded.
+    for resource in exported["resourceSpans"]:
+        for scope in resource["scopeSpans"]:
+            for raw in scope["spans"]:
+                for key in ("traceId", "spanId"):
+                    raw[key] = base64.b64encode(bytes.fromhex(raw[key])).decode()
+                for link in raw["links"]:
+                    for key in ("traceId", "spanId"):
+                        link[key] = base64.b64encode(bytes.fromhex(link[key])).decode()
+    ParseDict(exported, request)
+    (from_protobuf,) = traces_from_otlp_protobuf(request.SerializeToString())
+    assert from_protobuf.spans[0].links == [linked]

@@ -215,6 +215,9 @@ def test_an_agent_reply_with_a_script_is_escaped_on_the_run_page(store: Store) -
     assert "<script>alert" not in html
     assert "&lt;script&gt;alert(" in html
     assert "<b>cat</b>" not in html
+    # No gate was written: the page says every case must pass, and this one failed.
+    assert '<p class="muted" id="gates-rule">No gate configured: every case must pass.</p>' in html
+    assert "every_case" in html
 
 
 def test_the_trend_reads_its_figures_for_the_same_filters_from_the_api(

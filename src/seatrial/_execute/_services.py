@@ -48,7 +48,7 @@ async def send_alerts(store: Store, report: RunReport, config: Config, say: OnNo
         for notification in notifications:
             for delivery in await notify(config.alerts, notification):
                 level: NoticeLevel = "info" if delivery.sent else "warning"
-                say(level, f"alert {notification.event}: {delivery.line()}")
+                say(level, f"alert {'+'.join(notification.events)}: {delivery.line()}")
     except Exception as exc:  # the verdict is stored: an alert must not turn it into a crash
         # notify() keeps URLs and secrets out of what it raises; sends fail inside it.
         say("warning", f"alerts not sent: {type(exc).__name__}: {exc}")

@@ -129,5 +129,19 @@ def with_golden_set(
             f"nothing to run (`seatrial datasets history {name}` shows what was retired)"
         )
     say("info", f"dataset: {name} v{snapshot.version} ({len(snapshot.cases)} cases)")
+    # A history changed behind Seatrial's back still runs (the team may be mid-restore), but
+    # never quietly: the warning names the rows, and the run's report says it did not verify.
+    problems = store.golden_verify(name, snapshot.version)
+    for problem in problems:
+        say("warning", f"golden set history changed in the database: {problem.message}")
+    if problems:
+        say("warning", f"`seatrial datasets verify {name}` lists what changed")
+    head = next(v for v in store.golden_versions(name) if v.version == snapshot.version)
     merged = suite.model_copy(update={"cases": cases, "dataset": snapshot.ref})
-    return merged, {"name": name, "version": snapshot.version}
+    recorded = {
+        "name": name,
+        "version": snapshot.version,
+        "hash": head.content_hash,
+        "verified": not problems,
+    }
+    return merged, recorded

@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from seatrial.errors import SeatrialError
 
 PERMISSION_DENIED = "permission_denied"
@@ -16,10 +18,22 @@ PERMISSION_DENIED = "permission_denied"
 
 
 class ToolError(SeatrialError):
-    """A tool call failed; ``error_type`` is what the trace records as ``error.type``."""
+    """A tool call failed; ``error_type`` is what the trace records as ``error.type``.
 
-    def __init__(self, message: str, error_type: str = "tool_error") -> None:
+    ``arguments``, when set, are the call as the tool received it, where that differs from
+    what was sent (an injected ``missing_param`` fault took a parameter out): a ``model:``
+    agent shows its model the call that way.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        error_type: str = "tool_error",
+        *,
+        arguments: dict[str, Any] | None = None,
+    ) -> None:
         self.error_type = error_type
+        self.arguments = arguments
         super().__init__(message)
 
 

@@ -3,12 +3,21 @@
 Every tool call of a Python or ``model:`` agent goes through ``Session.call_tool``; the
 session's :class:`FaultPlan` counts the calls of each tool in the attempt, and the call a
 fault names never reaches the tool. It is recorded as a failed ``execute_tool`` span with
-``seatrial.fault`` (the kind) and ``seatrial.fault.call`` (the call number), and answered:
+``seatrial.fault`` (the kind) and ``seatrial.fault.call`` (the call number), and answered.
 
-- ``missing_param``, ``bad_enum``, ``http_500``, ``timeout``: a :class:`ToolError` with a
-  specific message (the parameter, the allowed values, the upstream status), so a model can
-  repair its call rather than retry blindly;
-- ``malformed_json``: a text that is not valid JSON; ``empty``: an empty text.
+Two classes of fault, two right answers (``assertion/_l1_recovery.py`` judges them):
+
+- validation errors, ``missing_param`` and ``bad_enum``: a :class:`ToolError` whose message
+  names a parameter (``seatrial.fault.parameter``) and what to do with it; the repair is a
+  call changed that way. ``missing_param`` names a required parameter the call lacked; when
+  the call sent every one, the fault takes the first out of the call (``seatrial.fault.
+  removed``): the tool, the trace and a ``model:`` agent's conversation then show the call
+  without it, so an identical resend still lacks it. ``bad_enum`` refuses the value the call
+  gave an enum parameter and lists the other allowed values (``seatrial.fault.allowed``), or,
+  when the call gave none, says so and lists them all;
+- transient faults, ``http_500`` and ``timeout`` (a :class:`ToolError` saying the call may be
+  sent again), ``malformed_json`` (a text that is not valid JSON) and ``empty`` (an empty
+  text): sending the same call again is the repair.
 
 ``timeout`` is answered at once (nothing waits): what the agent sees is the tool's timeout
 error, and runs stay as fast with faults as without.
@@ -22,6 +31,7 @@ import threading
 import typing
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from seatrial.agent._errors import ToolError
@@ -65,6 +75,26 @@ class FaultPlan:
         return None
 
 
+@dataclass(frozen=True)
+class FaultAnswer:
+    """What a ``missing_param``, ``bad_enum``, ``http_500`` or ``timeout`` fault answers."""
+
+    message: str
+    """The tool's error, specific enough that a model can act on it."""
+    parameter: str | None = None
+    """The parameter a validation fault names: the repairing call must set it
+    (``missing_param``) or give it one of ``allowed`` (``bad_enum``)."""
+    allowed: tuple[Any, ...] | None = None
+    """``bad_enum``: the values the message allows (never the refused one)."""
+    removed: bool = False
+    """``missing_param`` on a call that sent every required parameter: the fault took
+    ``parameter`` out of the call, so the message is true of the call the tool received."""
+
+    def received(self, arguments: Mapping[str, Any]) -> dict[str, Any]:
+        """The call as the tool received it: ``arguments`` without a removed parameter."""
+        return {k: v for k, v in arguments.items() if not (self.removed and k == self.parameter)}
+
+
 def inject(
     fault: ToolFault,
     number: int,
@@ -75,76 +105,145 @@ def inject(
     schema: Mapping[str, Any] | None,
     write: bool,
     event_kind: str | None = None,
+    sent: Mapping[str, Any] | None = None,
 ) -> Any:
     """Record the faulted call and answer it: raise its :class:`ToolError` or return its text.
 
-    The permission policy decides first: a call the case does not allow is refused as
-    usual, whatever fault was planned for it.
+    ``arguments`` are the call's arguments as the tool records them (defaults filled in);
+    ``sent`` those the agent passed (default: ``arguments``), which decide what a validation
+    fault names. The permission policy decides first: a call the case does not allow is
+    refused as usual, whatever fault was planned for it.
     """
     name = fault.tool
+    answer = None
+    if fault.fault not in ("malformed_json", "empty"):
+        answer = fault_answer(fault.fault, name, sent if sent is not None else arguments, schema)
+        arguments = answer.received(arguments)
     with tool_span(recorder, name, arguments, event_kind=event_kind) as call:
         span = call.span
         span.attributes[A.FAULT] = fault.fault
         span.attributes[A.FAULT_CALL] = number
         policy.authorize(recorder, name, write=write)
-        if fault.fault in ("malformed_json", "empty"):
-            answer = MALFORMED_JSON if fault.fault == "malformed_json" else ""
+        if answer is None:
+            text = MALFORMED_JSON if fault.fault == "malformed_json" else ""
             span.attributes[A.ERROR_TYPE] = fault.fault
             span.status = "error"
             span.status_message = f"injected fault {fault.fault}"
-            call.result(answer)
-            return answer
-        raise ToolError(fault_message(fault.fault, name, arguments, schema), fault.fault)
+            call.result(text)
+            return text
+        if answer.parameter is not None:
+            span.attributes[A.FAULT_PARAMETER] = answer.parameter
+        if answer.allowed is not None:
+            span.attributes[A.FAULT_ALLOWED] = _shown(list(answer.allowed))
+        if answer.removed:
+            span.attributes[A.FAULT_REMOVED] = answer.parameter
+        raise ToolError(
+            answer.message, fault.fault, arguments=arguments if answer.removed else None
+        )
 
 
 def fault_message(
     kind: str, tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any] | None
 ) -> str:
     """The error a tool answers for an injected fault of ``kind`` (not the two answered with
-    a result): specific enough that a model can act on it."""
-    properties, required = _parts(schema)
+    a result), for a call that sent ``arguments``: :func:`fault_answer`'s message."""
+    return fault_answer(kind, tool, arguments, schema).message
+
+
+def fault_answer(
+    kind: str, tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any] | None
+) -> FaultAnswer:
+    """What a tool answers for an injected fault of ``kind`` on a call that sent
+    ``arguments``: a message whose repair is a call that differs the way it says."""
     if kind == "missing_param":
-        # The parameter "went missing": one the call passed if the schema requires it.
-        name = next((p for p in required if p in arguments), None) or next(iter(required), None)
-        name = name or next(iter(properties), None) or next(iter(arguments), None)
-        if name is None:
-            return (
-                f"invalid arguments for `{tool}`: a required parameter is missing; call "
-                f"`{tool}` again with every parameter its schema marks required"
-            )
-        about = _about(properties.get(name))
-        return (
-            f"invalid arguments for `{tool}`: missing required parameter `{name}`{about}; "
-            f"call `{tool}` again with `{name}` set"
-        )
+        return _missing_param(tool, arguments, schema)
     if kind == "bad_enum":
-        enums = {p: s["enum"] for p, s in properties.items() if isinstance(s.get("enum"), list)}
-        name = next((p for p in enums if p in arguments), None) or next(iter(enums), None)
-        if name is not None:
-            given = _shown(arguments[name]) if name in arguments else "the value given"
-            allowed = ", ".join(_shown(value) for value in enums[name])
-            return (
-                f"invalid arguments for `{tool}`: {given} is not an allowed value of "
-                f"`{name}`; allowed values: {allowed}; call `{tool}` again with one of them"
-            )
-        name = next(iter(arguments), None) or next(iter(properties), None)
-        what = f"`{name}`" if name is not None else "a parameter"
-        given = f"{_shown(arguments[name])} " if name is not None and name in arguments else ""
-        return (
-            f"invalid arguments for `{tool}`: the value {given}of {what} is not one the tool "
-            f"accepts; check the allowed values in `{tool}`'s schema and call it again"
-        )
+        return _bad_enum(tool, arguments, schema)
     if kind == "http_500":
-        return (
+        return FaultAnswer(
             f"`{tool}` failed: its upstream service answered HTTP 500 Internal Server Error "
-            "and did nothing; check the arguments before calling again"
+            "and did nothing; the call may be sent again"
         )
     if kind == "timeout":
-        return (
+        return FaultAnswer(
             f"`{tool}` timed out: its upstream service did not answer within {TIMEOUT_S} s "
-            "and nothing was done"
+            "and nothing was done; the call may be sent again"
         )
     raise ValueError(f"no message for fault `{kind}`")
+
+
+def _missing_param(
+    tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any] | None
+) -> FaultAnswer:
+    """A required parameter the call lacked; when it sent every one, the fault takes one out
+    (the first required, else the first sent) and says what the tool received."""
+    properties, required = _parts(schema)
+    sent = [p for p, value in arguments.items() if value is not None]
+    lacked = next((p for p in required if p not in sent), None)
+    removed = lacked is None
+    name = lacked or next(iter(required), None) or next(iter(sent), None)
+    if name is None:
+        # Nothing sent and nothing known to be required: the schema's first parameter.
+        name, removed = next(iter(properties), None), False
+    if name is None:
+        return FaultAnswer(
+            f"invalid arguments for `{tool}`: a required parameter is missing; call `{tool}` "
+            "again with every parameter its schema marks required"
+        )
+    received = _shown({k: v for k, v in arguments.items() if not (removed and k == name)})
+    message = (
+        f"invalid arguments for `{tool}`: missing required parameter `{name}`"
+        f"{_about(properties.get(name))}; the tool received {received}; call `{tool}` again "
+        f"with `{name}` set"
+    )
+    return FaultAnswer(message, name, removed=removed)
+
+
+def _bad_enum(
+    tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any] | None
+) -> FaultAnswer:
+    """The value of an enum parameter the call sent, refused, with the other allowed values;
+    or an enum parameter it left out, with all of them."""
+    properties, _ = _parts(schema)
+    enums = {p: s["enum"] for p, s in properties.items() if isinstance(s.get("enum"), list)}
+    for name, values in enums.items():
+        if arguments.get(name) is None:
+            continue
+        refused = arguments[name]
+        allowed = tuple(v for v in values if not _equal(v, refused))
+        if allowed:
+            return FaultAnswer(
+                f"invalid arguments for `{tool}`: {_shown(refused)} is not an allowed value "
+                f"of `{name}`; allowed values: {', '.join(_shown(v) for v in allowed)}; call "
+                f"`{tool}` again with one of them",
+                name,
+                allowed,
+            )
+    absent = next((p for p, values in enums.items() if arguments.get(p) is None and values), None)
+    if absent is not None:
+        allowed = tuple(enums[absent])
+        return FaultAnswer(
+            f"invalid arguments for `{tool}`: `{absent}` needs one of its allowed values and "
+            f"the call gave none; allowed values: {', '.join(_shown(v) for v in allowed)}; "
+            f"call `{tool}` again with one of them",
+            absent,
+            allowed,
+        )
+    other = next(iter(arguments), None) or next(iter(properties), None)
+    if other is None:
+        return FaultAnswer(
+            f"invalid arguments for `{tool}`: a value is not one the tool accepts; check the "
+            f"allowed values in `{tool}`'s schema and call it again"
+        )
+    if other in arguments:
+        what = f"the value {_shown(arguments[other])} of `{other}`"
+    else:
+        what = f"`{other}` (no value was given)"
+    return FaultAnswer(
+        f"invalid arguments for `{tool}`: {what} is not one the tool accepts; call `{tool}` "
+        f"again with another value of `{other}`",
+        other,
+    )
 
 
 def parameters_schema(schema: Mapping[str, Any] | None) -> dict[str, Any] | None:
@@ -184,6 +283,17 @@ def signature_schema(function: Callable[..., Any]) -> dict[str, Any] | None:
     if not properties:
         return None
     return {"type": "object", "properties": properties, "required": required}
+
+
+def fault_arguments(signature: inspect.Signature, arguments: Mapping[str, Any]) -> dict[str, Any]:
+    """A faulted call's arguments as the tool would record them (defaults filled in), also
+    when the call lacked a required parameter (the tool was never called to complain)."""
+    try:
+        bound = signature.bind_partial(**arguments)
+    except TypeError:
+        return dict(arguments)
+    bound.apply_defaults()
+    return dict(bound.arguments)
 
 
 def check_fault_support(adapter: AgentAdapter, cases: Sequence[Case]) -> None:
@@ -229,3 +339,7 @@ def _about(schema: Mapping[str, Any] | None) -> str:
 
 def _shown(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
+
+
+def _equal(left: Any, right: Any) -> bool:
+    return _shown(left) == _shown(right)

@@ -18,16 +18,21 @@ import httpx
 
 from seatrial.agent._errors import ToolError
 from seatrial.agent._model_impl import Implementation, implementation
+from seatrial.agent._model_text_calls import text_tool_calls
 from seatrial.agent._model_tools import load_tools
 from seatrial.agent._protocol import AgentOutput, AttemptContext
 from seatrial.agent._session import Session
 from seatrial.agent._tool import tool_span
 from seatrial.case import MODEL_PREFIX, ModelAgentSettings
-from seatrial.errors import AgentError, AgentSpecError
+from seatrial.errors import AgentError, AgentSpecError, ModelFailure
 from seatrial.trace import attrs as A
 
 _DEFAULT_TIMEOUT_S = 600.0
 _SHOWN = 300
+MALFORMED_TOOL_CALL = "malformed_tool_call"
+"""The failure type of a tool call the model wrote as text, or its server could not parse."""
+_UNPARSABLE = "unparsable_output"
+"""The gateway's error type for a model answer its server could not parse."""
 
 
 def _content(result: Any) -> str:
@@ -35,6 +40,15 @@ def _content(result: Any) -> str:
     if isinstance(result, str):
         return result
     return json.dumps(result, ensure_ascii=False, default=str)
+
+
+def _error_of(response: httpx.Response) -> dict[str, Any]:
+    """The ``error`` object of an OpenAI-style error answer ({} when it has none)."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        return {}
+    return error if isinstance(error, dict) else {}
 
 
 def _error_content(error_type: str, message: str) -> str:
@@ -183,14 +197,16 @@ class ModelAgent:
     ) -> str:
         """Call the model until it answers without tool calls; ``messages`` grows."""
         for _ in range(self.settings.max_turns):
-            said = await self._complete(url, messages)
+            said = await self._complete(url, session, messages)
             calls = said.get("tool_calls") or []
             assistant: dict[str, Any] = {"role": "assistant", "content": said.get("content")}
             if calls:
                 assistant["tool_calls"] = calls
             messages.append(assistant)
             if not calls:
-                return str(said.get("content") or "")
+                content = str(said.get("content") or "")
+                self._refuse_text_calls(session, content)
+                return content
             for call in calls:
                 content = await self._execute(session, call)
                 messages.append(
@@ -204,7 +220,41 @@ class ModelAgent:
             "limit_exceeded",
         )
 
-    async def _complete(self, url: str, messages: list[dict[str, Any]]) -> dict[str, Any]:
+    def _refuse_text_calls(self, session: Session, content: str) -> None:
+        """A reply that is a tool call written as text: the tool did not run; the model
+        failed the turn (ModelFailure), each call recorded as a failed span."""
+        written = text_tool_calls(content, self._implementations)
+        if not written:
+            return
+        for name, arguments in written:
+            message = (
+                f"the model wrote its call to `{name}` as text in its reply instead of calling "
+                "the tool; the tool did not run"
+            )
+            self._refuse(session, name, arguments, message, MALFORMED_TOOL_CALL)
+        names = ", ".join(f"`{name}`" for name, _ in written)
+        raise ModelFailure(
+            f"the model wrote a tool call to {names} as text instead of calling the tool "
+            f"(reply: {content[:_SHOWN]}); the tool did not run. Check that the model's server "
+            "parses its tool calls (llama.cpp: --jinja), or use a model that calls tools"
+        )
+
+    def _refuse_unparsable(self, session: Session, detail: str) -> None:
+        """The model's server could not parse what the model wrote (a 5xx the gateway
+        marks ``unparsable_output``): a failed tool call, the model's failure."""
+        named = [tool for tool in self._implementations if tool in detail]
+        name = named[0] if named else "unparsed"
+        message = f"the model's server could not parse its tool call: {detail[:_SHOWN]}"
+        self._refuse(session, name, {}, message, MALFORMED_TOOL_CALL)
+        raise ModelFailure(
+            f"the model wrote a tool call its server could not parse: {detail[:_SHOWN]}; "
+            "not retried (the same request gets the same output). Use a model that writes "
+            "its server's tool-call format, or check the server's chat template"
+        )
+
+    async def _complete(
+        self, url: str, session: Session, messages: list[dict[str, Any]]
+    ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self._tools:
             body["tools"] = self._tools
@@ -219,6 +269,9 @@ class ModelAgent:
         except httpx.HTTPError as exc:
             raise AgentError(f"the model call through the gateway failed: {exc!r}") from exc
         if response.status_code >= 400:
+            error = _error_of(response)
+            if error.get("type") == _UNPARSABLE:
+                self._refuse_unparsable(session, str(error.get("message") or ""))
             raise AgentError(
                 f"the model call through the gateway failed: HTTP {response.status_code}: "
                 f"{response.text[:_SHOWN]}"
@@ -254,6 +307,11 @@ class ModelAgent:
         try:
             result = await session.call_tool_async(name, **arguments)
         except ToolError as exc:
+            if exc.arguments is not None:
+                # The tool received another call than the model sent (an injected fault took
+                # a parameter out): the conversation shows the model the call the error is
+                # about, so that resending it unchanged repeats the mistake.
+                function["arguments"] = json.dumps(exc.arguments, ensure_ascii=False)
             return _error_content(exc.error_type, str(exc))
         except Exception as exc:  # the tool failed: the model is told, as a real tool would
             return _error_content(type(exc).__name__, f"{type(exc).__name__}: {exc}")

@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from seatrial.agent._errors import ToolError
+from seatrial.agent._model_tools import argument_problems
 from seatrial.agent._python import PythonAgent
 from seatrial.agent._sandbox import SANDBOX_TOOLS
 from seatrial.agent._session import Session
@@ -84,6 +85,38 @@ def _load_function(spec: str, base_dir: Path, where: str) -> Callable[..., Any]:
         raise AgentSpecError(f"{where}: {exc}") from exc
 
 
+def check_arguments(tool: str, session: Session, arguments: dict[str, Any]) -> None:
+    """Refuse arguments outside the tool's schema before its implementation runs: a failed
+    call (``invalid_arguments``) whose message names each problem and the parameters, never
+    the Python TypeError of a function called with an argument it lacks. Runs after the
+    session's fault injection, so a ``tool_faults`` call number counts every call made."""
+    schema = session.tool_schemas.get(tool)
+    problems = argument_problems(schema, arguments) if schema is not None else None
+    if problems is not None:
+        with tool_span(session.recorder, tool, arguments):
+            raise ToolError(problems, "invalid_arguments")
+
+
+def _checked(tool: str, function: Callable[..., Any], session: Session) -> Callable[..., Any]:
+    """``function`` (which records its own span) behind :func:`check_arguments`."""
+    # wraps: the session reads the tool's signature (its defaults) through __wrapped__.
+    if inspect.iscoroutinefunction(function):
+
+        @functools.wraps(function)
+        async def checked_async(**arguments: Any) -> Any:
+            check_arguments(tool, session, arguments)
+            return await function(**arguments)
+
+        return checked_async
+
+    @functools.wraps(function)
+    def checked(**arguments: Any) -> Any:
+        check_arguments(tool, session, arguments)
+        return function(**arguments)
+
+    return checked
+
+
 def _bind_python(tool: str, function: Callable[..., Any], session: Session) -> Callable[..., Any]:
     info = registered_tool(getattr(function, "__name__", ""))
     read_only = False
@@ -91,7 +124,7 @@ def _bind_python(tool: str, function: Callable[..., Any], session: Session) -> C
         read_only = info.read_only
         plain = getattr(function, "__wrapped__", function)
         if info.name == tool and "session" not in inspect.signature(plain).parameters:
-            return function  # an @seatrial.tool records its own span under this name
+            return _checked(tool, function, session)  # it records its own span, by this name
         function = plain
     wants_session = "session" in inspect.signature(function).parameters
     extra = {"session": session} if wants_session else {}
@@ -100,6 +133,7 @@ def _bind_python(tool: str, function: Callable[..., Any], session: Session) -> C
     if inspect.iscoroutinefunction(function):
 
         async def call_async(**arguments: Any) -> Any:
+            check_arguments(tool, session, arguments)
             with tool_span(recorder, tool, arguments) as span:
                 session.policy.authorize(recorder, tool, write=not read_only)
                 result = await function(**arguments, **extra)
@@ -109,6 +143,7 @@ def _bind_python(tool: str, function: Callable[..., Any], session: Session) -> C
         return call_async
 
     def call(**arguments: Any) -> Any:
+        check_arguments(tool, session, arguments)
         with tool_span(recorder, tool, arguments) as span:
             session.policy.authorize(recorder, tool, write=not read_only)
             result = function(**arguments, **extra)
@@ -160,6 +195,7 @@ def _bind_recorded(
     recorder = session.recorder
 
     def call(**arguments: Any) -> Any:
+        check_arguments(tool, session, arguments)
         with tool_span(recorder, tool, arguments) as span:
             # A recorded answer changes nothing anywhere: read-only for the policy.
             session.policy.authorize(recorder, tool, write=False)

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import yaml
 
 from seatrial.errors import AgentSpecError
@@ -159,3 +160,72 @@ def _resolve(document: Mapping[str, Any], value: Any, depth: int = 0) -> Any:
     if isinstance(value, list):
         return [_resolve(document, v, depth + 1) for v in value]
     return value
+
+
+def argument_problems(tool: Mapping[str, Any], arguments: Mapping[str, Any]) -> str | None:
+    """What is wrong with ``arguments`` for ``tool`` (an OpenAI tool entry), as the model is
+    told it: unexpected and missing arguments, values the schema refuses, and the parameters
+    the tool takes; None when they fit its schema.
+
+    An argument the schema does not list is unexpected unless ``additionalProperties``
+    allows it: an implementation called with it would only fail with a Python TypeError.
+    """
+    inner = tool.get("function")
+    function: Mapping[str, Any] = inner if isinstance(inner, Mapping) else tool
+    name = str(function.get("name") or "")
+    schema = function.get("parameters")
+    if not isinstance(schema, Mapping):
+        return None
+    listed = schema.get("properties")
+    properties: Mapping[str, Any] = listed if isinstance(listed, Mapping) else {}
+    required = [str(r) for r in schema.get("required") or [] if isinstance(r, str)]
+    problems: list[str] = []
+    if isinstance(listed, Mapping) and not schema.get("additionalProperties"):
+        extra = [key for key in arguments if key not in properties]
+        problems += [f"unexpected argument `{key}`" for key in extra]
+    problems += [f"missing required argument `{key}`" for key in required if key not in arguments]
+    problems += _value_problems(schema, arguments)
+    if not problems:
+        return None
+    takes = ", ".join(_parameter(key, properties[key], key in required) for key in properties)
+    return (
+        f"invalid arguments for `{name}`: {'; '.join(problems)}. `{name}` takes "
+        f"{takes or 'no arguments'}; call `{name}` again with these arguments"
+    )
+
+
+def _value_problems(schema: Mapping[str, Any], arguments: Mapping[str, Any]) -> list[str]:
+    """Values the schema refuses (types, enums ...); unexpected and missing keys are
+    reported by the caller in plainer words."""
+    try:
+        validator = jsonschema.Draft202012Validator(dict(schema))
+        errors = sorted(validator.iter_errors(dict(arguments)), key=lambda e: list(e.path))
+    except jsonschema.SchemaError:
+        return []  # a schema the validator cannot read: the tool judges the values itself
+    problems = []
+    for error in errors:
+        if error.validator in ("required", "additionalProperties"):
+            continue
+        where = ".".join(str(part) for part in error.path)
+        shown = json.dumps(error.instance, ensure_ascii=False, default=str)
+        if error.validator == "enum":
+            allowed = ", ".join(json.dumps(v, ensure_ascii=False) for v in error.validator_value)
+            problems.append(f"`{where}`: {shown} is not an allowed value; allowed: {allowed}")
+        elif error.validator == "type":
+            problems.append(f"`{where}`: {shown} is not of type {error.validator_value}")
+        else:
+            problems.append(f"`{where}`: {error.message}")
+    return problems
+
+
+def _parameter(key: str, schema: Any, required: bool) -> str:
+    about: list[str] = []
+    if isinstance(schema, Mapping):
+        if isinstance(schema.get("type"), str):
+            about.append(schema["type"])
+        if isinstance(schema.get("enum"), list):
+            values = (json.dumps(v, ensure_ascii=False) for v in schema["enum"])
+            about.append("one of " + ", ".join(values))
+    if required:
+        about.append("required")
+    return f"`{key}` ({', '.join(about)})" if about else f"`{key}`"

@@ -12,11 +12,17 @@ from types import TracebackType
 from typing import Any
 
 from seatrial.agent._errors import ToolError
-from seatrial.agent._faults import FaultPlan, inject, parameters_schema, signature_schema
+from seatrial.agent._faults import (
+    FaultPlan,
+    fault_arguments,
+    inject,
+    parameters_schema,
+    signature_schema,
+)
 from seatrial.agent._policy import WRITE_TOOLS, PermissionPolicy
 from seatrial.agent._protocol import AttemptContext, clean_metadata, content_hash
 from seatrial.agent._sandbox import EVENT_KINDS, SANDBOX_TOOLS, Sandbox
-from seatrial.agent._tool import call_arguments, registered_tool, tool_span
+from seatrial.agent._tool import registered_tool, tool_span
 from seatrial.case import ToolFault
 from seatrial.trace import Span, TraceRecorder
 from seatrial.trace import attrs as A
@@ -237,6 +243,7 @@ class Session:
     def _inject(self, fault: ToolFault, number: int, arguments: dict[str, Any]) -> Any:
         """Answer a faulted call in place of the tool (agent/_faults.py)."""
         name = fault.tool
+        sent = dict(arguments)
         own, info = self.tools.get(name), registered_tool(name)
         schema = parameters_schema(self.tool_schemas.get(name))
         registered = False
@@ -245,7 +252,12 @@ class Session:
             write, kind = name in WRITE_TOOLS, EVENT_KINDS.get(name)
         else:
             # A model agent's python implementation may be the @seatrial.tool itself.
-            registered = info is not None and (own is None or own is info.function)
+            # (behind its argument check: the check's wrapper names it as __wrapped__)
+            registered = info is not None and (
+                own is None
+                or own is info.function
+                or getattr(own, "__wrapped__", None) is info.function
+            )
             method = own or (info.function if info is not None else None)
             write = registered and info is not None and not info.read_only
             kind = info.event_kind if registered and info is not None else None
@@ -254,7 +266,7 @@ class Session:
         if method is not None and (own is None or registered):
             # Recorded as the tool itself records its calls (defaults filled in), so that an
             # identical retry reads identical in the trace.
-            arguments = call_arguments(inspect.signature(method), (), arguments)
+            arguments = fault_arguments(inspect.signature(method), arguments)
         return inject(
             fault,
             number,
@@ -264,6 +276,7 @@ class Session:
             schema=schema,
             write=write,
             event_kind=kind,
+            sent=sent,
         )
 
     def _unknown(self, name: str) -> str:

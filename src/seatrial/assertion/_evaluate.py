@@ -40,7 +40,8 @@ class Evaluation(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     verdict: Literal["PASS", "FAIL", "WARNING"]
-    """PASS, FAIL, or WARNING (a hard assertion could not be evaluated)."""
+    """PASS, FAIL, or WARNING (a hard assertion, or every assertion, could not be
+    evaluated)."""
     failure_type: str | None = None
     """For FAIL, the deciding assertion's failure type."""
     reason: str = ""
@@ -340,10 +341,14 @@ def _decide(
     elif failing_soft:
         return _fail(failing_soft[0], results)
 
+    # A soft assertion left unevaluated beside evaluated ones only weighs in the score; when
+    # nothing at all was evaluated, a PASS would rest on no evidence: WARNING.
+    nothing_evaluated = all(r.verdict == "not_evaluated" for r in results)
     unevaluated = [
         r
         for r in results
-        if r.verdict == "not_evaluated" and (r.must_pass or any(r is a for a in advisory))
+        if r.verdict == "not_evaluated"
+        and (nothing_evaluated or r.must_pass or any(r is a for a in advisory))
     ]
     if unevaluated:
         first = unevaluated[0]

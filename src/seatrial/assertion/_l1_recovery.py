@@ -2,18 +2,33 @@
 
 A **failed call** is a tool call that ended with an error (``error.type`` or an error status),
 an injected fault (``seatrial.fault``) included; a call the permission policy refused is not
-one (the agent should not retry it). A failed call is **repaired** by the first later call of
-the same tool that succeeds. The **model turns** it took are the agent's model calls (``chat``
-spans not made for a judge or a simulated user) that started after the failed call and before
-the repairing one: a model that sees the error and repairs at once took 1. An agent whose
-trace holds no model calls (a Python agent calling tools directly) is counted in tool calls
-instead: the repairing call's position among all later calls.
+one (the agent should not retry it). What repairs it depends on the class of the failure:
+
+- a **transient** failure (``http_500``, ``timeout``, an ``empty`` or ``malformed_json``
+  result: :data:`TRANSIENT_FAULTS`, as a fault kind or an ``error.type``) is repaired by the
+  first later call of the same tool that succeeds, the identical call included: sending it
+  again is the right answer, a bounded number of times (``no_identical_retry``'s
+  ``transient_retries``, default :data:`TRANSIENT_RETRIES`);
+- a **validation** error (an injected ``missing_param`` or ``bad_enum``) is repaired by the
+  first later successful call that changed the way the message said: it sets the parameter the
+  message named as missing, or gives the refused parameter one of the allowed values (the span
+  records both: ``seatrial.fault.parameter``, ``seatrial.fault.allowed``); an identical resend
+  is never a repair and always fails ``no_identical_retry``;
+- any other error (a tool's own ``ToolError`` ...) is repaired by the first later successful
+  call of the tool; an identical retry after it fails ``no_identical_retry`` unless ``ignore``
+  names it.
+
+The **model turns** a repair took are the agent's model calls (``chat`` spans not made for a
+judge or a simulated user) that started after the failed call and before the repairing one: a
+model that sees the error and repairs at once took 1. An agent whose trace holds no model calls
+(a Python agent calling tools directly) is counted in tool calls instead: the repairing call's
+position among all later calls.
 """
 
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from pydantic import Field
@@ -26,6 +41,13 @@ from seatrial.trace import attrs as A
 
 _NOT_FAILURES = frozenset({"permission_denied"})
 _AGENT_PURPOSES = (None, "agent")
+
+TRANSIENT_FAULTS = frozenset({"http_500", "timeout", "empty", "malformed_json"})
+"""Failures after which sending the identical call again is a repair."""
+VALIDATION_FAULTS = frozenset({"missing_param", "bad_enum"})
+"""Injected faults whose repair is a call changed the way the message says."""
+TRANSIENT_RETRIES = 2
+"""Identical retries in a row after a transient failure that ``no_identical_retry`` allows."""
 
 
 @dataclass(frozen=True)
@@ -41,6 +63,10 @@ class Recovery:
     """The injected fault, when the failure was one."""
     arguments: Any
     """The failed call's arguments."""
+    parameter: str | None
+    """The parameter a validation fault's message named (``seatrial.fault.parameter``)."""
+    allowed: tuple[Any, ...] | None
+    """The values a ``bad_enum`` fault's message allowed (``seatrial.fault.allowed``)."""
     repaired_after: int | None
     """Model turns (tool calls, without model calls) until the same tool succeeded; None when
     it never did."""
@@ -48,11 +74,49 @@ class Recovery:
     """``model turn`` or ``tool call``: what ``repaired_after`` counts."""
     next_call: TraceToolCall | None
     """The next call of the same tool, if any."""
+    identical_retries: int = 0
+    """Later calls of the tool in a row that repeated the failed call's arguments exactly, up
+    to the first that succeeded."""
+    unfixed_success: bool = False
+    """A later call of the tool succeeded without the change a validation fault asked for."""
 
     @property
     def identical_retry(self) -> bool:
         """The next call of the tool repeated the failed call's arguments exactly."""
-        return self.next_call is not None and _same(self.next_call.arguments, self.arguments)
+        return self.identical_retries > 0
+
+    @property
+    def transient(self) -> bool:
+        """The failure was transient: an identical retry repairs it."""
+        return (self.fault or self.error_type) in TRANSIENT_FAULTS
+
+    def fixes(self, call: TraceToolCall) -> bool:
+        """``call`` changed the way the failure asked (any call, after a non-validation one)."""
+        if self.fault not in VALIDATION_FAULTS:
+            return True
+        given = call.arguments if isinstance(call.arguments, dict) else {}
+        if self.parameter is None:
+            return not _same(call.arguments, self.arguments)
+        value = given.get(self.parameter)
+        if self.fault == "missing_param":
+            return value not in (None, "")
+        if self.allowed is not None:
+            return any(_same(value, allowed) for allowed in self.allowed)
+        refused = self.arguments.get(self.parameter) if isinstance(self.arguments, dict) else None
+        return self.parameter in given and not _same(value, refused)
+
+    def wanted(self) -> str:
+        """What a repairing call had to do: ``set `date```."""
+        if self.fault not in VALIDATION_FAULTS:
+            return "succeeded"
+        if self.parameter is None:
+            return "changed its arguments and succeeded"
+        if self.fault == "missing_param":
+            return f"set `{self.parameter}`"
+        if self.allowed is not None:
+            shown = ", ".join(short(v) for v in self.allowed)
+            return f"gave `{self.parameter}` one of the allowed values {shown}"
+        return f"changed `{self.parameter}`"
 
     def describe(self) -> str:
         """``book`` call 1 (injected http_500)."""
@@ -89,7 +153,22 @@ def recoveries(trace: Trace) -> list[Recovery]:
         if not _failed(call):
             continue
         later = [(i, c) for i, c in enumerate(calls[index + 1 :], start=1) if c.name == call.name]
-        repair = next(((i, c) for i, c in later if not _failed(c)), None)
+        fault = call.span.attributes.get(A.FAULT)
+        parameter = call.span.attributes.get(A.FAULT_PARAMETER)
+        failed = Recovery(
+            tool=call.name,
+            call=numbers[call.name],
+            error_type=call.error_type or "error",
+            fault=str(fault) if fault is not None else None,
+            arguments=call.arguments,
+            parameter=str(parameter) if parameter is not None else None,
+            allowed=_allowed(call.span.attributes.get(A.FAULT_ALLOWED)),
+            repaired_after=None,
+            unit=unit,
+            next_call=later[0][1] if later else None,
+        )
+        successes = [(i, c) for i, c in later if not _failed(c)]
+        repair = next(((i, c) for i, c in successes if failed.fixes(c)), None)
         after: int | None = None
         if repair is not None:
             if turns:
@@ -98,20 +177,36 @@ def recoveries(trace: Trace) -> list[Recovery]:
                 after = sum(1 for t in turns if start < t < end)
             else:
                 after = repair[0]
-        fault = call.span.attributes.get(A.FAULT)
         found.append(
-            Recovery(
-                tool=call.name,
-                call=numbers[call.name],
-                error_type=call.error_type or "error",
-                fault=str(fault) if fault is not None else None,
-                arguments=call.arguments,
+            replace(
+                failed,
                 repaired_after=after,
-                unit=unit,
-                next_call=later[0][1] if later else None,
+                identical_retries=_identical_in_a_row(call, [c for _, c in later]),
+                unfixed_success=bool(successes) and repair is None,
             )
         )
     return found
+
+
+def _identical_in_a_row(failed: TraceToolCall, later: list[TraceToolCall]) -> int:
+    count = 0
+    for call in later:
+        if not _same(call.arguments, failed.arguments):
+            break
+        count += 1
+        if not _failed(call):
+            break
+    return count
+
+
+def _allowed(value: Any) -> tuple[Any, ...] | None:
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value) if isinstance(value, str) else value
+    except ValueError:
+        return None
+    return tuple(parsed) if isinstance(parsed, list) else None
 
 
 def _in_scope(ctx: AssertionContext, tools: list[str] | None) -> list[Recovery]:
@@ -149,7 +244,8 @@ class RepairsWithinParams(AssertionParams):
 @assertion("repairs_within", level="L1", params=RepairsWithinParams, failure_type="recovery")
 def repairs_within(params: RepairsWithinParams, ctx: AssertionContext) -> Check:
     """After each failed tool call (an injected fault included), the same tool succeeded
-    within ``turns`` model turns."""
+    within ``turns`` model turns; after a validation fault, with the call changed the way its
+    message said."""
     found = _in_scope(ctx, params.tools)
     unfired = _unfired(ctx, params.tools, found)
     if unfired is not None:
@@ -165,6 +261,8 @@ def repairs_within(params: RepairsWithinParams, ctx: AssertionContext) -> Check:
             what = f"repaired only after {_count(r.repaired_after, r.unit)}"
         elif r.next_call is None:
             what = f"`{r.tool}` was never called again"
+        elif r.unfixed_success:
+            what = f"no later call of `{r.tool}` {r.wanted()}"
         else:
             what = f"no later call of `{r.tool}` succeeded"
         problems.append(
@@ -181,27 +279,51 @@ class NoIdenticalRetryParams(AssertionParams):
     tools: Names | None = None
     """Only failures of these tools; unset: every tool."""
     ignore: list[str] = Field(default_factory=list)
-    """Errors (``error.type`` or fault kinds, e.g. ``[http_500, timeout]``) after which an
-    identical retry is fine."""
+    """More errors (``error.type`` or fault kinds) after which an identical retry is fine, as
+    after a transient failure."""
+    transient_retries: int = Field(default=TRANSIENT_RETRIES, ge=0)
+    """Identical retries in a row allowed after a transient failure (``http_500``,
+    ``timeout``, ``empty``, ``malformed_json``, and the ``ignore`` errors); one more fails."""
 
 
 @assertion("no_identical_retry", level="L1", params=NoIdenticalRetryParams, failure_type="recovery")
 def no_identical_retry(params: NoIdenticalRetryParams, ctx: AssertionContext) -> Check:
-    """After a failed tool call, the next call of that tool changed its arguments."""
-    scope = _in_scope(ctx, params.tools)
-    unfired = _unfired(ctx, params.tools, scope)
-    found = [r for r in scope if r.error_type not in params.ignore]
+    """After a failed tool call, the next call of that tool changed its arguments; after a
+    transient failure, at most ``transient_retries`` identical retries in a row."""
+    found = _in_scope(ctx, params.tools)
+    unfired = _unfired(ctx, params.tools, found)
     if unfired is not None:
         return Check.not_evaluated(unfired)
-    retries = [r for r in found if r.identical_retry]
-    if retries:
-        return Check.failed(
-            "; ".join(
-                f"{r.describe()} failed and the next call repeated the identical arguments "
-                f"{short(r.arguments)}"
-                for r in retries
-            )
-        )
     if not found:
         return Check.passed("no tool call failed")
+    problems: list[str] = []
+    covered: set[tuple[str, int]] = set()
+    for r in found:
+        if (r.tool, r.call) in covered:
+            continue  # a retry already counted in the run of retries it belongs to
+        covered.update((r.tool, r.call + n) for n in range(1, r.identical_retries + 1))
+        retryable = r.transient or r.error_type in params.ignore or r.fault in params.ignore
+        if retryable and r.identical_retries > params.transient_retries:
+            problems.append(
+                f"{r.describe()} failed and the identical call was sent again "
+                f"{_times(r.identical_retries)} in a row (at most "
+                f"{_times(params.transient_retries)} after a transient failure): "
+                f"{short(r.arguments)}"
+            )
+        elif not retryable and r.identical_retry:
+            problems.append(
+                f"{r.describe()} failed and the next call repeated the identical arguments "
+                f"{short(r.arguments)}"
+            )
+    if problems:
+        return Check.failed("; ".join(problems))
+    if any(r.identical_retry for r in found):
+        return Check.passed(
+            f"identical calls only after transient failures, at most "
+            f"{_times(params.transient_retries)} in a row ({len(found)} failed)"
+        )
     return Check.passed(f"no failed call was repeated identically ({len(found)} failed)")
+
+
+def _times(number: int) -> str:
+    return {0: "no time", 1: "once", 2: "twice"}.get(number, f"{number} times")

@@ -238,3 +238,43 @@ def check(ref: RefArgument, category: CategoryOption = None, db: DbOption = None
         warnings = _warnings(store, snapshot, category)
     console.print(f"{snapshot.ref}: {len(snapshot.cases)} cases", markup=False, highlight=False)
     _print_warnings(warnings)
+
+
+@datasets_app.command()
+@guarded
+def verify(
+    name: Annotated[
+        str | None,
+        typer.Argument(metavar="[NAME]", help="The golden set to verify (default: every set)."),
+    ] = None,
+    db: DbOption = None,
+) -> None:
+    """Recompute every version's hash and the chain linking them; name each row changed in
+    the database since Seatrial wrote it. Exit 1 when one was."""
+    with _open_store(db) as store:
+        names = [name] if name is not None else store.golden_names()
+        if name is not None and not store.golden_versions(name):
+            store.golden_snapshot(name)  # says which sets exist
+        results = [(each, store.golden_versions(each), store.golden_verify(each)) for each in names]
+    if not results:
+        console.print("no golden sets yet; nothing to verify", markup=False)
+        return
+    broken = False
+    for each, versions, problems in results:
+        if not problems:
+            console.print(
+                f"[green]{escape(each)}: v1 to v{versions[-1].version} verified[/] "
+                f"(head {escape((versions[-1].content_hash or '')[:12])})",
+                highlight=False,
+            )
+            continue
+        broken = True
+        for problem in problems:
+            err_console.print(f"[red]changed:[/] {escape(problem.message)}", highlight=False)
+    if broken:
+        err_console.print(
+            "the history above was changed in the database, not by Seatrial; restore those "
+            "rows from a backup, or run the versions that verify",
+            markup=False,
+        )
+        raise typer.Exit(1)

@@ -57,7 +57,7 @@ def _print(run_id: str, clusters: list[FailureCluster], verbose: bool) -> None:
         highlight=False,
     )
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("#", "type", "count", "label", "example"):
+    for column in ("#", "type", "check", "count", "label", "example"):
         table.add_column(column, justify="right" if column in ("#", "count") else "left")
     for number, cluster in enumerate(clusters, start=1):
         label = escape(cluster.label)
@@ -67,6 +67,7 @@ def _print(run_id: str, clusters: list[FailureCluster], verbose: bool) -> None:
         table.add_row(
             str(number),
             escape(cluster.failure_type),
+            escape(cluster.check or "-"),
             str(cluster.count),
             label,
             escape(f"{example.case_id} #{example.attempt}: {_cut(example.reason)}"),
@@ -107,8 +108,8 @@ def failures(
         typer.Option(
             min=0.0,
             max=2.0,
-            help="Cosine distance under which attempts of one failure type merge "
-            "(default: the embedding model's, see docs/failures.md).",
+            help="Cosine distance under which attempts that failed the same check merge "
+            "(default: the embedding model's, see docs/failures.md); two checks never merge.",
         ),
     ] = None,
     verbose: Annotated[
@@ -116,8 +117,8 @@ def failures(
     ] = False,
     db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
 ) -> None:
-    """Group a run's failed attempts by failure type, then by what their reasons, replies and
-    first divergent steps say."""
+    """Group a run's failed attempts by failure type and the check they failed, then by what
+    their reasons, replies and first divergent steps say."""
     import asyncio
 
     from seatrial.compare import resolve_run_ref

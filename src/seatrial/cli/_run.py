@@ -71,7 +71,8 @@ def run(
             "--gates",
             metavar="FILE",
             help="Release gates for this run (else the suite's `gates:`, else seatrial.yaml's); "
-            "stored with the run when it starts.",
+            "stored with the run when it starts. With no gate written anywhere, every case "
+            "must pass.",
         ),
     ] = None,
     baseline: Annotated[

@@ -53,10 +53,18 @@ from seatrial.compare._flaky import REPLAY_TAG, agent_version, flaky_cases
 from seatrial.compare._gate_source import (
     gate_settings,
     gates_changed,
+    gates_written,
     stored_baseline_id,
     stored_gates,
 )
-from seatrial.compare._gates import GateOutcome, builtin_outcomes, evaluate_gates
+from seatrial.compare._gates import (
+    NO_GATE,
+    NO_GATE_RULE,
+    GateOutcome,
+    builtin_outcomes,
+    evaluate_gates,
+    every_case_passes,
+)
 from seatrial.compare._leaderboard import (
     AgentDifference,
     BoardRun,
@@ -65,6 +73,7 @@ from seatrial.compare._leaderboard import (
     differences_from_best,
     rank_runs,
 )
+from seatrial.compare._markdown import markdown_text
 from seatrial.compare._refs import AttemptRef, load_attempt, parse_attempt_ref
 from seatrial.compare._render_compare import (
     TRANSITION_TITLES,
@@ -115,6 +124,8 @@ __all__ = [
     "LATEST",
     "LATEST_PASSING",
     "METRICS",
+    "NO_GATE",
+    "NO_GATE_RULE",
     "POOLED",
     "REPLAY_TAG",
     "TRANSITIONS",
@@ -165,9 +176,11 @@ __all__ = [
     "diff_traces",
     "differences_from_best",
     "evaluate_gates",
+    "every_case_passes",
     "flaky_cases",
     "gate_settings",
     "gates_changed",
+    "gates_written",
     "header_of",
     "headline",
     "holm_adjust",
@@ -178,6 +191,7 @@ __all__ = [
     "leaderboard_table",
     "load_attempt",
     "load_run",
+    "markdown_text",
     "mcnemar_exact",
     "mean_pass_at_k",
     "mean_pass_hat_k",

@@ -40,6 +40,14 @@ def gate_settings(gates: list[GateSpec], source: str) -> dict[str, Any]:
     }
 
 
+def gates_written(settings: dict[str, Any]) -> bool:
+    """Whether a run was started with a gate written anywhere: ``gates:`` (a gates file, the
+    suite's, seatrial.yaml's or a CI tier's, stored with the run) or the suite's
+    ``gate: {min_pass_rate}``. Without one its gate is "every case passes"."""
+    written = bool(settings.get("gates"))
+    return written or (settings.get("gate") or {}).get("min_pass_rate") is not None
+
+
 def stored_baseline_id(settings: dict[str, Any]) -> str | None:
     """The baseline run a run stored when it started (resolved then), if any."""
     return (settings.get("baseline") or {}).get("run_id") or None

@@ -2,9 +2,10 @@
 
 Built in: every P0 case must pass, and the suite's ``gate.min_pass_rate``. Written: the
 ``gates:`` stored with the run when it started (their format is :class:`seatrial.case.GateSpec`).
-Each check gives a :class:`GateOutcome` with its figure; a check that cannot be evaluated (no
-baseline, too few repeats) says so and neither passes nor blocks. The run's verdict over all of
-them is :func:`seatrial.compare.run_meets_gates`.
+With no gate written anywhere, the gate is "every case passes" (:func:`every_case_passes`, as in
+pytest and promptfoo). Each check gives a :class:`GateOutcome` with its figure; a check that
+cannot be evaluated (no baseline, too few repeats) says so and neither passes nor blocks. The
+run's verdict over all of them is :func:`seatrial.compare.run_meets_gates`.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ from seatrial.compare._stats import (
 )
 
 GateVerdict = Literal["met", "unmet", "not_evaluated"]
+
+NO_GATE = "no gate configured"
+"""The name of the gate a run has when none is written anywhere."""
+NO_GATE_RULE = "no gate configured: every case must pass"
+"""What the reports say when that gate is the run's."""
+_NAMED = 10
+"""Failing cases a gate's detail names before "and N more"."""
 
 _BUDGET_FORMATS = {
     "max_latency_p95_ms": ("p95 {:.0f} ms", "{:.0f} ms"),
@@ -93,6 +101,51 @@ def builtin_outcomes(run: RunData) -> list[GateOutcome]:
     if not run.cases:
         outcomes.append(GateOutcome("run", "attempts", "0 attempts", "at least one", "unmet"))
     return outcomes
+
+
+def every_case_passes(run: RunData) -> GateOutcome | None:
+    """The gate of a run with no gate written anywhere: every case passes (pytest's and
+    promptfoo's rule: a failing test fails the run).
+
+    Each repeat counts, as promptfoo's ``--repeat`` counts each: one FAIL or ERROR attempt
+    fails the gate, so a case flaky within the run fails it (write ``min_pass_rate`` or
+    ``min_pass_hat_k`` to allow flakiness). A WARNING attempt (a judge unsure, a check not
+    evaluated) is not a failure: it is named in the detail for review. But a run with no
+    PASS at all has shown nothing to work and does not meet the gate. None for a run with no
+    attempt: the built-in ``attempts`` check already fails it.
+    """
+    if not run.cases:
+        return None
+    failing = [c for c in run.cases if any(v in ("FAIL", "ERROR") for v in c.verdicts)]
+    warned = sum(v == "WARNING" for c in run.cases for v in c.verdicts)
+    passes = sum(c.passes for c in run.cases)
+    attempts = sum(c.n for c in run.cases)
+    figure = f"{len(run.cases) - len(failing)} of {len(run.cases)} cases pass"
+    figure += f" ({passes}/{attempts} attempts PASS)"
+    if failing:
+        named = [_failing_case(c) for c in failing[:_NAMED]]
+        more = len(failing) - len(named)
+        detail = ", ".join(named) + (f" and {more} more" if more else "")
+        verdict: GateVerdict = "unmet"
+    elif passes == 0:
+        detail = f"no attempt passed ({warned} WARNING): nothing was shown to work"
+        verdict = "unmet"
+    else:
+        plural = "attempt" if warned == 1 else "attempts"
+        detail = f"{warned} WARNING {plural} to review (not failures)" if warned else ""
+        verdict = "met"
+    return GateOutcome(NO_GATE, "every_case", figure, "every case passes", verdict, detail)
+
+
+def _failing_case(case: CaseOutcome) -> str:
+    """``b FAIL 2 of 3 (loop)``: the case, its failed attempts and their failure types."""
+    failed = [v for v in case.verdicts if v in ("FAIL", "ERROR")]
+    text = f"{case.case_id} {'FAIL' if 'FAIL' in failed else 'ERROR'}"
+    if case.n > 1:
+        text += f" {len(failed)} of {case.n}"
+    pairs = zip(case.verdicts, case.failure_types, strict=True)
+    types = sorted({t for v, t in pairs if t and v in ("FAIL", "ERROR")})
+    return text + (f" ({', '.join(types)})" if types else "")
 
 
 def select(cases: Iterable[CaseOutcome], gate: GateSpec) -> list[CaseOutcome]:

@@ -16,6 +16,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from seatrial.compare._markdown import markdown_text
 from seatrial.compare._steps import Step, answer_text, call_text, short
 from seatrial.record import AttemptRecord
 
@@ -248,10 +249,6 @@ def render_terminal(
     return Group(*parts)
 
 
-def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def render_markdown(
     diff: TraceDiff,
     a: AttemptHeader | None = None,
@@ -260,15 +257,14 @@ def render_markdown(
 ) -> str:
     """The diff as Markdown, ready to paste into a pull request comment."""
     lines = ["## Trace diff", ""]
-    lines += [f"- {_cell(line)}" for line in _headers(diff, a, b)]
+    lines += [f"- {markdown_text(line)}" for line in _headers(diff, a, b)]
     lines.append("")
     if diff.first is None:
         lines.append(f"**Identical**: {len(diff.rows)} steps, no divergence.")
     else:
         found = diff.first
-        lines.append(
-            f"**First divergence at step {found.row + 1} (`{found.kind}`)**: {_cell(found.summary)}"
-        )
+        summary = markdown_text(found.summary)
+        lines.append(f"**First divergence at step {found.row + 1} (`{found.kind}`)**: {summary}")
     lines += ["", "| | # | A | B | |", "|---|---|---|---|---|"]
     first = diff.first.row if diff.first is not None else None
     for item in visible(diff.rows, context):
@@ -276,7 +272,7 @@ def render_markdown(
             lines.append(f"| | | *... {item[1]} identical steps ...* | | |")
             continue
         row = diff.rows[item]
-        left, right = _cell(_label(row.a)), _cell(_label(row.b))
+        left, right = markdown_text(_label(row.a)), markdown_text(_label(row.b))
         if item == first:
             mark = "**>>**"
             left, right = (f"**{left}**" if left else ""), (f"**{right}**" if right else "")

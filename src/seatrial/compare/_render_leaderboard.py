@@ -14,6 +14,7 @@ from rich.table import Table
 from rich.text import Text
 
 from seatrial.compare._leaderboard import Leaderboard, LeaderboardEntry
+from seatrial.compare._markdown import markdown_text
 
 COLUMNS = (
     "#",
@@ -141,13 +142,9 @@ def leaderboard_table(board: Leaderboard) -> RenderableType:
     return Group(*parts)
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def leaderboard_markdown(board: Leaderboard) -> str:
     """The board as GitHub Markdown: a heading, a table, the differences, the method."""
-    lines = [f"### {_md_cell(_title(board))}", ""]
+    lines = [f"### {markdown_text(_title(board))}", ""]
     if not board.entries:
         return "\n".join([*lines, "No stored attempt to rank.", ""])
     lines.append("| " + " | ".join(COLUMNS) + " |")
@@ -155,13 +152,13 @@ def leaderboard_markdown(board: Leaderboard) -> str:
         "|" + "|".join("---" if i in _WORDS else "---:" for i in range(len(COLUMNS))) + "|"
     )
     for entry in board.entries:
-        lines.append("| " + " | ".join(_md_cell(cell) for cell in _cells(entry)) + " |")
+        lines.append("| " + " | ".join(markdown_text(cell) for cell in _cells(entry)) + " |")
     lines.append("")
     for difference in board.differences:
-        sentence = _md_cell(difference.sentence)
+        sentence = markdown_text(difference.sentence)
         lines.append(f"- **{sentence}**" if difference.significant else f"- {sentence}")
     if board.method:
-        lines.extend(["", f"_{_md_cell(board.method)}_"])
+        lines.extend(["", f"_{markdown_text(board.method)}_"])
     lines.append("")
     return "\n".join(lines)
 

@@ -3,8 +3,9 @@ the library's run function all use.
 
 A run meets its gates when no check is unmet: the built-in ones (every P0 case passes, the
 suite's ``gate.min_pass_rate``) and the gates it stored when it started, the regression gates
-against the baseline it stored. A check that cannot be evaluated (no baseline, too few repeats)
-does not block.
+against the baseline it stored. With no gate written anywhere the gate is "every case passes"
+(:func:`seatrial.compare.every_case_passes`): a failing case never meets a run's gates
+silently. A check that cannot be evaluated (no baseline, too few repeats) does not block.
 """
 
 from __future__ import annotations
@@ -14,8 +15,14 @@ from collections.abc import Iterable
 from pydantic import BaseModel, Field
 
 from seatrial.compare._flaky import flaky_cases
-from seatrial.compare._gate_source import stored_baseline_id, stored_gates
-from seatrial.compare._gates import GateOutcome, builtin_outcomes, evaluate_gates
+from seatrial.compare._gate_source import gates_written, stored_baseline_id, stored_gates
+from seatrial.compare._gates import (
+    NO_GATE_RULE,
+    GateOutcome,
+    builtin_outcomes,
+    evaluate_gates,
+    every_case_passes,
+)
 from seatrial.compare._runs import RunData, load_run
 from seatrial.errors import RunNotFound
 from seatrial.store import Store
@@ -35,6 +42,9 @@ class GateResult(BaseModel):
     whoever can read that source (:func:`seatrial.compare.gates_changed`), never here."""
     baseline: str | None = None
     """The baseline run the regression gates compared against."""
+    rule: str | None = None
+    """``no gate configured: every case must pass`` when no gate was written anywhere and
+    that is the run's gate; None when written gates apply (they replace it)."""
 
 
 def run_meets_gates(
@@ -44,7 +54,9 @@ def run_meets_gates(
     flaky: Iterable[str] | None = None,
     store: Store | None = None,
 ) -> GateResult:
-    """The run's verdict over its built-in gates and the gates it stored when it started.
+    """The run's verdict over its built-in gates and the gates it stored when it started; with
+    none written anywhere (no gates file, suite or seatrial.yaml ``gates:``, tier gates or
+    ``gate: {min_pass_rate}``), over "every case passes" instead.
 
     Args:
         run: the run, as stored.
@@ -62,12 +74,17 @@ def run_meets_gates(
         # regression gate is evaluated.
         flaky = flaky_cases(store, run) if compared else ()
     outcomes = builtin_outcomes(run) + evaluate_gates(run, gates, baseline, flaky)
+    implicit = not gates_written(run.info.settings)
+    if implicit:
+        outcome = every_case_passes(run)
+        outcomes += [outcome] if outcome is not None else []
     reasons = [o.line() for o in outcomes if o.verdict == "unmet"]
     return GateResult(
         passed=not reasons,
         reasons=reasons,
         outcomes=outcomes,
         baseline=baseline.info.run_id if baseline is not None else None,
+        rule=NO_GATE_RULE if implicit else None,
     )
 
 

@@ -4,8 +4,9 @@
 tool (its description and example values of its required parameters), the fault injected at
 the tool's first call, and the assertions ``tool_called``, ``repairs_within: {turns: 2}`` and
 ``no_identical_retry``. :func:`recovery_table` reads the run's traces back into the table
-``seatrial contract`` prints: per tool and fault, how many attempts repaired the call in one
-model turn, in two, not at all, and how many retried the identical call.
+``seatrial contract`` prints: per tool and fault, how many attempts passed (what the gate
+counts), repaired the call in one model turn, in two, repaired it and then ended in an error,
+did not repair it, never met the fault, and how many retried the identical call.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from typing import Any, get_args
 
 from seatrial.assertion import recoveries
 from seatrial.case import Case, FaultKind, Gate, Suite
+from seatrial.compare import GateResult
 from seatrial.record import AttemptRecord, CaseResult
 
 FAULTS: tuple[str, ...] = get_args(FaultKind)
@@ -91,9 +93,12 @@ def tool_message(tool: Mapping[str, Any]) -> str:
 
 def applicable_faults(tool: Mapping[str, Any], faults: Iterable[str]) -> list[str]:
     """The faults that make sense for ``tool``: ``missing_param`` needs a parameter,
-    ``bad_enum`` a parameter with an ``enum``."""
+    ``bad_enum`` a parameter with an ``enum`` of two values or more."""
     properties, _ = _parameters(tool)
-    has_enum = any(isinstance(s.get("enum"), list) for s in properties.values())
+    # An enum of one value has no other value for the model to pick.
+    has_enum = any(
+        isinstance(s.get("enum"), list) and len(s["enum"]) > 1 for s in properties.values()
+    )
     kept = []
     for fault in faults:
         if fault == "missing_param" and not properties:
@@ -145,68 +150,116 @@ def contract_suite(
 
 @dataclass
 class RecoveryRow:
-    """The recovery of one tool from one fault over the repeats."""
+    """The recovery of one tool from one fault over the repeats. Each attempt is counted in
+    exactly one of ``repaired_in_1``, ``repaired_in_2``, ``repaired_then_error``,
+    ``not_repaired`` and ``not_called``."""
 
     tool: str
     fault: str
     attempts: int = 0
+    passed: int = 0
+    """Attempts that passed every check (what the gate counts)."""
     repaired_in_1: int = 0
     repaired_in_2: int = 0
+    repaired_then_error: int = 0
+    """Repaired within two model turns, then the attempt ended in ERROR (a loop to
+    ``max_turns``, a timeout)."""
     not_repaired: int = 0
     """Repaired later than two model turns, or never."""
     not_called: int = 0
-    """The tool was never called (the fault never fired) or the agent failed (ERROR)."""
+    """The fault never fired: the tool was never called (or the agent failed first)."""
     identical_retry: int = 0
     """Attempts whose next call after the fault repeated the identical arguments."""
 
     @property
+    def pass_rate(self) -> float:
+        """Share of attempts that passed."""
+        return self.passed / self.attempts if self.attempts else 0.0
+
+    @property
     def recovery_rate(self) -> float:
-        """Share of attempts repaired within two model turns."""
-        return (self.repaired_in_1 + self.repaired_in_2) / self.attempts if self.attempts else 0.0
+        """Share of attempts repaired within two model turns (an error after the repair
+        included)."""
+        repaired = self.repaired_in_1 + self.repaired_in_2 + self.repaired_then_error
+        return repaired / self.attempts if self.attempts else 0.0
 
 
 @dataclass
 class RecoveryTable:
-    """The recovery table of a contract run."""
+    """The recovery table of a contract run, with the run's gate."""
 
     run_id: str
     rows: list[RecoveryRow] = field(default_factory=list)
+    min_pass_rate: float | None = None
+    """The gate's share of attempts that must pass."""
+    gate_met: bool | None = None
+    """The run's gate verdict (None when not given)."""
+    gate_reasons: list[str] = field(default_factory=list)
+    """Each unmet gate, with its figure."""
+
+    @property
+    def attempts(self) -> int:
+        """Attempts of every row."""
+        return sum(r.attempts for r in self.rows)
+
+    @property
+    def passed(self) -> int:
+        """Attempts that passed, of every row."""
+        return sum(r.passed for r in self.rows)
+
+    @property
+    def pass_rate(self) -> float:
+        """Share of all attempts that passed: the figure the gate compares."""
+        return self.passed / self.attempts if self.attempts else 0.0
 
     @property
     def recovery_rate(self) -> float:
         """Share of all attempts repaired within two model turns."""
-        attempts = sum(r.attempts for r in self.rows)
-        repaired = sum(r.repaired_in_1 + r.repaired_in_2 for r in self.rows)
-        return repaired / attempts if attempts else 0.0
+        repaired = sum(r.recovery_rate * r.attempts for r in self.rows)
+        return repaired / self.attempts if self.attempts else 0.0
 
 
 def _count(row: RecoveryRow, attempt: AttemptRecord) -> None:
     row.attempts += 1
+    row.passed += attempt.verdict == "PASS"
     trace = attempt.trace
     found = [
         r
         for r in (recoveries(trace) if trace is not None else [])
         if r.tool == row.tool and r.fault
     ]
-    if attempt.verdict == "ERROR" or not found:
+    if not found:
         row.not_called += 1
         return
     first = found[0]
     after = first.repaired_after
-    if after is not None and after <= 1:
-        row.repaired_in_1 += 1
-    elif after is not None and after <= REPAIR_TURNS:
-        row.repaired_in_2 += 1
-    else:
-        row.not_repaired += 1
     if first.identical_retry:
         row.identical_retry += 1
+    if after is None or after > REPAIR_TURNS:
+        row.not_repaired += 1
+    elif attempt.verdict == "ERROR":
+        row.repaired_then_error += 1
+    elif after <= 1:
+        row.repaired_in_1 += 1
+    else:
+        row.repaired_in_2 += 1
 
 
-def recovery_table(run_id: str, cases: Iterable[CaseResult], suite: Suite) -> RecoveryTable:
-    """The table of a contract run, from its attempts' traces (read with traces)."""
+def recovery_table(
+    run_id: str,
+    cases: Iterable[CaseResult],
+    suite: Suite,
+    gate: GateResult | None = None,
+) -> RecoveryTable:
+    """The table of a contract run, from its attempts' traces (read with traces), with the
+    run's gate verdict when given."""
     by_id = {case.id: case for case in suite.cases}
-    table = RecoveryTable(run_id)
+    table = RecoveryTable(
+        run_id,
+        min_pass_rate=suite.gate.min_pass_rate if suite.gate is not None else None,
+        gate_met=gate.passed if gate is not None else None,
+        gate_reasons=list(gate.reasons) if gate is not None else [],
+    )
     for result in cases:
         case = by_id.get(result.case_id)
         if case is None or not case.tool_faults:
@@ -223,10 +276,12 @@ _HEADERS = (
     "tool",
     "fault",
     "attempts",
+    "passed",
     "repaired in 1",
     "in 2",
+    "repaired, then error",
     "not repaired",
-    "not called/error",
+    "not called",
     "identical retry",
 )
 
@@ -241,27 +296,61 @@ def _cells(row: RecoveryRow) -> list[str]:
         row.tool,
         row.fault,
         str(total),
+        _percent(row.passed, total),
         _percent(row.repaired_in_1, total),
         _percent(row.repaired_in_2, total),
+        _percent(row.repaired_then_error, total),
         _percent(row.not_repaired, total),
         _percent(row.not_called, total),
         _percent(row.identical_retry, total),
     ]
 
 
+def headline(table: RecoveryTable) -> str:
+    """The figure the gate uses, and its verdict: ``passed 9 of 29 attempts (31%): gate NOT
+    met (needs at least 80%)``."""
+    line = f"passed {table.passed} of {table.attempts} attempts ({table.pass_rate:.0%})"
+    if table.gate_met is None:
+        return line
+    needs = f" (needs at least {table.min_pass_rate:.0%})" if table.min_pass_rate else ""
+    return line + (": gate met" if table.gate_met else ": gate NOT met") + needs
+
+
 def render_recovery_table(table: RecoveryTable, form: str = "text") -> str:
     """The table as aligned text (``text``), GitHub Markdown (``md``) or JSON (``json``)."""
     if form == "json":
-        rows = [{**asdict(r), "recovery_rate": round(r.recovery_rate, 4)} for r in table.rows]
-        data = {"run_id": table.run_id, "recovery_rate": round(table.recovery_rate, 4)}
+        rows = [
+            {
+                **asdict(r),
+                "pass_rate": round(r.pass_rate, 4),
+                "recovery_rate": round(r.recovery_rate, 4),
+            }
+            for r in table.rows
+        ]
+        data = {
+            "run_id": table.run_id,
+            "attempts": table.attempts,
+            "passed": table.passed,
+            "pass_rate": round(table.pass_rate, 4),
+            "gate": {
+                "met": table.gate_met,
+                "min_pass_rate": table.min_pass_rate,
+                "reasons": table.gate_reasons,
+            },
+            "recovery_rate": round(table.recovery_rate, 4),
+        }
         return json.dumps({**data, "rows": rows}, ensure_ascii=False, indent=2)
     lines = [_cells(row) for row in table.rows]
-    total = f"recovery within {REPAIR_TURNS} model turns: {table.recovery_rate:.0%}"
+    summary = [
+        headline(table),
+        f"repaired within {REPAIR_TURNS} model turns: {table.recovery_rate:.0%} of attempts "
+        "(a repair alone does not pass: every check must)",
+    ]
     if form == "md":
         out = ["| " + " | ".join(_HEADERS) + " |", "|" + "---|" * len(_HEADERS)]
         out += ["| " + " | ".join(cells) + " |" for cells in lines]
-        return "\n".join([f"### Tool contract: run {table.run_id}", "", *out, "", total])
+        return "\n".join([f"### Tool contract: run {table.run_id}", "", *out, "", *summary])
     widths = [max([len(h), *(len(c[i]) for c in lines)]) for i, h in enumerate(_HEADERS)]
     out = ["  ".join(h.ljust(w) for h, w in zip(_HEADERS, widths, strict=True))]
     out += ["  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) for cells in lines]
-    return "\n".join([*(line.rstrip() for line in out), total])
+    return "\n".join([*(line.rstrip() for line in out), *summary])

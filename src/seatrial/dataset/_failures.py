@@ -1,7 +1,9 @@
 """Failure clustering: a run's failed attempts grouped into the few problems behind them.
 
-Failed and ERROR attempts are grouped by failure type first (the taxonomy is already a
-root-cause class), then, within a type, by what they say: the reason, the reply, and the
+Failed and ERROR attempts are grouped by failure type and by the check they failed first
+(:func:`~seatrial.dataset._failure_checks.failing_check`: ``contains value="工单号"`` and
+``is_json`` are two problems though both are ``format``), then, within a group, by what they
+say: the reason, the reply, and the
 first step where the attempt left the path of a passing attempt of the same case (the same
 run's, else the suite's previous run's; :func:`seatrial.compare.diff_attempts` finds it).
 Each part is embedded with the judge's embedders (:func:`seatrial.judge.embedder_for`; the
@@ -27,6 +29,7 @@ import numpy as np
 import numpy.typing as npt
 
 from seatrial.compare import diff_attempts
+from seatrial.dataset._failure_checks import failing_check
 from seatrial.judge import CACHE, MULTILINGUAL_MODEL, STATIC_MODEL, Embedder, embedder_for
 from seatrial.judge import default_model as default_embedding_model
 from seatrial.record import AttemptRecord
@@ -45,14 +48,17 @@ between attempts of the same problem, and many attempts have no passing twin to 
 
 CLUSTER_DISTANCE = {STATIC_MODEL: 0.35, MULTILINGUAL_MODEL: 0.115}
 """Cosine distance (1 - similarity, average linkage) under which two groups of one failure type
-merge, per embedding model. Measured on the planted failures of tests/dataset/test_failures.py
-(the same check failing on different tools, arguments and replies, against two different checks
-of one type: a reply that is not JSON, a reply that is too long): with the static model the
-same check merges by 0.28 and the different checks only at 0.42. The multilingual model (used
-when a reply holds Chinese, Japanese or Korean) scores everything closer: the same check by
-0.10, different checks from 0.13 (English reasons with Chinese replies), a narrow gap. Each
-number sits in the middle of its gap. Other models use :data:`DEFAULT_CLUSTER_DISTANCE`;
-``--threshold`` overrides them all."""
+and check merge, per embedding model: how differently one check's failures may read (other
+tools, arguments, replies) and still be one problem. Different checks are grouped apart before
+embedding, since no threshold held them apart in Chinese text (``contains value="工单号"`` and
+``is_json`` failures merged at 0.115). Measured on the planted failures of
+tests/dataset/test_failures.py (the same check failing on different tools, arguments and
+replies, against two different checks of one type: a reply that is not JSON, a reply that is
+too long): with the static model the same check merges by 0.28 and the different checks only
+at 0.42. The multilingual model (used when a reply holds Chinese, Japanese or Korean) scores
+everything closer: the same check by 0.10, different checks from 0.13 (English reasons with
+Chinese replies), a narrow gap. Each number sits in the middle of its gap. Other models use
+:data:`DEFAULT_CLUSTER_DISTANCE`; ``--threshold`` overrides them all."""
 
 DEFAULT_CLUSTER_DISTANCE = 0.35
 """The distance threshold for embedding models without a measured one (gateway models)."""
@@ -96,6 +102,9 @@ class FailureMember:
     """The agent's final reply."""
     divergence: str = ""
     """The first step that differs from a passing attempt of the same case; "" when none."""
+    check: str = ""
+    """The check it failed: type and written parameters (``contains value="工单号"``); ""
+    when no check failed (an ERROR)."""
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -105,6 +114,7 @@ class FailureMember:
             "attempt": self.attempt,
             "verdict": self.verdict,
             "failure_type": self.failure_type,
+            "check": self.check or None,
             "reason": self.reason,
             "reply": self.reply,
             "first_divergence": self.divergence or None,
@@ -113,7 +123,7 @@ class FailureMember:
 
 @dataclass(frozen=True)
 class FailureCluster:
-    """Failed attempts of one failure type that say the same thing."""
+    """Failed attempts of one failure type and one failed check that say the same thing."""
 
     failure_type: str
     label: str
@@ -126,6 +136,8 @@ class FailureCluster:
     """A short name a model gave the cluster (:func:`name_clusters`); None without one."""
     cases: tuple[str, ...] = field(default=())
     """The distinct case ids of the members, in member order."""
+    check: str = ""
+    """The check every member failed (:attr:`FailureMember.check`)."""
 
     @property
     def count(self) -> int:
@@ -136,6 +148,7 @@ class FailureCluster:
         """JSON-ready."""
         return {
             "failure_type": self.failure_type,
+            "check": self.check or None,
             "label": self.label,
             "name": self.name,
             "count": self.count,
@@ -166,6 +179,7 @@ def failed_members(store: Store, run_id: str) -> list[FailureMember]:
     records = store.attempts(run_id)
     failed = [record for record in records if record.verdict in FAILED_VERDICTS]
     divergences = _divergences(store, run_id, records, failed)
+    cases = {case.id: case for case in store.run_cases(run_id)} if failed else {}
     return [
         FailureMember(
             run_id=run_id,
@@ -176,6 +190,7 @@ def failed_members(store: Store, run_id: str) -> list[FailureMember]:
             reason=record.reason or record.error or "",
             reply=record.response,
             divergence=divergences.get((record.case_id, record.attempt), ""),
+            check=failing_check(record, cases.get(record.case_id)),
         )
         for record in failed
     ]
@@ -230,7 +245,8 @@ def cluster_members(
     embedder: Embedder | None = None,
     threshold: float | None = None,
 ) -> list[FailureCluster]:
-    """Cluster failed attempts: by failure type, then by similarity within each type."""
+    """Cluster failed attempts: by failure type and failed check, then by similarity within
+    each group (two checks never share a cluster, whatever the threshold)."""
     if not members:
         return []
     texts = {part: [_part(member, part) for member in members] for part in PART_WEIGHTS}
@@ -243,11 +259,11 @@ def cluster_members(
             for part, weight in PART_WEIGHTS.items()
         ]
     )
-    by_type: dict[str, list[int]] = {}
+    by_check: dict[tuple[str, str], list[int]] = {}
     for index, member in enumerate(members):
-        by_type.setdefault(member.failure_type, []).append(index)
+        by_check.setdefault((member.failure_type, member.check), []).append(index)
     groups: list[list[int]] = []
-    for indexes in by_type.values():
+    for indexes in by_check.values():
         groups += _split(vectors[indexes], limit, indexes)
     clusters = [_cluster(members, vectors, group, groups) for group in groups]
     return sorted(clusters, key=lambda c: (-c.count, c.failure_type, c.label))
@@ -263,7 +279,7 @@ def _part(member: FailureMember, part: str) -> str:
 
 
 def _split(vectors: npt.NDArray[np.float32], limit: float, indexes: list[int]) -> list[list[int]]:
-    """Indexes of one failure type split into groups whose average distance stays under
+    """Indexes of one failure type and check split into groups whose average distance stays under
     ``limit``, in first-member order."""
     if len(indexes) == 1:
         return [indexes]
@@ -300,6 +316,7 @@ def _cluster(
     own = [members[i] for i in group]
     return FailureCluster(
         failure_type=own[0].failure_type,
+        check=own[0].check,
         label=_label(own, others),
         members=tuple(own),
         example=own[central],

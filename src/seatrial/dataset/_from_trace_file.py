@@ -74,9 +74,26 @@ def case_text(proposed: ProposedCase) -> list[str]:
     return lines
 
 
+GATE = {"min_pass_rate": 1.0}
+"""The suite gate every file made from traces carries: each case replays an incident that
+production saw, so one failing attempt fails the run (exit 1). It is the suite's own
+``gate:``, which holds beside any ``gates:`` a run is given (``--gates FILE`` replaces the
+written gates, never this one): see docs/regression.md."""
+GATE_COMMENT = (
+    "# every attempt must pass: a failing case fails the run (exit 1); lower it, or add\n"
+    "# `gates:` (docs/regression.md), only for cases known to be flaky\n"
+)
+
+
 def cases_file_text(cases: Sequence[ProposedCase], suite: str) -> str:
-    """The text of a suite file holding ``cases``."""
-    lines = [HEADER.rstrip("\n"), *_dump({"suite": suite}).splitlines(), "cases:"]
+    """The text of a suite file holding ``cases``, gated by :data:`GATE`."""
+    lines = [
+        HEADER.rstrip("\n"),
+        *_dump({"suite": suite}).splitlines(),
+        *GATE_COMMENT.splitlines(),
+        *_dump({"gate": GATE}).splitlines(),
+        "cases:",
+    ]
     for proposed in cases:
         body = case_text(proposed)
         lines.append("  - " + body[0])

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from seatrial.trace import Span, Trace, decode_attribute
@@ -94,8 +94,31 @@ def _indexed(attributes: Mapping[str, Any], pattern: re.Pattern[str]) -> list[st
 
 
 def _span_user_messages(span: Span) -> list[str]:
-    """Every user message one span (or its events) records, in the span's own order."""
-    texts = _role_texts(decode_attribute(span.attributes.get(INPUT_MESSAGES)))
+    """The user messages one span records, in the span's own order.
+
+    A span says it once but may say it in several spellings: normalization
+    (:func:`seatrial.trace.normalize_span`) writes ``gen_ai.input.messages`` beside the
+    OpenInference or OpenLLMetry attributes it read them from. The first spelling present is
+    the span's list; reading two would count every message twice.
+    """
+    attributes = span.attributes
+    spellings: tuple[Callable[[], list[str]], ...] = (
+        lambda: _role_texts(decode_attribute(attributes.get(INPUT_MESSAGES))),
+        lambda: _event_user_messages(span),
+        lambda: _indexed(attributes, _PROMPT),
+        lambda: _indexed(attributes, _OPENINFERENCE_MESSAGE),
+    )
+    for spelling in spellings:
+        texts = spelling()
+        if texts:
+            return texts
+    return []
+
+
+def _event_user_messages(span: Span) -> list[str]:
+    """User messages on the span's events: the inference-details event's
+    ``gen_ai.input.messages``, or the older one-event-per-message ``gen_ai.user.message``."""
+    texts: list[str] = []
     for event in span.events:
         if event.name == INFERENCE_DETAILS_EVENT:
             texts += _role_texts(decode_attribute(event.attributes.get(INPUT_MESSAGES)))
@@ -104,8 +127,6 @@ def _span_user_messages(span: Span) -> list[str]:
             text = _text(decode_attribute(content))
             if text:
                 texts.append(text)
-    texts += _indexed(span.attributes, _PROMPT)
-    texts += _indexed(span.attributes, _OPENINFERENCE_MESSAGE)
     return texts
 
 
@@ -176,6 +197,26 @@ def user_turns(trace: Trace) -> list[str]:
     return found or _agent_input(trace)
 
 
+def _span_replies(span: Span) -> list[str]:
+    """The assistant texts one span records, from its first spelling present (see
+    :func:`_span_user_messages`: normalized and source attributes say the same thing)."""
+    said = _role_texts(decode_attribute(span.attributes.get(OUTPUT_MESSAGES)), "assistant")
+    if said:
+        return said
+    for event in span.events:
+        if event.name == INFERENCE_DETAILS_EVENT:
+            said += _role_texts(
+                decode_attribute(event.attributes.get(OUTPUT_MESSAGES)), "assistant"
+            )
+    if said:
+        return said
+    return [
+        str(message["content"])
+        for _, message in sorted(_flat_messages(span.attributes, _OPENINFERENCE_OUTPUT).items())
+        if message.get("role") == "assistant" and message.get("content")
+    ]
+
+
 def agent_replies(trace: Trace) -> list[str]:
     """The agent's text replies the trace records, in order: the assistant text of each model
     call (``gen_ai.output.messages``, ``llm.output_messages.N``), else the agent span's
@@ -183,17 +224,7 @@ def agent_replies(trace: Trace) -> list[str]:
     keep replies on the attempt, not in the spans)."""
     replies: list[str] = []
     for span in sorted(trace.spans, key=lambda s: s.start_time_unix_nano):
-        said = _role_texts(decode_attribute(span.attributes.get(OUTPUT_MESSAGES)), "assistant")
-        for event in span.events:
-            if event.name == INFERENCE_DETAILS_EVENT:
-                output = decode_attribute(event.attributes.get(OUTPUT_MESSAGES))
-                said += _role_texts(output, "assistant")
-        said += [
-            str(message["content"])
-            for _, message in sorted(_flat_messages(span.attributes, _OPENINFERENCE_OUTPUT).items())
-            if message.get("role") == "assistant" and message.get("content")
-        ]
-        replies += said
+        replies += _span_replies(span)
     if replies:
         return replies
     agent = trace.agent_span()

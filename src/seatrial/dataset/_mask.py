@@ -1,10 +1,10 @@
 """Masking personal data before storage: one consistent token per value within a trace.
 
-Every string of a trace is masked: span names, status messages, attribute and event attribute
-values (inside lists and mappings too), and the resource's values. A string holding a JSON
-document (``gen_ai.tool.call.arguments``) is parsed and its strings masked one by one, so it
-stays valid JSON; an integer that as a whole is a phone, ID card or bank card number becomes
-its token. Keys are never masked.
+Every string of a trace is masked: span names, status messages, attribute values, span event
+names and their attribute values (inside lists and mappings too), and the resource's values.
+A string holding a JSON document (``gen_ai.tool.call.arguments``) is parsed and its strings
+masked one by one, so it stays valid JSON; an integer that as a whole is a phone, ID card
+or bank card number becomes its token. Keys are never masked.
 
 A value keeps one token within a trace (``<PHONE_1>`` wherever that number appears, however
 it is written), numbered in order of first appearance. The masker remembers the tokens of the
@@ -23,7 +23,7 @@ from typing import Any
 
 from seatrial.dataset._mask_find import SMALLEST_WHOLE_NUMBER, Detector, Hit
 from seatrial.dataset._mask_settings import MaskSettings
-from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
+from seatrial.trace import Span, SpanEvent, SpanLink, Trace, decode_attribute
 
 DEFAULT_MAX_TRACES = 10_000
 """Traces whose value-to-token maps a :class:`Masker` keeps."""
@@ -157,7 +157,8 @@ class _Pass:
         return token
 
     def span(self, span: Span) -> Span:
-        """``span`` with its name, status message, attributes and events masked."""
+        """``span`` with its name, status message, attributes and events (names, attributes)
+        masked."""
         if self.prefilter and not self.detector.may_hold_any(_span_texts(span)):
             # Most spans hold nothing to mask: one test over all their strings spares the
             # per-value work (and the JSON parsing of tool arguments and results).
@@ -167,11 +168,13 @@ class _Pass:
         message = self.string(span.status_message, f"{label} status message")
         attributes = self.mapping(span.attributes, f"{label} attribute", " ")
         events = [self._event(event, label) for event in span.events]
+        links = [self._link(link, label) for link in span.links]
         if (
             name is span.name
             and message is span.status_message
             and attributes is span.attributes
             and all(new is old for new, old in zip(events, span.events, strict=True))
+            and all(new is old for new, old in zip(links, span.links, strict=True))
         ):
             return span
         return span.model_copy(
@@ -180,15 +183,25 @@ class _Pass:
                 "status_message": message,
                 "attributes": attributes,
                 "events": events,
+                "links": links,
             }
         )
 
+    def _link(self, link: SpanLink, label: str) -> SpanLink:
+        where = f"{label} link attribute" if self.findings is not None else ""
+        attributes = self.mapping(link.attributes, where, " ")
+        if attributes is link.attributes:
+            return link
+        return link.model_copy(update={"attributes": attributes})
+
     def _event(self, event: SpanEvent, label: str) -> SpanEvent:
-        where = f"{label} event {event.name} attribute" if self.findings is not None else ""
+        name = self.string(event.name, f"{label} event name")
+        # A finding's place names the event by its masked name: never the value itself.
+        where = f"{label} event {name} attribute" if self.findings is not None else ""
         attributes = self.mapping(event.attributes, where, " ")
-        if attributes is event.attributes:
+        if name is event.name and attributes is event.attributes:
             return event
-        return event.model_copy(update={"attributes": attributes})
+        return event.model_copy(update={"name": name, "attributes": attributes})
 
     def trace(self, trace: Trace) -> Trace:
         """A new trace with every span and the resource masked (ids and times as they were)."""
@@ -209,7 +222,10 @@ def _span_texts(span: Span) -> list[str]:
     """Every string :meth:`_Pass.span` looks at (see :func:`_texts`)."""
     texts = _texts(span.attributes.values(), [span.name, span.status_message])
     for event in span.events:
+        texts.append(event.name)
         _texts(event.attributes.values(), texts)
+    for link in span.links:
+        _texts(link.attributes.values(), texts)
     return texts
 
 

@@ -41,8 +41,8 @@ class Hit:
     start: int
     end: int
     key: str
-    """The value written one way (digits only, lower case), so that ``138-0013-8000`` and
-    ``13800138000`` share a token."""
+    """The value written one way (digits only, lower case, full-width as ASCII), so that
+    ``138-0013-8000``, ``１３８００１３８０００`` and ``13800138000`` share a token."""
     preview: str
     """The value with its middle hidden, safe to print."""
 
@@ -116,7 +116,7 @@ class Detector:
         candidates: list[tuple[int, Hit]] = []
         if self._may_hold_pii(text):
             for pii in find_pii(text, self._kinds):
-                key = _builtin_key(pii.kind, pii.text)
+                key = _builtin_key(pii.kind, pii.plain)
                 candidates.append(
                     (_RANK[pii.kind], Hit(pii.kind, pii.start, pii.end, key, pii.masked))
                 )
@@ -147,11 +147,17 @@ class Detector:
         return None
 
 
-def _builtin_key(kind: str, text: str) -> str:
+def _builtin_key(kind: str, plain: str) -> str:
+    """The value written one way: an email in lower case; a number's digits, a mobile's
+    without +86, a landline's with its area code's 0 in place of +86 or 0086."""
     if kind == "email":
-        return text.lower()
-    digits = _NOT_KEY.sub("", text).upper()
-    return digits[-11:] if kind == "phone" else digits
+        return plain.lower()
+    digits = _NOT_KEY.sub("", plain).upper()
+    if kind == "phone":
+        return digits[-11:]
+    if kind == "landline" and plain.startswith(("+", "00")):
+        return "0" + digits.removeprefix("00")[2:]
+    return digits
 
 
 def _without_overlaps(candidates: list[tuple[int, Hit]]) -> list[Hit]:

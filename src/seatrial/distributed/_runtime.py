@@ -125,6 +125,7 @@ async def open_run_runtime(
             agents_dir=config.project_dir,
             concurrency=concurrency,
             timeout_s=timeout_s,
+            models=config.models,
         )
         stack.push_async_callback(adapter.aclose)
         gateway, server = await _open_gateway(stack, store, config, info)

@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from seatrial.gateway._limits import RateLimits, estimate_tokens
     from seatrial.gateway._metrics import GatewayMetrics
     from seatrial.gateway._providers import Provider, ProviderPool, new_provider
+    from seatrial.gateway._providers._base import unparsable_output
     from seatrial.gateway._proxy import PURPOSE_HEADER, ProxyApp, resolve_model
     from seatrial.gateway._routing import RouteDecision, Router, complexity_score
     from seatrial.gateway._server import GatewayServer
@@ -100,6 +101,7 @@ _EXPORTS = {
     "estimate_tokens": "seatrial.gateway._limits",
     "fallback_chain": "seatrial.gateway._fallback",
     "new_provider": "seatrial.gateway._providers",
+    "unparsable_output": "seatrial.gateway._providers._base",
     "price_for": "seatrial.gateway._cost",
     "resolve_model": "seatrial.gateway._proxy",
     "with_fallback": "seatrial.gateway._fallback",
@@ -152,6 +154,7 @@ __all__ = [
     "new_provider",
     "price_for",
     "resolve_model",
+    "unparsable_output",
     "with_fallback",
 ]
 

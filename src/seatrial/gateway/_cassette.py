@@ -7,6 +7,10 @@ failure reproduces exactly, model answers included. A re-recorded attempt (a res
 run, or an attempt a Celery worker ran again) replaces the earlier recording of that
 attempt: a line with ``call`` 1 starts it over. Several processes may record one run's
 cassette (workers on one machine, or sharing the folder): each line is appended whole.
+
+A call its attempt's deadline cut off is recorded too, without a response and with
+``cut_off_after_s``: the answer that came later belongs to no attempt, and a replay of the
+attempt must time out again rather than get it (:class:`CutOff`).
 """
 
 from __future__ import annotations
@@ -42,9 +46,17 @@ _SHOWN = 120
 
 
 @dataclass(frozen=True)
+class CutOff:
+    """A recorded call that its attempt's deadline cut off before the model answered."""
+
+    after_s: float
+    """Seconds the call had run when the attempt ended."""
+
+
+@dataclass(frozen=True)
 class _Entry:
     request: dict[str, Any]
-    response: ChatResponse
+    response: ChatResponse | CutOff
 
 
 class Cassette:
@@ -91,17 +103,21 @@ class Cassette:
             safe = f"{safe}-{hashlib.sha256(run_id.encode()).hexdigest()[:8]}"
         return self._folder / f"{safe}.jsonl"
 
-    def record(self, request: ChatRequest, response: ChatResponse) -> None:
-        """Append a call of the request's attempt to its run's cassette."""
+    def record(self, request: ChatRequest, response: ChatResponse | CutOff) -> None:
+        """Append a call of the request's attempt to its run's cassette: its answer, or
+        that the attempt's deadline cut it off."""
         key = _key_of(request)
-        line = {
+        line: dict[str, Any] = {
             "v": CASSETTE_FORMAT_VERSION,
             "run_id": key[0],
             "case_id": key[1],
             "attempt": key[2],
             "request": normalised_request(request),
-            "response": response.model_dump(mode="json"),
         }
+        if isinstance(response, CutOff):
+            line.update(response=None, cut_off_after_s=round(response.after_s, 3))
+        else:
+            line["response"] = response.model_dump(mode="json")
         path = self.path_for(key[0])
         with self._lock:
             call = self._recorded[key] = self._recorded.get(key, 0) + 1
@@ -144,8 +160,9 @@ class Cassette:
             self._replayed.pop(target, None)
             self._used.pop(target, None)
 
-    def replay(self, request: ChatRequest) -> ChatResponse:
-        """The recorded answer to this call of the request's attempt."""
+    def replay(self, request: ChatRequest) -> ChatResponse | CutOff:
+        """The recorded answer to this call of the request's attempt (or that it was cut
+        off by the attempt's deadline)."""
         key = _key_of(request)
         with self._lock:
             source = self._source_of(key)
@@ -251,7 +268,10 @@ def _parse(text: str, where: str) -> tuple[AttemptKey, int, _Entry]:
                 f"({CASSETTE_FORMAT_VERSION}); upgrade seatrial, or record the run again"
             )
         key: AttemptKey = (data["run_id"], data["case_id"], data["attempt"])
-        entry = _Entry(data["request"], ChatResponse.model_validate(data["response"]))
+        if data["response"] is None:
+            entry = _Entry(data["request"], CutOff(float(data["cut_off_after_s"])))
+        else:
+            entry = _Entry(data["request"], ChatResponse.model_validate(data["response"]))
         return key, int(data["call"]), entry
     except (ValueError, KeyError, TypeError, ValidationError) as exc:
         raise GatewayError(

@@ -51,7 +51,8 @@ class ModelConfig(BaseModel):
     fallbacks: list[str] = Field(default_factory=list)
     """Names of models to try, in order, when this one fails."""
     first_byte_timeout_s: float = Field(default=3.0, gt=0)
-    """Fast-fail: seconds to the first byte when this model is the primary."""
+    """Fast-fail: seconds to a streamed answer's first chunk when this model is the primary.
+    A whole (non-streamed) answer arrives all at once, so only ``timeout_s`` bounds it."""
     timeout_s: float = Field(default=30.0, gt=0)
     """Seconds a call may take when this model is a fallback (and the primary's total)."""
     max_retries: int = Field(default=2, ge=0)

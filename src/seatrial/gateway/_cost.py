@@ -4,7 +4,9 @@ Prices are US dollars per million tokens. A model's own ``price:`` in ``seatrial
 otherwise its pinned id is looked up in ``prices.json`` (shipped with Seatrial): exactly, then
 without a date or ``-latest`` suffix (``gpt-4o-2024-08-06`` -> ``gpt-4o``), then by the
 longest table entry it starts with (``gemini-2.5-flash-preview-05-20`` ->
-``gemini-2.5-flash``). A model found nowhere (a local vLLM or Ollama model) costs nothing.
+``gemini-2.5-flash``). A model found nowhere is *unpriced*: its calls are booked at $0 with
+``priced: false``, and a run's report names it and calls its spend a lower bound. A local
+model that really is free says so with ``price: {input_per_mtok: 0, output_per_mtok: 0}``.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from pydantic import ValidationError
 
 from seatrial.errors import GatewayError
 from seatrial.gateway._config import ModelConfig, Price
+from seatrial.gateway._spans import error_type
 from seatrial.gateway._types import ChatRequest, ChatResponse, Usage
 from seatrial.store import ModelCallRow
 
@@ -103,9 +106,26 @@ def model_call_row(
         output_tokens=max(response.usage.output_tokens, 0),
         cached_input_tokens=max(response.usage.cached_input_tokens, 0),
         cost_usd=max(response.cost_usd, 0.0),
+        priced=response.priced,
         latency_ms=max(response.latency_ms, 0.0),
         cached=response.cached,
         fallback_used=response.fallback_used,
         fault=response.fault,
         created_at=time.time() if created_at is None else created_at,
+    )
+
+
+def failed_call_row(
+    request: ChatRequest, model: str, error: BaseException, latency_ms: float
+) -> ModelCallRow:
+    """The ledger row of a call that reached ``model`` and failed: ``timeout`` when its last
+    try timed out, else ``error``; no tokens are known, and nothing is charged."""
+    return ModelCallRow(
+        run_id=request.run_id,
+        case_id=request.case_id,
+        attempt=request.attempt,
+        purpose=request.purpose,
+        model=model,
+        latency_ms=max(latency_ms, 0.0),
+        status="timeout" if error_type(error) == "timeout" else "error",
     )

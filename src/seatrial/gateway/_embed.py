@@ -45,10 +45,12 @@ async def embed(gateway: Gateway, request: EmbeddingRequest) -> EmbeddingRespons
             )
 
         answer, served_by, _attempts = await with_fallback(chain, call)
+        price = price_for(served_by)
         response: EmbeddingResponse = answer.model_copy(
             update={
                 "model": served_by.name,
-                "cost_usd": cost_usd(answer.usage, price_for(served_by)),
+                "cost_usd": cost_usd(answer.usage, price),
+                "priced": price is not None,
                 "latency_ms": _ms(started),
             }
         )
@@ -62,6 +64,7 @@ async def embed(gateway: Gateway, request: EmbeddingRequest) -> EmbeddingRespons
                     provider_model=served_by.model,
                     input_tokens=response.usage.input_tokens,
                     cost_usd=response.cost_usd,
+                    priced=response.priced,
                     latency_ms=response.latency_ms,
                 )
             ]

@@ -65,10 +65,12 @@ async def with_fallback(
     """Call each model of ``chain`` in turn until one answers.
 
     ``call(model, first_byte_timeout_s, timeout_s)`` makes one try. The primary gets its own
-    ``first_byte_timeout_s`` (fast fail); a fallback waits up to its ``timeout_s`` for the
-    first byte, since there may be nothing left to fall back to. A retryable ProviderError
-    (timeout, 429, 5xx, connection) is retried up to ``model.max_retries`` times with
-    exponential backoff; a non-retryable one, or a RateLimitTimeout, moves on at once. Other
+    ``first_byte_timeout_s`` (fast fail; the caller applies it to streamed answers only); a
+    fallback waits up to its ``timeout_s`` for the first byte, since there may be nothing left
+    to fall back to. A retryable ProviderError (timeout, 429, 5xx, connection) is retried up
+    to ``model.max_retries`` times with exponential backoff; a non-retryable one (a 4xx, a
+    malformed answer, a 5xx saying the model's own output could not be parsed: the model's
+    answer, which a retry would repeat), or a RateLimitTimeout, moves on at once. Other
     errors (a spent budget, a cassette mismatch) stop the chain and propagate.
 
     Returns the answer, the model that gave it and every try; FallbackExhausted names every

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from seatrial.gateway._budget import Budget
 from seatrial.gateway._cache import ResponseCache
-from seatrial.gateway._cassette import Cassette
+from seatrial.gateway._cassette import Cassette, CutOff
 from seatrial.gateway._config import FaultSpec, GatewayConfig
 from seatrial.gateway._cost import model_call_row
 from seatrial.gateway._embed import embed
@@ -146,7 +146,14 @@ class Gateway:
             return None
         return self._faults.pick(request, model, call_index)
 
-    def _replay(self, request: ChatRequest) -> ChatResponse | None:
+    def cut_off(self, request: ChatRequest, after_s: float) -> None:
+        """The attempt of ``request`` ended ``after_s`` into the call, before the model
+        answered: in record mode the cassette says so, so a replay times out again instead
+        of getting the late answer."""
+        if self.cassette is not None and self.config.cassette.mode == "record":
+            self.cassette.record(request, CutOff(after_s))
+
+    def _replay(self, request: ChatRequest) -> ChatResponse | CutOff | None:
         if self.cassette is None or self.config.cassette.mode != "replay":
             return None
         return self.cassette.replay(request)
@@ -159,6 +166,14 @@ class Gateway:
 
     async def _ledger(self, request: ChatRequest, response: ChatResponse) -> None:
         await self._write_rows([model_call_row(request, response)])
+
+    async def _ledger_failure(self, row: ModelCallRow) -> None:
+        # Written while the call's own error is on its way to the caller: a store that fails
+        # now is logged, never raised in its place.
+        try:
+            await self._write_rows([row])
+        except Exception as exc:
+            log.warning("the ledger row of a failed %s call was not stored: %s", row.model, exc)
 
     async def _write_rows(self, rows: list[ModelCallRow]) -> None:
         if self.store is not None:

@@ -2,7 +2,9 @@
 
 Order: route -> span -> budget check -> cassette replay (replay mode) -> cache -> fault
 pick -> fallback chain (each try: rate limit, fault before, provider, fault after) -> cost
--> budget -> ledger row -> cache put -> cassette record -> the ``chat {model}`` span ends.
+-> budget -> ledger row -> cache put -> cassette record -> the ``chat {model}`` span ends. A
+call that reached a model and failed ends its span as failed and still leaves a ledger row
+(status ``timeout`` or ``error``).
 
 A streamed call yields the provider's chunks as they come and settles once the last one
 passed; replays, cache hits and answer-rewriting faults are answered whole and, when
@@ -17,10 +19,12 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn
 
+from seatrial.errors import ProviderError
+from seatrial.gateway._cassette import CutOff
 from seatrial.gateway._config import FaultSpec, ModelConfig
-from seatrial.gateway._cost import cost_usd, price_for
+from seatrial.gateway._cost import cost_usd, failed_call_row, price_for
 from seatrial.gateway._fallback import fallback_chain, with_fallback
 from seatrial.gateway._limits import estimate_tokens
 from seatrial.gateway._routing import RouteDecision
@@ -63,6 +67,8 @@ class ChatCall:
         """``replay`` or ``record`` when the cassette served or kept the answer."""
         self.response: ChatResponse | None = None
         """The answer, priced and recorded (set when :meth:`run` finished)."""
+        self._tried: str | None = None
+        """The last model a request was sent to (None while none was: a refused call)."""
 
     async def run(self) -> AsyncGenerator[ChatChunk, None]:
         """Run the pipeline, ending the call's span either way."""
@@ -75,6 +81,12 @@ class ChatCall:
         except Exception as exc:
             span.fail(exc, self._fault)
             self._gw.metrics.failed(decision.model, exc)
+            if self._tried is not None:
+                # The call reached a model and failed (a judge that timed out, a chain that
+                # ran out): the ledger says so, or its time and tries would leave no trace.
+                await self._gw._ledger_failure(
+                    failed_call_row(self._request, self._tried, exc, self._ms())
+                )
             raise
         except (asyncio.CancelledError, GeneratorExit) as exc:
             # Neither is an Exception, yet the call ended here: a cancelled task, or a client
@@ -115,6 +127,8 @@ class ChatCall:
         """A replayed or cached answer (setting the cassette mode), and the cache key to fill."""
         gw, request = self._gw, self._request
         replayed = gw._replay(request)
+        if isinstance(replayed, CutOff):
+            await self._cut_off_again(decision, replayed)
         if replayed is not None:
             self._mode = "replay"
             return replayed, None
@@ -138,6 +152,20 @@ class ChatCall:
         self._mode = gw._record(request, response)
         return response, key
 
+    async def _cut_off_again(self, decision: RouteDecision, recorded: CutOff) -> NoReturn:
+        """Replay a call its attempt's deadline cut off: wait for that deadline again (the
+        attempt's end cancels this wait), at most the model's ``timeout_s``, then fail as a
+        real call would have."""
+        model = self._gw.config.models.get(decision.model)
+        limit_s = model.timeout_s if model is not None else recorded.after_s
+        await asyncio.sleep(limit_s)
+        raise ProviderError(
+            f"model {decision.model!r} did not answer this call when it was recorded: its "
+            f"attempt ended {recorded.after_s:g} s into it; replayed, it waits for the "
+            f"attempt's deadline (at most the model's timeout_s, {limit_s:g} s)",
+            kind="timeout",
+        )
+
     async def _fetch(
         self, decision: RouteDecision, key: str | None, request: ChatRequest, streamed: bool
     ) -> AsyncGenerator[ChatChunk, None]:
@@ -151,13 +179,16 @@ class ChatCall:
             wait_s = await gw._limits.acquire(model.name, tokens)
             gw.metrics.limit_wait(model.name, wait_s)
             waited.append(wait_s)
+            self._tried = model.name
             injector = gw._faults if fault is not None and _applies(fault, model) else None
             if injector is not None and fault is not None:
                 await injector.before_call(fault)
             provider = gw._providers.provider_for(model)
             if not streamed:
+                # A whole answer's first byte is the answer itself: only `timeout_s` bounds
+                # it (a first-byte clock would fail every slow local model's normal call).
                 answer = await provider.chat(
-                    request, model, first_byte_timeout_s=first_byte_s, timeout_s=timeout_s
+                    request, model, first_byte_timeout_s=timeout_s, timeout_s=timeout_s
                 )
                 if injector is not None and fault is not None:
                     answer = injector.after_call(fault, answer, request)
@@ -216,9 +247,11 @@ class ChatCall:
     ) -> ChatResponse:
         """Price the answer, charge the budget, write the ledger row."""
         fault = self._fault
+        price = price_for(served_by)
         response = answer.model_copy(
             update={
-                "cost_usd": cost_usd(answer.usage, price_for(served_by)),
+                "cost_usd": cost_usd(answer.usage, price),
+                "priced": price is not None,
                 "model": served_by.name,
                 "latency_ms": self._ms(),
                 "attempts": attempts,

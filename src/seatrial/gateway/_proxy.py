@@ -13,11 +13,12 @@ already retried and fallen back, so a client SDK retrying again would only multi
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
-from typing import Any
+from collections.abc import AsyncIterator, Awaitable, Iterator
+from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -32,11 +33,16 @@ from seatrial.errors import (
     ProviderError,
     RateLimitTimeout,
 )
-from seatrial.gateway._attempts import ATTEMPT_HEADER, AttemptBinding, AttemptRegistry
+from seatrial.gateway._attempts import (
+    ATTEMPT_ENDED,
+    ATTEMPT_HEADER,
+    AttemptBinding,
+    AttemptRegistry,
+)
 from seatrial.gateway._config import GatewayConfig
 from seatrial.gateway._gateway import Gateway
 from seatrial.gateway._metrics import CONTENT_TYPE as METRICS_CONTENT_TYPE
-from seatrial.gateway._types import CallAttempt, ChatChunk, Usage
+from seatrial.gateway._types import CallAttempt, ChatChunk, ChatRequest, Usage
 from seatrial.gateway._wire import (
     WireError,
     chat_request_from_openai,
@@ -48,6 +54,8 @@ from seatrial.gateway._wire import (
     usage_to_openai,
 )
 
+T = TypeVar("T")
+
 PURPOSE_HEADER = "x-seatrial-purpose"
 """Optional: ``agent`` (default), ``judge``, ``generation`` or ``simulator``."""
 
@@ -58,12 +66,17 @@ _KIND_STATUS = {
     "server_error": 502,
     "connection": 502,
     "malformed": 502,
+    "unparsable_output": 502,
     "bad_request": 400,
 }
 
 
 class UnknownAttempt(GatewayError):
     """A per-attempt URL whose attempt is not running (finished, or never registered)."""
+
+
+class AttemptEnded(GatewayError):
+    """The call's attempt ended (its deadline passed) before the model answered."""
 
 
 def resolve_model(config: GatewayConfig, sent: str | None) -> str | None:
@@ -89,6 +102,8 @@ def error_status(exc: GatewayError) -> tuple[int, str]:
         return 400, "invalid_request_error"
     if isinstance(exc, UnknownAttempt):
         return 404, "not_found_error"
+    if isinstance(exc, AttemptEnded):
+        return 504, "attempt_ended"
     if isinstance(exc, BudgetExceeded):
         return 402, "budget_exceeded"
     if isinstance(exc, RateLimitTimeout):
@@ -170,10 +185,43 @@ class ProxyApp:
                     chat_request, binding, bool(options.get("include_usage")), body.get("model")
                 )
             with _active(binding):
-                response = await self.gateway.chat(chat_request)
+                response = await self._call(binding, chat_request, self.gateway.chat(chat_request))
         except GatewayError as exc:
             return error_response(exc)
         return JSONResponse(chat_response_to_openai(response, body.get("model")))
+
+    async def _call(
+        self, binding: AttemptBinding | None, request: ChatRequest, work: Awaitable[T]
+    ) -> T:
+        """Await ``work`` (a call, or a stream's first chunk); for an attempt, as a task its
+        attempt's end cancels (AttemptEnded).
+
+        An agent past its deadline leaves its call running here; the answer that comes later
+        belongs to no attempt, so it must neither reach the cassette nor end in a traceback
+        when the server stops.
+        """
+        if binding is None:
+            return await work
+        task = asyncio.ensure_future(self._until_ended(request, work))
+        binding.calls.add(task)
+        try:
+            return await task
+        except asyncio.CancelledError:
+            current = asyncio.current_task()
+            if task.cancelled() and (current is None or not current.cancelling()):
+                raise AttemptEnded(ATTEMPT_ENDED) from None
+            raise
+        finally:
+            binding.calls.discard(task)
+
+    async def _until_ended(self, request: ChatRequest, work: Awaitable[T]) -> T:
+        started = time.monotonic()
+        try:
+            return await work
+        except asyncio.CancelledError as exc:
+            if exc.args == (ATTEMPT_ENDED,):
+                self.gateway.cut_off(request, time.monotonic() - started)
+            raise
 
     async def _stream(
         self,
@@ -187,7 +235,7 @@ class ProxyApp:
         # client's SDK understands, not a broken event stream.
         with _active(binding):
             try:
-                first: ChatChunk | None = await anext(chunks)
+                first: ChatChunk | None = await self._call(binding, chat_request, anext(chunks))
             except StopAsyncIteration:
                 first = None
         return StreamingResponse(

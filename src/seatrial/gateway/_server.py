@@ -110,6 +110,11 @@ class GatewayServer:
             finally:
                 self.gateway.forget_attempt(run_id, case_id, attempt)
 
+    async def end_calls(self, recorder: TraceRecorder) -> None:
+        """Cancel (and wait for) the model calls still in flight of the attempt recording
+        into ``recorder``: an agent that timed out leaves them behind."""
+        await self.registry.end_calls(recorder)
+
     async def start(self) -> GatewayServer:
         """Bind and serve in the running loop; returns once it accepts connections."""
         if self._server is not None:

@@ -169,9 +169,16 @@ def close_chat_span(
 
 
 def error_type(exc: BaseException) -> str:
-    """``error.type`` for a failed call: the provider's error kind, else the error's class."""
+    """``error.type`` for a failed call: the provider's error kind (for a chain that ran out,
+    its last try's: ``timeout``, ``server_error`` ...), else the error's class."""
     if isinstance(exc, ProviderError):
         return exc.kind
+    if isinstance(exc, FallbackExhausted) and exc.attempts:
+        last = exc.attempts[-1]
+        if isinstance(last, CallAttempt):
+            return last.outcome
+    if isinstance(exc, TimeoutError):
+        return "timeout"
     return type(exc).__name__
 
 

@@ -120,6 +120,9 @@ class ChatResponse(BaseModel):
     """Tokens used."""
     cost_usd: float = 0.0
     """Price of the call from the price table (0 when the model has no price)."""
+    priced: bool = True
+    """Whether the model that answered has a price (``prices.json`` or its ``price:``); False:
+    ``cost_usd`` is 0 for want of one, not because the call was free."""
     model: str
     """The configured model name that answered."""
     provider: str = ""
@@ -194,6 +197,8 @@ class EmbeddingResponse(BaseModel):
     """Tokens used."""
     cost_usd: float = 0.0
     """Price of the call."""
+    priced: bool = True
+    """Whether the model has a price; False: ``cost_usd`` is 0 for want of one."""
     cached: bool = False
     """Served from the cache."""
     latency_ms: float = 0.0

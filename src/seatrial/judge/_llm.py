@@ -1,10 +1,12 @@
 """The LLM judge: a model, called through the gateway, that says PASS, FAIL or WARNING.
 
-Every call is a ``purpose="judge"`` request asking for one JSON object. An answer that is not
-valid JSON gets one repair (the object inside a code fence or before trailing text) and then a
-new call, up to ``max_retries`` new calls; after that the judge raises :class:`JudgeError`
-(``judge_error``), never a guessed verdict. Each call carries its own seed (sample and try), so
-the response cache keeps distinct samples apart and a re-run gets the same answers.
+Every call is a ``purpose="judge"`` request asking for one JSON object, at most
+``judge.max_tokens`` long (a weak model under a JSON grammar may otherwise write until its
+timeout). An answer that is not valid JSON gets one repair (the object inside a code fence or
+before trailing text) and then a new call, up to ``max_retries`` new calls; after that the
+judge raises :class:`JudgeError` (``judge_error``), never a guessed verdict. Each call carries
+its own seed (sample and try), so the response cache keeps distinct samples apart and a re-run
+gets the same answers.
 """
 
 from __future__ import annotations
@@ -315,6 +317,7 @@ class Judge:
                 model=self.model,
                 messages=messages,
                 temperature=temperature,
+                max_tokens=self.settings.max_tokens,
                 seed=sample * tries + attempt_no,
                 response_format={"type": "json_object"},
                 purpose="judge",
@@ -332,7 +335,12 @@ class Judge:
             text = response.message.text
             data = parse_json_object(text)
             if data is None:
-                problem = f"not a JSON object: {_clip(text)!r}"
+                cut = response.finish_reason == "length"
+                problem = (
+                    f"cut off at judge.max_tokens ({self.settings.max_tokens}): {_clip(text)!r}"
+                    if cut
+                    else f"not a JSON object: {_clip(text)!r}"
+                )
                 continue
             try:
                 return shape.model_validate(data)

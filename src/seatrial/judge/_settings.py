@@ -30,5 +30,9 @@ class JudgeSettings(BaseModel):
     """Verdicts less confident than this become WARNING and go to the review queue."""
     allow_same_model: bool = False
     """Let the judge be the agent's own model or family (self-preference bias: off)."""
+    max_tokens: int = Field(default=512, ge=16)
+    """Most tokens the judge may write per call. A verdict object is well under 200; without
+    a cap a weak judge under a JSON grammar can write until its timeout. An answer cut off
+    here is not valid JSON and counts as a failed try (raise it for long factuality lists)."""
     max_retries: int = Field(default=2, ge=0)
     """New calls after an answer that is not valid JSON, before the judge gives up."""

@@ -199,6 +199,7 @@ def _webhook(endpoint: Endpoint, notification: Notification, delivery_id: str) -
         "schema": WEBHOOK_SCHEMA,
         "id": delivery_id,
         "event": notification.event,
+        "events": list(notification.events),
         "title": notification.title,
         "text": notification.text,
         "link": notification.link,

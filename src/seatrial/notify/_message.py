@@ -26,6 +26,15 @@ class Notification:
     """Where to read more (the run on the dashboard); None without a dashboard."""
     facts: tuple[tuple[str, str], ...] = ()
     """Short name-value pairs shown as fields: suite, agent, run, pass rate."""
+    also: tuple[EventKind, ...] = ()
+    """Further events this one message carries: a run that failed its gates and whose pass
+    rate dropped sends one ``gate_failed`` message with ``also=("metric_drop",)``, not two."""
+
+    @property
+    def events(self) -> tuple[MessageKind, ...]:
+        """``event`` then ``also``: a channel receives the message when its ``events``
+        include any of them."""
+        return (self.event, *self.also)
 
 
 @dataclass(frozen=True)

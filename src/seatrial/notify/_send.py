@@ -50,7 +50,7 @@ async def notify(
     channels: Sequence[str] | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
 ) -> list[Delivery]:
-    """Send ``notification`` to each channel whose ``events`` include its event.
+    """Send ``notification`` once to each channel whose ``events`` include one of its events.
 
     Args:
         settings: the ``alerts:`` section.
@@ -92,7 +92,7 @@ def _chosen(
         return [
             name
             for name, channel in settings.channels.items()
-            if notification.event in channel.events
+            if any(event in channel.events for event in notification.events)
         ]
     unknown = [name for name in channels if name not in settings.channels]
     if unknown:

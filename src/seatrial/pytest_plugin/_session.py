@@ -160,6 +160,7 @@ class SeatrialSession:
                 if case.verdict == "WARNING"
             ]
             gate = run.report.gate
+            lines += [f"  {gate.rule}"] if gate.rule else []
             lines += [f"  {o.line()}" for o in gate.outcomes if o.verdict != "met"]
             if gate.passed:
                 lines.append("  gate met")

@@ -28,6 +28,8 @@ if TYPE_CHECKING:
 
 _LISTED = 10
 """Most gates, cases or alarms one message lists; the link shows the rest."""
+_REASON_CHARS = 160
+"""Where a failing case's reason is cut in a message."""
 OVERALL = "task success"
 """How the overall pass rate is named in a ``metric_drop`` alert."""
 
@@ -104,24 +106,83 @@ def _listed(lines: list[str]) -> list[str]:
     return shown
 
 
-def gate_failed_notification(report: RunReport, dashboard_url: str | None = None) -> Notification:
-    """The ``gate_failed`` alert: suite, agent, run, pass rate, the unmet gates and the
-    regressed cases."""
+def _quoted(text: str) -> str:
+    """Text the agent may have written (a failure reason) as an inert inline quote: one line,
+    cut, in backticks; ``<`` and ``>`` shown as ``‹ ›`` so no platform reads a mention
+    (Feishu ``<at>``, Slack ``<!channel>``, WeCom ``<@id>``) or a tag in it."""
+    text = " ".join(text.split()).replace("`", "'").replace("<", "‹").replace(">", "›")
+    if len(text) > _REASON_CHARS:
+        text = text[: _REASON_CHARS - 3] + "..."
+    return f"`{text}`" if text else ""
+
+
+def _failing_cases(report: RunReport) -> list[str]:
+    """Each case that did not pass, as a line: its id, verdict, failure type and the reason of
+    its first attempt that did not pass, in suite order."""
+    lines = []
+    for case in report.cases:
+        if case.verdict == "PASS":
+            continue
+        first = next((a for a in case.attempts if a.verdict != "PASS"), case.attempts[0])
+        failure = f" ({first.failure_type})" if first.failure_type else ""
+        reason = _quoted(first.reason)
+        lines.append(f"{case.case_id} {case.verdict}{failure}" + (f": {reason}" if reason else ""))
+    return lines
+
+
+def _drop_headline(drop: PassRateDrop) -> str:
+    return (
+        f"{drop.name} {drop.base_passes / drop.base_attempts:.0%} -> "
+        f"{drop.passes / drop.attempts:.0%}"
+    )
+
+
+def _drop_lines(
+    report: RunReport, significant: list[PassRateDrop], dashboard_url: str | None
+) -> tuple[str, str | None, list[str]]:
+    """The baseline's id, the comparison's link and the lines of the dropped rates."""
+    baseline = str((report.baseline or {}).get("run_id") or report.gate.baseline)
+    link = dashboard_link(dashboard_url, "/compare", {"base": baseline, "cand": report.info.run_id})
+    return baseline, link, _listed([drop.line() for drop in significant])
+
+
+def gate_failed_notification(
+    report: RunReport,
+    dashboard_url: str | None = None,
+    drops: list[PassRateDrop] | None = None,
+) -> Notification:
+    """The ``gate_failed`` alert: suite, agent, run, pass rate, the unmet gates, the regressed
+    cases (else, without a baseline or a regression, the failing cases with their reasons);
+    with the significant ``drops`` too, one message that also carries ``metric_drop``."""
     info = report.info
+    significant = [drop for drop in drops or [] if drop.significant]
     lines = [
         f"Run `{info.run_id}` of **{info.suite}** (agent {info.agent}) did not meet its gates."
     ]
+    if report.gate.rule:
+        lines += ["", report.gate.rule[0].upper() + report.gate.rule[1:] + "."]
     lines += ["", "**Unmet gates**", *_listed(report.gate.reasons)]
     against = report.baseline or {}
     regressed = [str(case) for case in against.get("regressed") or []]
     if regressed:
         lines += ["", f"**Regressed since `{against.get('run_id')}`**", *_listed(regressed)]
+    else:
+        failing = _failing_cases(report)
+        if failing:
+            lines += ["", f"**Failing cases ({len(failing)})**", *_listed(failing)]
+    title = f"Seatrial: {info.suite} failed its gates"
+    if significant:
+        baseline, link, dropped = _drop_lines(report, significant, dashboard_url)
+        compared = f" ([compare]({link}))" if link else ""
+        lines += ["", f"**Pass rates fell against `{baseline}`**{compared}", *dropped]
+        title += f"; {_drop_headline(significant[0])}"
     return Notification(
         event="gate_failed",
-        title=f"Seatrial: {info.suite} failed its gates",
+        title=title,
         text="\n".join(lines),
         link=dashboard_link(dashboard_url, f"/runs/{quote(info.run_id, safe='')}"),
         facts=_facts(report),
+        also=("metric_drop",) if significant else (),
     )
 
 
@@ -133,25 +194,18 @@ def metric_drop_notification(
     if not significant:
         return None
     info = report.info
-    baseline = (report.baseline or {}).get("run_id") or report.gate.baseline
-    first = significant[0]
-    headline = (
-        f"{first.name} {first.base_passes / first.base_attempts:.0%} -> "
-        f"{first.passes / first.attempts:.0%}"
-    )
+    baseline, link, dropped = _drop_lines(report, significant, dashboard_url)
     lines = [
         f"Run `{info.run_id}` of **{info.suite}** (agent {info.agent}) against baseline "
         f"`{baseline}`: pass rates fell beyond their intervals.",
         "",
-        *_listed([drop.line() for drop in significant]),
+        *dropped,
     ]
     return Notification(
         event="metric_drop",
-        title=f"Seatrial: {info.suite} {headline}",
+        title=f"Seatrial: {info.suite} {_drop_headline(significant[0])}",
         text="\n".join(lines),
-        link=dashboard_link(
-            dashboard_url, "/compare", {"base": str(baseline), "cand": info.run_id}
-        ),
+        link=link,
         facts=_facts(report),
     )
 
@@ -159,23 +213,22 @@ def metric_drop_notification(
 def run_notifications(
     store: Store, report: RunReport, dashboard_url: str | None = None, confidence: float = 0.95
 ) -> list[Notification]:
-    """The alerts a finished run raises: ``gate_failed`` when it did not meet its gates,
-    ``metric_drop`` when a pass rate fell significantly against the baseline it stored."""
-    found = []
-    if not report.gate.passed:
-        found.append(gate_failed_notification(report, dashboard_url))
+    """The alert a finished run raises, at most one: ``gate_failed`` when it did not meet its
+    gates (carrying ``metric_drop`` too when a pass rate also fell significantly against the
+    baseline it stored), else ``metric_drop`` when a pass rate fell."""
+    drops: list[PassRateDrop] = []
     baseline_id = report.gate.baseline
     if baseline_id is not None:
         try:
             base, run = load_run(store, baseline_id), load_run(store, report.info.run_id)
         except RunNotFound:  # the baseline was collected since: nothing to compare with
-            return found
-        drop = metric_drop_notification(
-            report, pass_rate_drops(base, run, confidence), dashboard_url
-        )
-        if drop is not None:
-            found.append(drop)
-    return found
+            pass
+        else:
+            drops = pass_rate_drops(base, run, confidence)
+    if not report.gate.passed:
+        return [gate_failed_notification(report, dashboard_url, drops)]
+    drop = metric_drop_notification(report, drops, dashboard_url)
+    return [drop] if drop is not None else []
 
 
 def drift_notification(report: DriftReport, dashboard_url: str | None = None) -> Notification:

@@ -68,6 +68,9 @@ class RunReport(BaseModel):
     """The LLM judge the run used and its gate (model, prompt version and hash, calibrated,
     agreement, the reason its FAILs count or stay advisory); None without a judge."""
     spend_usd: dict[str, float] = Field(default_factory=dict)
+    unpriced_models: list[str] = Field(default_factory=list)
+    """Models of the run with no price (not in prices.json, no ``price:``): their calls are
+    booked at $0, so :attr:`spend_usd` is a lower bound when this is not empty."""
     """What the run's model calls through the gateway cost, by purpose (agent, judge,
     generation); empty when none went through it."""
     statistics: RunStatistics | None = None
@@ -77,7 +80,8 @@ class RunReport(BaseModel):
     baseline: dict[str, Any] | None = None
     """With a baseline: its run id, the regressed and fixed cases, and a one-line headline."""
     dataset: dict[str, Any] | None = None
-    """The golden set the run ran (``name``, ``version``); None when it named none."""
+    """The golden set the run ran (``name``, ``version``, the version's ``hash``, and
+    whether its history ``verified`` when the run started); None when it named none."""
     version_drift: list[VersionDrift] = Field(default_factory=list)
     """Models whose answers reported another model id than the pinned one (``models:``)."""
     simulator: SimulatorSummary | None = None
@@ -85,11 +89,37 @@ class RunReport(BaseModel):
     when no case had one."""
 
     @property
+    def spend_text(self) -> str:
+        """``$0.0123 (agent $0.0100, judge $0.0023)``; with unpriced models ``at least`` and
+        what it leaves out. Empty when no model call was booked."""
+        if not self.spend_usd:
+            return ""
+        parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in self.spend_usd.items())
+        total = f"${sum(self.spend_usd.values()):.4f} ({parts})"
+        if not self.unpriced_models:
+            return total
+        return f"at least {total}, without the unpriced {', '.join(self.unpriced_models)}"
+
+    @property
+    def unpriced_text(self) -> str:
+        """The warning about models without a price; empty when every model had one."""
+        if not self.unpriced_models:
+            return ""
+        return (
+            f"no price for {', '.join(self.unpriced_models)}: their calls are booked at $0, so "
+            "the cost is a lower bound; give each a `price:` under models: in seatrial.yaml "
+            "(input_per_mtok: 0, output_per_mtok: 0 for a free local model)"
+        )
+
+    @property
     def dataset_text(self) -> str:
         """``dataset NAME v3`` for a run of a golden set, else empty."""
         if not self.dataset:
             return ""
-        return f"dataset {self.dataset.get('name')} v{self.dataset.get('version')}"
+        text = f"dataset {self.dataset.get('name')} v{self.dataset.get('version')}"
+        if self.dataset.get("verified") is False:
+            text += " (its history was changed in the database: seatrial datasets verify)"
+        return text
 
 
 def verdict_of_attempts(attempts: list[AttemptRecord]) -> Verdict:
@@ -199,6 +229,7 @@ def build_report(
         cases=cases,
         gate=gate,
         spend_usd=store.spend_by_purpose(run_id),
+        unpriced_models=store.unpriced_models(run_id),
         judge=info.settings.get("judge") or None,
         dataset=info.settings.get("dataset") or None,
         statistics=run_statistics(run),

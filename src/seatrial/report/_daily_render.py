@@ -11,6 +11,7 @@ import html
 from pathlib import Path
 from urllib.parse import quote
 
+from seatrial.compare import markdown_text
 from seatrial.report._daily import DailyReport, DailyRun
 
 EXAMPLE_CHARS = 160
@@ -54,10 +55,6 @@ def _new_failure_rows(report: DailyReport) -> list[tuple[DailyRun, str, str, str
     ]
 
 
-def _md(text: str) -> str:
-    return " ".join(text.split()).replace("|", "\\|")
-
-
 def render_daily_markdown(report: DailyReport) -> str:
     """The daily report as Markdown, ready to paste into a chat or a wiki."""
     lines = [f"# Seatrial daily report {report.day.isoformat()}", "", daily_headline(report), ""]
@@ -74,7 +71,8 @@ def render_daily_markdown(report: DailyReport) -> str:
             f"{_rate(run.previous_pass_rate)} (`{run.previous_id}`)" if run.previous_id else "-"
         )
         lines.append(
-            f"| {_md(run.info.suite)} | `{run.info.run_id}` | {_md(run.info.agent)} | "
+            f"| {markdown_text(run.info.suite)} | `{run.info.run_id}` | "
+            f"{markdown_text(run.info.agent)} | "
             f"{run.attempts} | {_rate(run.pass_rate)} | {previous} | {_delta(run.delta)} |"
         )
     lines += ["", "## New failures", ""]
@@ -83,7 +81,8 @@ def render_daily_markdown(report: DailyReport) -> str:
         lines += ["Cases that failed today and passed in their suite's previous run.", ""]
         lines += ["| suite | case | verdict | failure types | run |", "|---|---|---|---|---|"]
         lines += [
-            f"| {_md(run.info.suite)} | {_md(case)} | {verdict} | {_md(types)} | "
+            f"| {markdown_text(run.info.suite)} | {markdown_text(case)} | {verdict} | "
+            f"{markdown_text(types)} | "
             f"`{run.info.run_id}` |"
             for run, case, verdict, types in rows
         ]
@@ -93,12 +92,13 @@ def render_daily_markdown(report: DailyReport) -> str:
     if report.clusters:
         lines += ["| failure type | attempts | cases | label | example |", "|---|---|---|---|---|"]
         for cluster in report.clusters:
-            name = f"**{_md(cluster.name)}**: " if cluster.name else ""
+            name = f"**{markdown_text(cluster.name)}**: " if cluster.name else ""
             example = cluster.example
             lines.append(
-                f"| {_md(cluster.failure_type)} | {cluster.count} | {len(cluster.cases)} | "
-                f"{name}{_md(cluster.label)} | {_md(example.case_id)} #{example.attempt}: "
-                f"{_md(_cut(example.reason))} |"
+                f"| {markdown_text(cluster.failure_type)} | {cluster.count} | "
+                f"{len(cluster.cases)} | {name}{markdown_text(cluster.label)} | "
+                f"{markdown_text(example.case_id)} #{example.attempt}: "
+                f"{markdown_text(_cut(example.reason))} |"
             )
     else:
         lines.append("No attempt failed.")

@@ -11,6 +11,7 @@ from xml.etree import ElementTree as ET
 
 from pydantic_core import to_json as to_json_text
 
+from seatrial.compare import markdown_text
 from seatrial.record import AttemptRecord
 from seatrial.report._build import RunReport
 from seatrial.report._why import assertion_lines
@@ -48,6 +49,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "seatrial_version": info.seatrial_version,
         "summary": report.summary.model_dump(),
         "spend_usd": {"total": sum(report.spend_usd.values()), **report.spend_usd},
+        "unpriced_models": report.unpriced_models,
         "judge": report.judge,
         "gate": report.gate.model_dump(mode="json"),
         "statistics": report.statistics.model_dump() if report.statistics else None,
@@ -85,7 +87,12 @@ def to_junit(report: RunReport) -> str:
         timestamp=str(report.info.started_at),
     )
     props = ET.SubElement(suite, "properties")
-    for name, value in (("run_id", report.info.run_id), ("agent", report.info.agent)):
+    gate = "met" if report.gate.passed else "not met"
+    properties = [("run_id", report.info.run_id), ("agent", report.info.agent), ("gate", gate)]
+    if report.gate.rule:
+        properties.append(("gate_rule", report.gate.rule))
+    properties += [(f"gate_unmet_{n}", reason) for n, reason in enumerate(report.gate.reasons, 1)]
+    for name, value in properties:
         ET.SubElement(props, "property", name=name, value=value)
     for case in report.cases:
         for a in case.attempts:
@@ -111,17 +118,13 @@ def to_junit(report: RunReport) -> str:
     return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
 def to_markdown(report: RunReport) -> str:
     """summary.md: ready to paste into a pull request."""
     info, s = report.info, report.summary
     gate = "met" if report.gate.passed else "NOT met"
     rate = report.statistics.pass_rate_text() if report.statistics else f"{s.pass_rate:.1%}"
     lines = [
-        f"## Seatrial run `{info.run_id}`: {info.suite}",
+        f"## Seatrial run `{info.run_id}`: {markdown_text(info.suite)}",
         "",
         f"Agent `{info.agent}` - {s.cases} cases, {s.attempts} attempts - "
         f"**{s.passed} passed**, {s.failed} failed, {s.warnings} warnings, {s.errors} errors "
@@ -129,44 +132,49 @@ def to_markdown(report: RunReport) -> str:
         "",
     ]
     if report.dataset:
-        lines += [f"Ran {_md_cell(report.dataset_text)}.", ""]
+        lines += [f"Ran {markdown_text(report.dataset_text)}.", ""]
     if report.judge:
-        lines += [f"Judge: {_md_cell(judge_line(report.judge))}", ""]
+        lines += [f"Judge: {markdown_text(judge_line(report.judge))}", ""]
     if report.spend_usd:
-        parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
-        lines += [f"Model calls cost ${sum(report.spend_usd.values()):.4f} ({parts}).", ""]
+        lines += [f"Model calls cost {markdown_text(report.spend_text)}.", ""]
+    if report.unpriced_models:
+        lines += [f"**Warning: {markdown_text(report.unpriced_text)}**", ""]
     if report.gate.changed:
-        lines += [f"**Warning: {_md_cell(report.gate.changed)}**", ""]
+        lines += [f"**Warning: {markdown_text(report.gate.changed)}**", ""]
     for drift in report.version_drift:
-        lines += [f"**Warning: {_md_cell(drift.line())}** (not the pinned version)", ""]
+        lines += [f"**Warning: {markdown_text(drift.line())}** (not the pinned version)", ""]
     if report.simulator:
-        lines += [f"{_md_cell(report.simulator.line())}.", ""]
+        lines += [f"{markdown_text(report.simulator.line())}.", ""]
+    if report.gate.rule:
+        lines += [f"{report.gate.rule[0].upper()}{report.gate.rule[1:]}.", ""]
     if report.gate.outcomes:
         lines += ["| gate | check | figure | needs | verdict |", "|---|---|---|---|---|"]
         for o in report.gate.outcomes:
             verdict = {"met": "met", "unmet": "**UNMET**", "not_evaluated": "not evaluated"}
-            detail = f" ({_md_cell(o.detail)})" if o.detail else ""
+            detail = f" ({markdown_text(o.detail)})" if o.detail else ""
             lines.append(
-                f"| {_md_cell(o.gate)} | {o.check} | {_md_cell(o.figure)} | "
-                f"{_md_cell(o.threshold)} | {verdict[o.verdict]}{detail} |"
+                f"| {markdown_text(o.gate)} | {o.check} | {markdown_text(o.figure)} | "
+                f"{markdown_text(o.threshold)} | {verdict[o.verdict]}{detail} |"
             )
         lines.append("")
-    lines += [f"{_md_cell(line)}  " for line in statistics_lines(report)]
+    lines += [f"{markdown_text(line)}  " for line in statistics_lines(report)]
     if report.flaky:
         lines += [
             "Flaky (kept out of regression deltas): "
-            + "; ".join(f"`{case}` ({_md_cell(why)})" for case, why in report.flaky.items()),
+            + "; ".join(f"`{case}` ({markdown_text(why)})" for case, why in report.flaky.items()),
         ]
     if report.baseline:
-        lines += [f"Against baseline `{report.baseline['run_id']}`: {report.baseline['headline']}"]
+        headline = markdown_text(str(report.baseline["headline"]))
+        lines += [f"Against baseline `{report.baseline['run_id']}`: {headline}"]
     lines.append("")
     lines += [
         "| category | cases | attempts | pass rate [95% interval] | failures by type |",
         "|---|---|---|---|---|",
     ]
     for c in report.categories:
-        failures = ", ".join(f"{k}: {v}" for k, v in c.failures_by_type.items()) or "-"
-        category = _md_cell(c.category or "-")
+        failures = ", ".join(f"{k}: {v}" for k, v in c.failures_by_type.items())
+        failures = markdown_text(failures or "-")
+        category = markdown_text(c.category or "-")
         low, high = c.interval
         rate = f"{c.pass_rate:.1%} [{low:.1%}, {high:.1%}]"
         lines.append(f"| {category} | {c.cases} | {c.attempts} | {rate} | {failures} |")
@@ -179,10 +187,10 @@ def to_markdown(report: RunReport) -> str:
         ]
         for case in failing:
             first = next((a for a in case.attempts if a.verdict != "PASS"), case.attempts[0])
-            failure = first.failure_type or "-"
+            failure = markdown_text(first.failure_type or "-")
             lines.append(
                 f"| `{case.case_id}` | {case.priority} | {case.verdict} | {failure} "
-                f"| {_md_cell(first.reason)} |"
+                f"| {markdown_text(first.reason)} |"
             )
     return "\n".join(lines) + "\n"
 

@@ -1,5 +1,6 @@
 """The pull-request comment: each run's verdict, gates, regressions against its baseline with
-their intervals, and where each regressed case's trajectory first parted from the baseline's.
+their intervals, and where each regressed case's trajectory first parted from the baseline's;
+without a baseline, the failing cases and why.
 
 One comment carries a section per run (a CI tier runs several suites). Its first line is a
 hidden marker (``<!-- seatrial -->``) that the poster finds it by, so a pull request keeps one
@@ -37,7 +38,8 @@ from seatrial.report._links import dashboard_link
 from seatrial.store import Store
 
 SHOWN_CASES = 30
-"""Regressed cases listed per run before "... and N more"."""
+"""Regressed cases (failing ones, without a baseline) listed per run before "... and N
+more"."""
 SHOWN_DIVERGENCES = 10
 """Regressed cases per run whose traces are read and diffed (each is two trace reads)."""
 _TEXT_CHARS = 300
@@ -124,6 +126,8 @@ def _gate_lines(report: RunReport) -> list[str]:
     lines = []
     if gate.changed:
         lines += [f"**Warning**: {_plain(gate.changed)}", ""]
+    if gate.rule:
+        lines += [f"{gate.rule[0].upper()}{gate.rule[1:]}.", ""]
     if not gate.outcomes:
         return lines
     verdicts = {"met": "met", "unmet": "**UNMET**", "not_evaluated": "not evaluated"}
@@ -137,10 +141,36 @@ def _gate_lines(report: RunReport) -> list[str]:
     return [*lines, ""]
 
 
+def _failing_lines(report: RunReport, shown: int) -> list[str]:
+    """Without a baseline: the cases that did not pass, with why, so a first run's comment
+    still says what to fix."""
+    lines = ["No baseline: nothing to compare with, so no regressions are listed.", ""]
+    failing = [case for case in report.cases if case.verdict != "PASS"]
+    if not failing:
+        return lines
+    lines += [
+        f"#### Failing ({len(failing)})",
+        "",
+        "| case | category | priority | verdict | failure type | why |",
+        "|---|---|---|---|---|---|",
+    ]
+    for case in failing[:shown]:
+        first = next((a for a in case.attempts if a.verdict != "PASS"), case.attempts[0])
+        passes = sum(a.verdict == "PASS" for a in case.attempts)
+        lines.append(
+            f"| {_code(case.case_id, in_table=True)} | {_plain(case.category or '-')} | "
+            f"{_plain(case.priority)} | {case.verdict} {passes}/{len(case.attempts)} | "
+            f"{_plain(first.failure_type or '-')} | {_code(first.reason, in_table=True)} |"
+        )
+    if len(failing) > shown:
+        lines.append(f"| ... and {len(failing) - shown} more | | | | | |")
+    return [*lines, ""]
+
+
 def _regression_lines(section: _Section, dashboard_url: str | None, shown: int) -> list[str]:
     comparison = section.comparison
     if comparison is None:
-        return ["No baseline: nothing to compare with, so no regressions are listed.", ""]
+        return _failing_lines(section.report, shown)
     base_id, run_id = comparison.base.info.run_id, comparison.cand.info.run_id
     link = dashboard_link(dashboard_url, "/compare", {"base": base_id, "cand": run_id})
     compared = f" ([compare]({link}))" if link else ""

@@ -72,8 +72,9 @@ def print_summary(report: RunReport, console: Console) -> None:
     if report.judge:
         console.print(f"judge: {judge_line(report.judge)}", markup=False, highlight=False)
     if report.spend_usd:
-        parts = ", ".join(f"{purpose} ${usd:.4f}" for purpose, usd in report.spend_usd.items())
-        console.print(f"model calls: ${sum(report.spend_usd.values()):.4f} ({parts})")
+        console.print(f"model calls: {report.spend_text}", markup=False, highlight=False)
+    if report.unpriced_models:
+        console.print(f"[bold yellow]warning:[/] {escape(report.unpriced_text)}", highlight=False)
     for drift in report.version_drift:
         console.print(
             f"[bold yellow]{escape(drift.line())}[/] (not the pinned version)", highlight=False
@@ -81,7 +82,9 @@ def print_summary(report: RunReport, console: Console) -> None:
     if report.simulator:
         console.print(report.simulator.line(), markup=False, highlight=False)
     gate = report.gate
-    if gate.outcomes:
+    if gate.rule:
+        console.print(f"gates ({gate.rule}):", highlight=False)
+    elif gate.outcomes:
         console.print("gates:")
     for outcome in gate.outcomes:
         style = _GATE_STYLE[outcome.verdict]

@@ -22,7 +22,7 @@ from seatrial.agent import (
 )
 from seatrial.assertion import AssertionContext, evaluate, evaluate_async
 from seatrial.case import Case
-from seatrial.errors import AgentError
+from seatrial.errors import AgentError, ModelFailure
 from seatrial.record import SIMULATOR_FAILURE, AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
 from seatrial.run._simulator import simulated_user
@@ -135,6 +135,10 @@ async def run_attempt(
                 raise
             except Exception as exc:  # an adapter bug is still the attempt's data, not a crash
                 error = AgentError(f"{type(exc).__name__}: {exc}")
+        if gateway is not None:
+            # Before the trace is read: calls a timed-out agent left behind end now, their
+            # spans closed, their late answers kept from the cassette.
+            await gateway.end_calls(recorder)
         trace = (
             output.trace if output is not None and output.trace is not None else recorder.trace()
         )
@@ -160,18 +164,25 @@ async def run_attempt(
         if error is not None:
             return AttemptRecord(
                 **common,
-                verdict="ERROR",
+                # The model's broken tool call is what the run measures; ERROR is a crash.
+                verdict="FAIL" if isinstance(error, ModelFailure) else "ERROR",
                 failure_type=error.failure_type,
                 error=str(error),
                 reason=f"{error.failure_type}: {error}",
                 finished_at=time.time(),
             )
+        # The judge's calls come after the agent's span ended: they are recorded apart and
+        # added to the stored trace under its root (never seen by the L1 checks of this run).
+        judge_spans = judge.spans_for(trace) if judge is not None else None
         if simulator is not None:
             # Checked before the agent is judged: a conversation the simulator spoiled says
             # nothing about the agent (docs/agents.md, "Simulated users").
             handle = judge.for_attempt(run_id, case.id, attempt, trace) if judge else None
-            misconduct = await simulator.misconduct(handle)
+            with judge_spans.recorder.activate() if judge_spans is not None else nullcontext():
+                misconduct = await simulator.misconduct(handle)
             if misconduct is not None:
+                if judge_spans is not None:
+                    common["trace"] = judge_spans.into(trace)
                 return AttemptRecord(
                     **common,
                     verdict="ERROR",
@@ -193,7 +204,10 @@ async def run_attempt(
             evaluation = evaluate(case, assertion_context)
         else:
             assertion_context.judge = judge.for_attempt(run_id, case.id, attempt, trace)
-            evaluation = await evaluate_async(case, assertion_context)
+            assert judge_spans is not None
+            with judge_spans.recorder.activate():
+                evaluation = await evaluate_async(case, assertion_context)
+            common["trace"] = judge_spans.into(trace)
             judge.queue(evaluation, run_id, case.id, attempt)
     common.update(
         verdict=evaluation.verdict,

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 from seatrial.assertion import Evaluation
 from seatrial.judge import AttemptJudge, agent_models, trust_of
-from seatrial.trace import Trace
+from seatrial.trace import Trace, TraceRecorder, trusted_model
 
 if TYPE_CHECKING:
     # The judge pulls in the gateway and its SDKs: only runs that use one pay for it.
@@ -62,6 +62,10 @@ class JudgeRuntime:
             rubrics=self.rubrics,
         )
 
+    def spans_for(self, trace: Trace) -> JudgeSpans:
+        """Where the judge's calls on the attempt of ``trace`` leave their spans."""
+        return JudgeSpans(trace)
+
     def queue(self, evaluation: Evaluation, run_id: str, case_id: str, attempt: int) -> None:
         """Keep the review items ``evaluation`` asks for, to store when the run ends."""
         if not evaluation.review_items:
@@ -92,3 +96,36 @@ class JudgeRuntime:
         """The review items queued since the last call (the caller stores them)."""
         items, self._pending = self._pending, []
         return items
+
+
+class JudgeSpans:
+    """The judge's ``chat {model}`` spans of one attempt: recorded while the judge works (the
+    agent's own span has ended by then), then added to the attempt's trace under its root.
+
+    Each carries ``seatrial.gateway.purpose = judge``, so the agent's model-call count,
+    tokens and cost (``limits``, metrics) leave them out, as they leave out a simulated user's.
+    """
+
+    def __init__(self, trace: Trace) -> None:
+        self.recorder = TraceRecorder(trace.trace_id)
+        """Active around the judge's calls: the gateway opens their spans on it."""
+
+    def into(self, trace: Trace) -> Trace:
+        """``trace`` with the judge's spans added (itself when the judge made no call)."""
+        if not self.recorder.spans:
+            return trace
+        root = trace.agent_span() or next((s for s in trace.spans if not s.parent_span_id), None)
+        added = self.recorder.trace().spans
+        for span in added:
+            if span.parent_span_id is None and root is not None:
+                span.parent_span_id = root.span_id
+        # A new trace, not a model_copy: a copy would share the decoded-views cache.
+        return trusted_model(
+            Trace,
+            {
+                "format_version": trace.format_version,
+                "trace_id": trace.trace_id,
+                "spans": [*trace.spans, *added],
+                "resource": trace.resource,
+            },
+        )

@@ -173,12 +173,17 @@ async def rerun_attempt_async(
     case = _case_of(store, ref)
     snapshot = run_snapshot_of(info)
     plan = rerun_plan(config, info, snapshot, stored, live)
+    # Resolved as the run resolved it (the front door's agent_for): with the configured
+    # models, or a `model:` agent would describe itself by its name instead of the pinned id
+    # it stands for, and every rerun would list an agent model change that did not happen.
     adapter: AgentAdapter = resolve_agent(
         info.agent,
         agents=config.agents,
         base_dir=config.project_dir,
+        agents_dir=config.project_dir,
         concurrency=1,
         timeout_s=info.settings.get("timeout_s"),
+        models=config.models,
     )
     run_id = new_run_id()
     options = RunOptions(

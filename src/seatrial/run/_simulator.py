@@ -6,9 +6,11 @@ agent's reply. Its model is called through the run's gateway with purpose ``simu
 call is a ``chat`` span in the attempt's trace marked with that purpose (left out of the
 agent's model calls, tokens and cost) and a line of its own in the run's spend.
 
-After the attempt, :meth:`SimulatedUser.misconduct` says whether the simulator broke its
-instructions (leaked a hidden fact, stopped before anything happened, wrote nothing, its call
-failed, or, with a trusted judge, went off its goal): the runner then stores the attempt as
+A simulator that breaks its instructions at a turn (leaks a hidden fact, writes nothing, its
+call fails) ends the conversation there: its message is not sent, so no agent turn is spent on
+a conversation whose verdict can only be the simulator's. After the attempt,
+:meth:`SimulatedUser.misconduct` says how it broke them (those, stopping before the agent
+spoke, or, with a trusted judge, going off its goal): the runner then stores the attempt as
 ERROR with failure type ``simulator``, not as a failure of the agent.
 """
 
@@ -93,7 +95,8 @@ class SimulatedUser:
 
     It writes each user message with its model (the case's ``opening``, when written, comes
     first as is), ends the conversation when its model writes :data:`STOP_TOKEN` or after
-    ``max_turns`` messages, and keeps what it said for :meth:`misconduct`.
+    ``max_turns`` messages, and keeps what it said for :meth:`misconduct`. A message that
+    gives a hidden fact away is not sent: the conversation ends at that turn.
     """
 
     def __init__(
@@ -118,9 +121,13 @@ class SimulatedUser:
         self.replies: list[str] = []
         """The agent's replies, in order."""
         self.stop_reason: str | None = None
-        """``stop_token``, ``max_turns``, ``empty`` or ``error``; None while it goes on."""
+        """``stop_token``, ``max_turns``, ``empty``, ``error`` or ``leak``; None while it
+        goes on."""
         self.stop_message = ""
-        """Its closing words (stop token taken out), or what failed."""
+        """Its closing words (stop token taken out), what failed, or the message withheld
+        because it leaked a hidden fact."""
+        self._leak: tuple[str, int] | None = None
+        """The hidden fact the model's message gave away, and that message's number."""
 
     async def next(self, reply: str | None) -> str | None:
         """The next user message after the agent's ``reply``; None ends the conversation."""
@@ -141,6 +148,13 @@ class SimulatedUser:
             return None
         if STOP_TOKEN in text:
             self._stop("stop_token", text.replace(STOP_TOKEN, " ").strip())
+            return None
+        leaked = self._hidden_in(text)
+        if leaked is not None:
+            # Misconduct ends the conversation here: every later agent turn would be spent
+            # (and a write tool called) on an attempt that can only be the simulator's ERROR.
+            self._leak = (leaked, len(self.sent) + 1)
+            self._stop("leak", text)
             return None
         self._recorder.event(
             A.SIMULATED_TURN,
@@ -204,17 +218,18 @@ class SimulatedUser:
         # Not validated again: a conversation that ended before any message has no turns.
         return case.model_copy(update={"user_simulator": None, "input": None, "turns": turns})
 
-    def leaked(self) -> tuple[str, int] | None:
-        """The first hidden fact a message the model wrote gave away, with the 1-based
-        message; a value the agent had already said first is not the simulator's leak."""
-        for number, (text, simulated, seen) in enumerate(self.sent, 1):
-            if not simulated:
-                continue
-            for name, value in self.spec.hidden.items():
-                said_before = any(mentions(reply, value) for reply in self.replies[:seen])
-                if mentions(text, value) and not said_before:
-                    return name, number
+    def _hidden_in(self, text: str) -> str | None:
+        """The first hidden fact ``text`` gives away; a value the agent had already said is
+        not the simulator's leak."""
+        for name, value in self.spec.hidden.items():
+            if mentions(text, value) and not any(mentions(r, value) for r in self.replies):
+                return name
         return None
+
+    def leaked(self) -> tuple[str, int] | None:
+        """The hidden fact a message the model wrote gave away, with the 1-based message
+        (which was not sent: the conversation ended there); None when none was."""
+        return self._leak
 
     async def misconduct(self, judge: JudgeHandle | None = None) -> str | None:
         """How the simulator broke its instructions, or None. Rules first; then, with a
@@ -229,7 +244,10 @@ class SimulatedUser:
         leak = self.leaked()
         if leak is not None:
             name, number = leak
-            return f"leaked the hidden fact `{name}` in message {number}"
+            return (
+                f"leaked the hidden fact `{name}` in message {number} (not sent: the "
+                "conversation stopped there)"
+            )
         if judge is not None and judge.advisory() is None and self.sent:
             return await self._off_goal(judge)
         return None

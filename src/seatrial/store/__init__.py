@@ -8,6 +8,7 @@ calibrations, review queue and human labels, in SQLite (default) or PostgreSQL.
 from seatrial.store._attempt_reads import StoredVerdicts
 from seatrial.store._codec import EncodedAttempts, encode_attempts
 from seatrial.store._gc import KEEP_REASONS, ExpiredRun, GarbageCollection, parse_age
+from seatrial.store._golden_chain import ChainProblem
 from seatrial.store._golden_records import (
     PENDING_STATUSES,
     GoldenSnapshot,
@@ -96,6 +97,7 @@ __all__ = [
     "AttemptFigures",
     "AttemptGroup",
     "Calibration",
+    "ChainProblem",
     "EncodedAttempts",
     "ExpiredRun",
     "GarbageCollection",

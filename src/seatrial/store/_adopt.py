@@ -20,7 +20,7 @@ from sqlalchemy import delete, select
 from sqlalchemy.engine import Connection
 
 from seatrial.store._bulk import insert_many
-from seatrial.store._codec import ATTEMPT_COLUMNS, SPAN_COLUMNS, span_row
+from seatrial.store._codec import ATTEMPT_COLUMNS, SPAN_COLUMNS, span_dict, span_row
 from seatrial.store._schema import spans, trace_spans
 from seatrial.store._schema import traces as trace_rows
 from seatrial.store._trace_rows import fresh_spans
@@ -110,7 +110,7 @@ def _stored_spans(connection: Connection, trace_ids: list[str]) -> dict[str, lis
             )
         ).mappings()
         for row in rows:
-            found.setdefault(row["trace_id"], []).append(Span.model_validate(dict(row)))
+            found.setdefault(row["trace_id"], []).append(Span.model_validate(span_dict(row)))
     return found
 
 

@@ -194,7 +194,7 @@ def span_row(attempt_id: str, span: Span, position: int) -> tuple[Any, ...]:
         without_nul(span.name),
         span.start_time_unix_nano,
         span.end_time_unix_nano,
-        raw_json(span.attributes),
+        stored_attributes(span),
         raw_json(span.events) if span.events else NO_EVENTS,
         span.status,
         without_nul(span.status_message),
@@ -247,7 +247,18 @@ METRIC_FIELDS = (
     "output_tokens",
     "cost_usd",
 )
-SPAN_FIELDS = tuple(Span.model_fields)
+LINKS_KEY = "seatrial.links"
+"""Where a span's links live in its stored attributes (JSON): the span tables have no column
+of their own for them. Taken back out when the span is read (:func:`span_dict`)."""
+SPAN_FIELDS = tuple(name for name in Span.model_fields if name != "links")
+
+
+def stored_attributes(span: Span) -> Any:
+    """The span's attributes as stored: its links, when it has any, under :data:`LINKS_KEY`."""
+    if not span.links:
+        return raw_json(span.attributes)
+    links = [link.model_dump(mode="json") for link in span.links]
+    return raw_json({**span.attributes, LINKS_KEY: links})
 
 
 def attempt_record(row: Mapping[Any, Any], spans: list[Row] | None) -> AttemptRecord:
@@ -261,7 +272,12 @@ def attempt_record(row: Mapping[Any, Any], spans: list[Row] | None) -> AttemptRe
 
 def span_dict(row: Mapping[Any, Any]) -> Row:
     """A span's fields from its ``spans`` row (validated with its attempt)."""
-    return {name: row[name] for name in SPAN_FIELDS}
+    span = {name: row[name] for name in SPAN_FIELDS}
+    attributes = span["attributes"]
+    if isinstance(attributes, dict) and LINKS_KEY in attributes:
+        span["attributes"] = {k: v for k, v in attributes.items() if k != LINKS_KEY}
+        span["links"] = attributes[LINKS_KEY]
+    return span
 
 
 def trace_of(trace_id: str, span_rows: Iterable[Mapping[Any, Any]]) -> Trace:

@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from seatrial.case import Case
 from seatrial.errors import InputError, StoreError
+from seatrial.store._golden_chain import chain_head, change_hash, version_hash
 from seatrial.store._golden_records import (
     PENDING_STATUSES,
     GoldenSnapshot,
@@ -272,25 +273,27 @@ class GoldenMixin:
                 raise InputError(f"golden set {dataset!r} would start with no cases; add some")
             return current
         version = current + 1
-        connection.execute(
-            insert(golden_versions),
-            [
-                {
-                    "dataset": dataset,
-                    "version": version,
-                    "created_at": time.time(),
-                    "who": who,
-                    "note": note,
-                    "added": sum(1 for c in changes if c["action"] == "add"),
-                    "retired": sum(1 for c in changes if c["action"] == "retire"),
-                    "cases": len(active),
-                }
-            ],
-        )
         rows = [
             {**change, "dataset": dataset, "version": version, "position": position}
             for position, change in enumerate(changes)
         ]
+        for row in rows:
+            row["content_hash"] = change_hash(row)
+        version_row: dict[str, Any] = {
+            "dataset": dataset,
+            "version": version,
+            "created_at": time.time(),
+            "who": who,
+            "note": note,
+            "added": sum(1 for c in changes if c["action"] == "add"),
+            "retired": sum(1 for c in changes if c["action"] == "retire"),
+            "cases": len(active),
+            "previous_hash": chain_head(connection, dataset, current),
+        }
+        version_row["content_hash"] = version_hash(
+            version_row, [row["content_hash"] for row in rows], version_row["previous_hash"]
+        )
+        connection.execute(insert(golden_versions), [version_row])
         connection.execute(insert(golden_changes), rows)
         return version
 

@@ -35,6 +35,11 @@ class GoldenVersion(BaseModel):
     """Cases retired in this version."""
     cases: int
     """Active cases once this version is applied."""
+    content_hash: str | None = None
+    """SHA-256 of this version: its fields, its changes' hashes and ``previous_hash``
+    (``seatrial datasets verify`` recomputes it)."""
+    previous_hash: str | None = None
+    """The previous version's ``content_hash``; None for v1."""
 
 
 class GoldenSnapshot(BaseModel):

@@ -53,6 +53,9 @@ class ModelCallRow(BaseModel):
     """Prompt tokens served from the provider's prompt cache."""
     cost_usd: float = Field(default=0.0, ge=0)
     """What the call cost in US dollars (0 when served from Seatrial's cache or unpriced)."""
+    priced: bool | None = None
+    """Whether its model had a price; False: ``cost_usd`` is 0 for want of one, so the real
+    cost is unknown. None for rows written before Seatrial recorded it (schema 0009)."""
     latency_ms: float = Field(default=0.0, ge=0)
     """Wall time of the call, fallbacks included."""
     cached: bool = False
@@ -63,6 +66,9 @@ class ModelCallRow(BaseModel):
     """The injected fault, when one was."""
     created_at: float = Field(default_factory=time.time)
     """When the call finished (Unix seconds)."""
+    status: Literal["ok", "timeout", "error"] = "ok"
+    """``ok`` for an answered call; ``timeout`` or ``error`` for one that failed (its tokens
+    are those known, often 0, and it cost nothing)."""
 
 
 _COLUMNS = tuple(ModelCallRow.model_fields)
@@ -103,12 +109,24 @@ class LedgerMixin:
             rows = connection.execute(query).all()
         return {str(purpose): float(total or 0.0) for purpose, total in sorted(rows)}
 
+    def unpriced_models(self, run_id: str) -> list[str]:
+        """The configured names of a run's models that had no price (their calls were booked
+        at $0 without being free), sorted."""
+        query = (
+            select(calls.c.model)
+            .distinct()
+            .where(calls.c.run_id == run_id, calls.c.priced.is_(False))
+            .order_by(calls.c.model)
+        )
+        with self._ledger_read(f"find the unpriced models of run {run_id!r}") as connection:
+            return [str(model) for model in connection.execute(query).scalars()]
+
     def served_models(self, run_id: str) -> list[tuple[str, str, int]]:
-        """A run's calls counted by configured model name and the model id the provider
-        reported: ``(model, provider_model, calls)``, sorted."""
+        """A run's answered calls counted by configured model name and the model id the
+        provider reported: ``(model, provider_model, calls)``, sorted."""
         query = (
             select(calls.c.model, calls.c.provider_model, func.count())
-            .where(calls.c.run_id == run_id)
+            .where(calls.c.run_id == run_id, calls.c.status == "ok")
             .group_by(calls.c.model, calls.c.provider_model)
         )
         with self._ledger_read(f"count the served models of run {run_id!r}") as connection:

@@ -31,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0010"
+SCHEMA_REVISION = "0011"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -138,7 +138,7 @@ attempts = Table(
 
 POSTGRES_AFTER_CREATE: dict[str, tuple[str, ...]] = {
     # The sequence numbering attempts as they are stored, as the column's default, so COPY
-    # and INSERT fill it without naming it (migration 0010 makes the same in an old store).
+    # and INSERT fill it without naming it (migration 0011 makes the same in an old store).
     "attempts": (
         "CREATE SEQUENCE attempts_stored_seq OWNED BY attempts.stored_seq",
         "ALTER TABLE attempts ALTER COLUMN stored_seq SET DEFAULT nextval('attempts_stored_seq')",
@@ -185,6 +185,10 @@ model_calls = Table(
     Column("fallback_used", Boolean, nullable=False),
     Column("fault", Text),
     Column("created_at", Float, nullable=False),
+    # Whether the model had a price (0009); NULL for calls booked before.
+    Column("priced", Boolean),
+    # The call's outcome (0010): ok, timeout or error.
+    Column("status", String(16), nullable=False, server_default="ok"),
     # Budgets and reports sum a run's spend, split by purpose.
     Index(None, "run_id", "purpose"),
 )
@@ -303,7 +307,8 @@ trace_spans = Table(
 
 # Golden sets (0006): an append-only log. A version is one row of ``golden_versions``; its
 # changes (a case added or edited, a case retired) are rows of ``golden_changes``. Nothing
-# here is ever updated or deleted: a set at version N is the changes up to N, replayed.
+# here is ever updated or deleted: a set at version N is the changes up to N, replayed; the
+# hash columns chain the versions so a row changed behind Seatrial's back is found.
 
 golden_versions = Table(
     "golden_versions",
@@ -316,6 +321,10 @@ golden_versions = Table(
     Column("added", Integer, nullable=False),
     Column("retired", Integer, nullable=False),
     Column("cases", Integer, nullable=False),
+    # The hash chain (0009, see _golden_chain): this version's hash, and the one before's.
+    # NULL only where a row was altered: every version written or migrated has both.
+    Column("content_hash", String(64)),
+    Column("previous_hash", String(64)),
     # Two writers appending at once: one gets the version, the other retries with the next.
     PrimaryKeyConstraint("dataset", "version"),
 )
@@ -331,6 +340,8 @@ golden_changes = Table(
     Column("category", Text, nullable=False),
     Column("definition", json_type()),
     Column("reason", Text, nullable=False),
+    # The hash of this change's content (0009); its version's hash covers it.
+    Column("content_hash", String(64)),
     PrimaryKeyConstraint("dataset", "version", "position"),
     ForeignKeyConstraint(
         ["dataset", "version"], ["golden_versions.dataset", "golden_versions.version"]

@@ -22,6 +22,7 @@ from seatrial.store._codec import EncodedAttempts, encode_attempts
 from seatrial.store._engine import make_engine
 from seatrial.store._gc import GcMixin
 from seatrial.store._golden import GoldenMixin
+from seatrial.store._golden_chain import ChainMixin
 from seatrial.store._judging import JudgingMixin
 from seatrial.store._ledger import LedgerMixin
 from seatrial.store._migrate import upgrade
@@ -37,7 +38,9 @@ RUN_STATUSES = ("running", "finished", "interrupted")
 """The statuses a run can have (see :class:`~seatrial.record.RunInfo`)."""
 
 
-class Store(AttemptReadsMixin, LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, GcMixin):
+class Store(
+    AttemptReadsMixin, LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, ChainMixin, GcMixin
+):
     """Where runs are kept. Open it with :meth:`Store.open`; close it (or use ``with``).
 
     Every method is safe to call from any thread: each takes its own pooled connection.

@@ -104,7 +104,9 @@ class IngestOutcome:
 
 def trace_head_of(row: Mapping[Any, Any]) -> TraceHead:
     """The summary of a stored trace from its ``traces`` row."""
-    with_models = bool(row["model_calls"])
+    # As Trace.token_usage: the agent spans' usage counts when the model calls carry none (a
+    # SWE-agent trajectory keeps its tokens as totals on the root, not per model turn).
+    with_models = bool(row["input_tokens"] or row["output_tokens"])
     return TraceHead(
         trace_id=row["trace_id"],
         source=row["source"],

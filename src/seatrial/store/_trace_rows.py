@@ -4,7 +4,7 @@ A trace's summary (``traces``) is built from the spans of one batch and merged w
 stored one when the trace already exists, so a trace sent over many requests never has its
 spans read back. Every figure is a sum, a minimum, a maximum or a union for that reason;
 tokens are kept twice (model calls, agent spans) so the rule "the agent spans' usage counts
-only when there are no model calls" holds however the spans were split into batches.
+only when the model calls carry no tokens" holds however the spans were split into batches.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from typing import Any
 
-from seatrial.store._codec import NO_EVENTS
+from seatrial.store._codec import NO_EVENTS, stored_attributes
 from seatrial.store._engine import raw_json, without_nul
 from seatrial.trace import Span, Trace, attrs
 
@@ -110,7 +110,7 @@ def trace_span_row(span: Span, position: int) -> tuple[Any, ...]:
         without_nul(span.name),
         span.start_time_unix_nano,
         span.end_time_unix_nano,
-        raw_json(span.attributes),
+        stored_attributes(span),
         raw_json(span.events) if span.events else NO_EVENTS,
         span.status,
         without_nul(span.status_message),

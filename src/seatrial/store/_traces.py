@@ -24,7 +24,7 @@ from sqlalchemy.engine import Connection, Engine
 
 from seatrial.errors import InputError
 from seatrial.store._bulk import insert_many
-from seatrial.store._codec import SPAN_COLUMNS, span_row
+from seatrial.store._codec import SPAN_COLUMNS, span_dict, span_row
 from seatrial.store._engine import raw_json
 from seatrial.store._schema import attempts, spans, trace_spans
 from seatrial.store._schema import traces as trace_rows
@@ -139,7 +139,7 @@ class TracesMixin:
                 .where(trace_spans.c.trace_id == trace_id)
                 .order_by(trace_spans.c.start_time_unix_nano, trace_spans.c.position)
             ).mappings()
-            found = [Span.model_validate({**row, "trace_id": trace_id}) for row in rows]
+            found = [Span.model_validate(span_dict(row)) for row in rows]
         return Trace(trace_id=trace_id, spans=found, resource=dict(head.resource or {}))
 
     def record_trace_checks(self, trace_id: str, checks: Sequence[TraceCheck]) -> None:

@@ -8,10 +8,16 @@ the process, as a gateway provider: no socket, for fast tests.
 
 from seatrial.testing._agent_server import AgentRequest, AgentServer, Hang, HttpReply
 from seatrial.testing._fake_models import FakeAnthropic, FakeOpenAI, ModelRequest
-from seatrial.testing._fake_wire import FakeReply, FakeToolCall, fake_embedding
+from seatrial.testing._fake_wire import (
+    UNPARSABLE_TOOL_CALL,
+    FakeReply,
+    FakeToolCall,
+    fake_embedding,
+)
 from seatrial.testing._scripted import ScriptedModel
 
 __all__ = [
+    "UNPARSABLE_TOOL_CALL",
     "AgentRequest",
     "AgentServer",
     "FakeAnthropic",

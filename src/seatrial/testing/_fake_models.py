@@ -126,7 +126,7 @@ class _Handler(TrackedHandler):
             self.close_connection = True
             return
         if reply.status != 200:
-            message = f"{state.wire.name} was scripted to answer HTTP {reply.status}"
+            message = reply.error or f"{state.wire.name} was scripted to answer HTTP {reply.status}"
             self._send_json(reply.status, state.wire.error_body(reply.status, message))
         elif body.get("stream"):
             self._stream(body, reply, n)

@@ -51,6 +51,9 @@ class FakeReply:
     """In the API's own words; None: a tool-call or a normal stop."""
     status: int = 200
     """Anything else answers with the API's error body and this status."""
+    error: str | None = None
+    """The error message of a non-200 answer (None: says it was scripted). E.g. llama.cpp's
+    server on a tool call it cannot parse: ``FakeReply(status=500, error=UNPARSABLE_TOOL_CALL)``."""
     delay_s: float = 0.0
     """Wait this long before the first byte (headers included)."""
     chunk_delay_s: float = 0.0
@@ -62,6 +65,11 @@ class FakeReply:
 
 
 Event = tuple[str | None, Any]
+
+UNPARSABLE_TOOL_CALL = (
+    "The model produced output that does not match the expected peg-native format"
+)
+"""What llama.cpp's server answers (HTTP 500) when it cannot parse the model's tool call."""
 
 
 def _words(text: object) -> int:

@@ -32,6 +32,7 @@ from seatrial.gateway import (
     Message,
     ModelConfig,
     Usage,
+    unparsable_output,
 )
 from seatrial.testing._agent_server import Hang, HttpReply
 from seatrial.testing._fake_wire import FakeReply, _pieces, _text_of, fake_embedding
@@ -160,7 +161,8 @@ class ScriptedModel:
         if reply.delay_s:
             await _wait(reply.delay_s, first_byte_s, model, late)
         if reply.status != 200:
-            raise _status_error(model, reply.status, f"scripted to answer HTTP {reply.status}")
+            detail = reply.error or f"scripted to answer HTTP {reply.status}"
+            raise _status_error(model, reply.status, detail)
         if reply.malformed and not request.stream:
             raise _malformed(model)
         return reply, n
@@ -222,6 +224,8 @@ def _status_error(model: ModelConfig, status: int, detail: str) -> ProviderError
         kind, retryable = "rate_limited", True
     elif status == 408:
         kind, retryable = "timeout", True
+    elif unparsable_output(status, detail):
+        kind, retryable = "unparsable_output", False
     elif status >= 500:
         kind, retryable = "server_error", True
     else:

@@ -25,6 +25,11 @@ TOOL_CALL_ID = "gen_ai.tool.call.id"
 TOOL_ARGUMENTS = "gen_ai.tool.call.arguments"
 TOOL_RESULT = "gen_ai.tool.call.result"
 CONVERSATION_ID = "gen_ai.conversation.id"
+TOOL_CALL_SOURCE = "seatrial.tool_call.source"
+"""On an ``execute_tool`` span Seatrial made while reading a trace: where the call came from
+(:data:`TOOL_CALL_FROM_MESSAGE`). Spans the agent exported do not carry it."""
+TOOL_CALL_FROM_MESSAGE = "message"
+"""The call was read from a model call's messages (a ``tool_call`` part), not from a span."""
 ERROR_TYPE = "error.type"
 PROVIDER_NAME = "gen_ai.provider.name"
 INPUT_MESSAGES = "gen_ai.input.messages"
@@ -57,6 +62,14 @@ FAULT = "seatrial.fault"
 """On a tool span: the fault injected in place of the tool's result (``http_500`` ...)."""
 FAULT_CALL = "seatrial.fault.call"
 """On a tool span with a fault: the 1-based call of that tool in the attempt."""
+FAULT_PARAMETER = "seatrial.fault.parameter"
+"""On a tool span with a ``missing_param`` or ``bad_enum`` fault: the parameter its message
+names, which the repairing call must set (or change)."""
+FAULT_ALLOWED = "seatrial.fault.allowed"
+"""On a tool span with a ``bad_enum`` fault: the values its message allows (a JSON list)."""
+FAULT_REMOVED = "seatrial.fault.removed"
+"""On a tool span with a ``missing_param`` fault: the parameter the fault took out of a call
+that sent every required one (the tool, the trace and the model's conversation lack it)."""
 
 # Span events.
 PERMISSION = "seatrial.permission"
@@ -88,9 +101,11 @@ SIMULATED_TURN_MESSAGE = "seatrial.simulated_turn.message"
 SIMULATOR_STOP = "seatrial.simulator_stop"
 """How the simulated user ended the conversation."""
 SIMULATOR_STOP_REASON = "seatrial.simulator_stop.reason"
-"""``stop_token``, ``max_turns``, ``empty`` (it wrote nothing) or ``error`` (its call failed)."""
+"""``stop_token``, ``max_turns``, ``empty`` (it wrote nothing), ``error`` (its call failed) or
+``leak`` (its message gave a hidden fact away, and was not sent)."""
 SIMULATOR_STOP_MESSAGE = "seatrial.simulator_stop.message"
-"""Its last words with the stop token taken out (not sent to the agent), or the error."""
+"""Its last words with the stop token taken out (not sent to the agent), the error, or the
+leaking message it wrote (not sent either)."""
 
 EVENT_ATTRIBUTES: dict[str, tuple[str, ...]] = {
     PERMISSION: (PERMISSION_TOOL, PERMISSION_SCOPE, PERMISSION_DECISION, PERMISSION_REASON),

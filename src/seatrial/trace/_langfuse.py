@@ -2,7 +2,9 @@
 
 Read: the public API's ``GET /api/public/traces/{traceId}`` body (a trace with its
 ``observations`` and ``scores``), a list of those or JSONL with one per line, and
-``GET /api/public/observations`` pages (``{"data": [observation, ...]}``), grouped by
+``GET /api/public/observations`` pages (``{"data": [observation, ...]}``) and v2's
+``GET /api/public/v2/observations`` pages (whose observations repeat the trace's ``sessionId``,
+``userId`` and ``environment``, and name the model ``providedModelName``), grouped by
 ``traceId``. An observation is ``{id, traceId, type, name, startTime, endTime,
 parentObservationId, model, modelParameters, input, output, usage | usageDetails, level,
 statusMessage, metadata, ...}``; ``type`` is GENERATION, SPAN or EVENT, and in Langfuse v3
@@ -17,10 +19,10 @@ Mapped onto GenAI spans:
 - GENERATION: ``chat`` with the model, token usage (``usageDetails`` input/output, else
   ``usage``, else ``promptTokens``/``completionTokens``), cost, temperature and max tokens,
   and the OpenAI-style input and output as ``gen_ai.input.messages``/``output.messages``;
-- TOOL: ``execute_tool`` (name, input as arguments, output as result); a trace with no TOOL
-  observation at all (Langfuse v2, where tools were rarely traced) gets an ``execute_tool``
-  span for each tool call a generation asked for, its result taken from the ``tool``
-  message that answered it in a later generation's input;
+- TOOL: ``execute_tool`` (name, input as arguments, output as result). A tool call a
+  generation asked for without a TOOL observation (Langfuse v2, where tools were rarely
+  traced) becomes an ``execute_tool`` span when the trace is normalized, as for every format
+  (:mod:`seatrial.trace._message_tools`);
 - AGENT: ``invoke_agent``; RETRIEVER ``retrieval``; EMBEDDING ``embeddings``; SPAN, CHAIN,
   EVALUATOR, GUARDRAIL: plain spans; EVENT: a span event on its parent;
 - ``level: ERROR`` is an error status with ``statusMessage`` as its message.
@@ -37,12 +39,7 @@ from typing import Any
 
 from seatrial.trace import _attrs as A
 from seatrial.trace._format_error import TraceFormatError
-from seatrial.trace._langfuse_messages import (
-    json_text,
-    mapping,
-    put_messages,
-    tool_calls_of_generations,
-)
+from seatrial.trace._langfuse_messages import json_text, mapping, put_messages
 from seatrial.trace._span import Span, SpanEvent, Trace
 from seatrial.trace._time import to_unix_nanos
 from seatrial.trace._tools_called import TOOL_ERROR, encode_json
@@ -56,6 +53,8 @@ _OPERATION_OF_TYPE = {
     "RETRIEVER": A.OP_RETRIEVAL,
     "EMBEDDING": A.OP_EMBEDDINGS,
 }
+_TRACE_FIELDS_OF_OBSERVATIONS = ("sessionId", "userId", "environment")
+"""Trace fields an observations export carries on each observation; they go on the root."""
 _MAPPED_TRACE_FIELDS = frozenset(
     {"id", "timestamp", "name", "input", "output", "sessionId", "userId", "observations"}
     | {"scores"}
@@ -64,7 +63,8 @@ _MAPPED_FIELDS = frozenset(
     {"id", "traceId", "type", "name", "startTime", "endTime", "parentObservationId", "model"}
     | {"input", "output", "usage", "usageDetails", "level", "statusMessage", "modelParameters"}
     | {"promptTokens", "completionTokens", "calculatedTotalCost", "costDetails", "totalCost"}
-    | {"inputUsage", "outputUsage"}
+    | {"inputUsage", "outputUsage", "providedModelName"}
+    | set(_TRACE_FIELDS_OF_OBSERVATIONS)
 )
 _PARAMETERS = {
     "temperature": A.REQUEST_TEMPERATURE,
@@ -102,8 +102,20 @@ def read(data: Any) -> list[Trace]:
     for trace_id, observations in loose.items():
         if not trace_id:
             raise TraceFormatError("an observation without `traceId` cannot join a trace")
-        traces[trace_id] = _trace({"id": trace_id}, observations, "observations")
+        traces[trace_id] = _trace(_trace_of(trace_id, observations), observations, "observations")
     return list(traces.values())
+
+
+def _trace_of(trace_id: str, observations: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The trace fields an observations export repeats on each observation (v2's
+    ``GET /api/public/v2/observations``: ``sessionId``, ``userId``, ``environment``), from the
+    first observation that has each."""
+    record: dict[str, Any] = {"id": trace_id}
+    for key in _TRACE_FIELDS_OF_OBSERVATIONS:
+        value = next((o[key] for o in observations if o.get(key) not in (None, "")), None)
+        if value is not None:
+            record[key] = value
+    return record
 
 
 def _records(data: Any) -> list[Any]:
@@ -147,8 +159,6 @@ def _trace(record: Mapping[str, Any], observations: Sequence[Any], where: str) -
     for span in spans:
         if span.parent_span_id is None:
             span.parent_span_id = root.span_id
-    if not any(s.operation == A.OP_EXECUTE_TOOL for s in spans):
-        spans.extend(tool_calls_of_generations(spans))
     spans.insert(0, root)
     by_id = {span.span_id: span for span in spans}
     for parent_id, found in events.items():
@@ -253,8 +263,10 @@ def _observation(raw: Mapping[str, Any], trace_id: str, where: str) -> Span:
 
 
 def _generation(attrs: dict[str, Any], raw: Mapping[str, Any]) -> None:
-    _put(attrs, A.REQUEST_MODEL, raw.get("model"))
-    _put(attrs, A.RESPONSE_MODEL, raw.get("model"))
+    # v2's observations API names the model the application sent `providedModelName`.
+    model = raw.get("model") or raw.get("providedModelName")
+    _put(attrs, A.REQUEST_MODEL, model)
+    _put(attrs, A.RESPONSE_MODEL, model)
     parameters = raw.get("modelParameters")
     if isinstance(parameters, Mapping):
         for key, target in _PARAMETERS.items():

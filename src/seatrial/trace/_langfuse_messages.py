@@ -8,14 +8,11 @@ anything else is kept as JSON text under the observation's own name.
 
 from __future__ import annotations
 
-import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 
-from seatrial.trace import _attrs as A
 from seatrial.trace._normalize import genai_message
-from seatrial.trace._span import Span
 from seatrial.trace._tools_called import encode_json
 
 
@@ -80,45 +77,6 @@ def _openai_tool_calls(message: Mapping[str, Any]) -> list[dict[str, Any]]:
             }
         )
     return calls
-
-
-def tool_calls_of_generations(spans: Sequence[Span]) -> list[Span]:
-    """``execute_tool`` spans for the tool calls generations asked for (see module doc)."""
-    results: dict[str, Any] = {}
-    generations = [s for s in spans if s.operation == A.OP_CHAT]
-    for span in generations:
-        for message in json.loads(span.attributes.get(A.INPUT_MESSAGES) or "[]"):
-            for part in message.get("parts", []):
-                if part.get("type") == "tool_call_response" and part.get("id"):
-                    results[str(part["id"])] = part.get("response")
-    made: list[Span] = []
-    for span in generations:
-        end = span.end_time_unix_nano or span.start_time_unix_nano
-        for message in json.loads(span.attributes.get(A.OUTPUT_MESSAGES) or "[]"):
-            for part in message.get("parts", []):
-                if part.get("type") != "tool_call" or not part.get("name"):
-                    continue
-                call_id = str(part.get("id") or "")
-                attrs: dict[str, Any] = {
-                    A.OPERATION: A.OP_EXECUTE_TOOL,
-                    A.TOOL_NAME: str(part["name"]),
-                    A.TOOL_ARGUMENTS: json_text(part.get("arguments")) or "{}",
-                }
-                _put_value(attrs, A.TOOL_CALL_ID, call_id)
-                _put_value(attrs, A.TOOL_RESULT, json_text(results.get(call_id)))
-                seed = f"{span.span_id}:{call_id or len(made)}:{part['name']}"
-                made.append(
-                    Span(
-                        trace_id=span.trace_id,
-                        span_id=hashlib.sha256(seed.encode()).hexdigest()[:16],
-                        parent_span_id=span.parent_span_id,
-                        name=f"execute_tool {part['name']}",
-                        start_time_unix_nano=end,
-                        end_time_unix_nano=end,
-                        attributes=attrs,
-                    )
-                )
-    return made
 
 
 def mapping(value: Any) -> Mapping[str, Any]:

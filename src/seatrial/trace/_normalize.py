@@ -20,20 +20,24 @@ page reads the GenAI names, so :func:`normalize_span` adds them beside the origi
   parameter schema, not the call's arguments, so it is kept as it is);
 - an error span gets ``error.type`` from its ``exception`` event, else ``_OTHER`` when it is
   a GenAI operation;
-- span names are kept; only a span without a name gets ``{operation} {model or tool}``.
+- span names are kept; only a span without a name gets ``{operation} {model or tool}``;
+- a tool call the messages hold and no ``execute_tool`` span records gets a span of its own
+  (:mod:`seatrial.trace._message_tools`).
 
-Running it twice gives the same span: it only ever fills what is missing.
+Running it twice gives the same trace: it only ever fills what is missing.
 """
 
 from __future__ import annotations
 
 import json
+from bisect import bisect_right
 from collections.abc import Iterable, Mapping
 from itertools import repeat
-from operator import is_
+from operator import attrgetter, is_
 from typing import Any
 
 from seatrial.trace import _attrs as A
+from seatrial.trace._message_tools import tool_spans_from_messages
 from seatrial.trace._span import Span, Trace, decode_attribute
 
 OI_SPAN_KIND = "openinference.span.kind"
@@ -56,6 +60,7 @@ _OPERATION_OF_REQUEST_TYPE = {
     "completion": A.OP_TEXT_COMPLETION,
     "embedding": A.OP_EMBEDDINGS,
 }
+_START = attrgetter("start_time_unix_nano")
 _MODEL_CALLS = frozenset({A.OP_CHAT, A.OP_TEXT_COMPLETION})
 _COUNTS = frozenset({A.INPUT_TOKENS, A.OUTPUT_TOKENS, A.CACHE_READ_TOKENS})
 
@@ -92,11 +97,16 @@ _MESSAGE_PREFIXES = (
 
 
 def normalize_trace(trace: Trace) -> Trace:
-    """The trace with every span normalized (:func:`normalize_span`); the same object when
-    nothing needed to change."""
+    """The trace with every span normalized (:func:`normalize_span`) and an ``execute_tool``
+    span for each tool call its messages hold that no span records
+    (:func:`tool_spans_from_messages`); the same object when nothing needed to change."""
     spans = [normalize_span(span) for span in trace.spans]
-    if all(map(is_, spans, trace.spans)):
+    made = tool_spans_from_messages(spans)
+    if not made and all(map(is_, spans, trace.spans)):
         return trace
+    for span in made:
+        # After the spans that started no later: the others keep the order they came in.
+        spans.insert(bisect_right(spans, span.start_time_unix_nano, key=_START), span)
     return Trace(
         format_version=trace.format_version,
         trace_id=trace.trace_id,

@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from seatrial.trace import _attrs as A
-from seatrial.trace._span import Span, SpanEvent, Trace
+from seatrial.trace._span import Span, SpanEvent, SpanLink, Trace
 
 _STATUS_FROM_CODE = {
     0: "unset",
@@ -217,6 +217,23 @@ def _decode_span(raw: Any, where: str) -> Span:
                 attributes=_decode_attributes(_list(event, "attributes", at), f"{at}.attributes"),
             )
         )
+    links = []
+    for i, link in enumerate(_list(raw, "links", where)):
+        at = f"{where}.links[{i}]"
+        if not isinstance(link, Mapping):
+            raise OtlpFormatError(f"{at}: a link must be an object")
+        linked_trace = _hex_id(_field(link, "traceId"), 32, f"{at}.traceId")
+        linked_span = _hex_id(_field(link, "spanId"), 16, f"{at}.spanId")
+        if linked_trace is None or linked_span is None:
+            raise OtlpFormatError(f"{at}: traceId and spanId are required")
+        links.append(
+            SpanLink(
+                trace_id=linked_trace,
+                span_id=linked_span,
+                trace_state=str(_field(link, "traceState") or ""),
+                attributes=_decode_attributes(_list(link, "attributes", at), f"{at}.attributes"),
+            )
+        )
     status, message = _decode_status(raw.get("status"), f"{where}.status")
     parent = _hex_id(_field(raw, "parentSpanId"), 16, f"{where}.parentSpanId")
     return Span(
@@ -232,6 +249,7 @@ def _decode_span(raw: Any, where: str) -> Span:
         events=sorted(events, key=lambda e: e.time_unix_nano),
         status=status,  # type: ignore[arg-type]
         status_message=message,
+        links=links,
     )
 
 
@@ -357,6 +375,19 @@ def _encode_span(span: Span) -> dict[str, Any]:
         encoded["endTimeUnixNano"] = str(span.end_time_unix_nano)
     if span.status_message:
         encoded["status"]["message"] = span.status_message
+    if span.links:
+        encoded["links"] = [_encode_link(link) for link in span.links]
+    return encoded
+
+
+def _encode_link(link: SpanLink) -> dict[str, Any]:
+    encoded: dict[str, Any] = {
+        "traceId": link.trace_id,
+        "spanId": link.span_id,
+        "attributes": _encode_attributes(link.attributes),
+    }
+    if link.trace_state:
+        encoded["traceState"] = link.trace_state
     return encoded
 
 

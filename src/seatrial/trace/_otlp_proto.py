@@ -20,7 +20,7 @@ from google.protobuf.message import DecodeError
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 
 from seatrial.trace._otlp import OtlpFormatError
-from seatrial.trace._span import Span, SpanEvent, Trace
+from seatrial.trace._span import Span, SpanEvent, SpanLink, Trace
 
 _STATUS: dict[int, Literal["unset", "ok", "error"]] = {0: "unset", 1: "ok", 2: "error"}
 _NO_PARENT = b"\x00" * 8
@@ -93,6 +93,20 @@ def _span(raw: Any) -> Span:
         attributes = _attributes(raw.attributes)
     except OtlpFormatError as exc:
         raise OtlpFormatError(f"attributes.{exc}") from None
+    links = []
+    for n, link in enumerate(raw.links):
+        try:
+            values = _attributes(link.attributes)
+        except OtlpFormatError as exc:
+            raise OtlpFormatError(f"links[{n}].attributes.{exc}") from None
+        links.append(
+            SpanLink(
+                trace_id=_hex(link.trace_id, 16, f"links[{n}].trace_id"),
+                span_id=_hex(link.span_id, 8, f"links[{n}].span_id"),
+                trace_state=link.trace_state,
+                attributes=values,
+            )
+        )
     # model_validate of a dict: the same validation as Span(...), without keyword packing.
     return Span.model_validate(
         {
@@ -106,6 +120,7 @@ def _span(raw: Any) -> Span:
             "events": events,
             "status": _STATUS[code],
             "status_message": raw.status.message,
+            "links": links,
         }
     )
 

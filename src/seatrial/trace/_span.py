@@ -29,6 +29,20 @@ class SpanEvent(BaseModel):
         return A.event_value(self.attributes, key, default)
 
 
+class SpanLink(BaseModel):
+    """A link from a span to another span, of this trace or another (OTLP's ``Span.Link``):
+    the batch job a request started, the request a queued task came from."""
+
+    trace_id: str
+    """Hex trace id of the linked span."""
+    span_id: str
+    """Hex span id of the linked span."""
+    trace_state: str = ""
+    """The linked context's W3C ``tracestate``."""
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    """Attributes of the link."""
+
+
 class Span(BaseModel):
     """One span: the agent's run, a model call, a tool call."""
 
@@ -52,6 +66,8 @@ class Span(BaseModel):
     """OTel status code."""
     status_message: str = ""
     """Description for an error status."""
+    links: list[SpanLink] = Field(default_factory=list, exclude_if=lambda links: not links)
+    """Links to other spans, as an OTLP export carried them (left out of a dump when none)."""
 
     @property
     def operation(self) -> str | None:
@@ -103,6 +119,21 @@ class TraceToolCall:
         """Index of the user turn during which the call ran, when recorded."""
         value = self.span.attributes.get(A.TURN_INDEX)
         return int(value) if value is not None else None
+
+
+def _made_from_message(span: Span) -> bool:
+    return span.attributes.get(A.TOOL_CALL_SOURCE) == A.TOOL_CALL_FROM_MESSAGE
+
+
+def _exported_call_ids(spans: list[Span]) -> set[str]:
+    """Call ids of the ``execute_tool`` spans the agent exported (not read from messages)."""
+    return {
+        str(span.attributes[A.TOOL_CALL_ID])
+        for span in spans
+        if span.operation == A.OP_EXECUTE_TOOL
+        and span.attributes.get(A.TOOL_CALL_ID)
+        and not _made_from_message(span)
+    }
 
 
 @dataclass(frozen=True)
@@ -166,9 +197,12 @@ class Trace(BaseModel):
 
     def _tool_calls(self) -> list[TraceToolCall]:
         calls = []
+        exported = _exported_call_ids(self.spans)
         for span in self.spans:
             if span.operation != A.OP_EXECUTE_TOOL:
                 continue
+            if _made_from_message(span) and str(span.attributes.get(A.TOOL_CALL_ID)) in exported:
+                continue  # the agent's own span of this call arrived in another batch
             error = span.attributes.get(A.ERROR_TYPE)
             calls.append(
                 TraceToolCall(

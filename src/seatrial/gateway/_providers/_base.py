@@ -10,6 +10,10 @@ timeout        yes        no first byte within ``first_byte_timeout_s``, or the 
                           call past ``timeout_s`` (also HTTP 408)
 rate_limited   yes        HTTP 429
 server_error   yes        HTTP 5xx (Anthropic's 529 "overloaded" included)
+unparsable_    no         HTTP 5xx whose body says the server could not parse the model's
+output                    own output (llama.cpp: "does not match the expected ... format",
+                          "Failed to parse input at pos N"): the model's answer, which a
+                          retry would repeat (temperature 0, a seed) or hide
 connection     yes        the server could not be reached (refused, reset, DNS)
 bad_request    no         any other 4xx, a missing key, a request the API cannot take
 malformed      no         a 2xx answer that is not the API's JSON
@@ -20,6 +24,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import time
 from collections.abc import AsyncIterator, Awaitable
 from typing import NoReturn, Protocol, TypeVar
@@ -122,6 +127,26 @@ def raise_from(error: ProviderError, cause: BaseException, secret: str | None) -
     raise error from cause
 
 
+_UNPARSABLE_OUTPUT = re.compile(
+    r"does not match the expected\b.*\bformat|failed to parse (input|tool call)"
+    r"|failed to parse the model'?s? (output|response)",
+    re.IGNORECASE | re.DOTALL,
+)
+"""What OpenAI-compatible servers say when their parser rejects what the model wrote
+(llama.cpp's server: "The model produced output that does not match the expected peg-native
+format", "Failed to parse input at pos 395: ...", "Failed to parse tool call arguments as
+JSON")."""
+
+
+def unparsable_output(status: int, detail: str) -> bool:
+    """Whether an error answer says the server could not parse the model's own output.
+
+    Such a 5xx is the model's answer, not the server's trouble: the same request gets it
+    again (at temperature 0 or with a seed, exactly), so the gateway never retries it.
+    """
+    return status >= 500 and _UNPARSABLE_OUTPUT.search(detail) is not None
+
+
 def _where(model: ModelConfig, provider: str) -> str:
     return f"model {model.name!r} ({provider} {model.model})"
 
@@ -146,6 +171,14 @@ def status_error(
             kind="timeout",
             status=status,
             retryable=True,
+        )
+    if unparsable_output(status, detail):
+        return ProviderError(
+            f"{where} wrote output its server could not parse (HTTP {status}): {detail}; "
+            "this is the model's answer (a malformed tool call, most often), so it is not "
+            "retried: the same request would get it again",
+            kind="unparsable_output",
+            status=status,
         )
     if status >= 500:
         return ProviderError(

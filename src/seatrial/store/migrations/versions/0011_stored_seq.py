@@ -1,7 +1,7 @@
 """The order attempts were stored in, so a coordinator reads only what is new.
 
-Revision ID: 0010
-Revises: 0009
+Revision ID: 0011
+Revises: 0010
 Create Date: 2026-12-07
 
 A coordinator following a distributed run polled every stored attempt of the run twice a
@@ -20,8 +20,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0010"
-down_revision = "0009"
+revision = "0011"
+down_revision = "0010"
 branch_labels = None
 depends_on = None
 

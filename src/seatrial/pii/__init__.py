@@ -2,6 +2,10 @@
 ingested traces both call it): mainland China mobile numbers, ID card numbers, emails, cards,
 and landline numbers.
 
+Text is read as its compatibility forms first (``_fold``: full-width digits, ``＠`` and
+ideographic spaces as ASCII, position for position), and every value must stand apart from
+Latin letters and digits (``_patterns``).
+
 Masked forms (``138****1234``, ``z***@example.com``) are not personal data: the masking
 characters break every pattern here.
 
@@ -12,16 +16,36 @@ storage does (a customer's home number is personal).
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Literal
+
+from seatrial.pii._fold import compatibility_forms, forms_of
+from seatrial.pii._patterns import (
+    CARD,
+    EMAIL,
+    ID_CARD_15,
+    ID_CARD_18,
+    LANDLINE_AFTER_WORD,
+    LANDLINE_APART,
+    LEAD_WORDS,
+    PHONE,
+    card_prefix_ok,
+    email_start,
+    id_card_checksum_ok,
+    luhn_ok,
+    old_id_card_ok,
+)
 
 __all__ = [
     "ALL_PII_KINDS",
     "PII_KINDS",
     "PiiHit",
     "PiiKind",
+    "card_prefix_ok",
+    "compatibility_forms",
     "find_pii",
     "id_card_checksum_ok",
     "is_phone_number",
@@ -35,9 +59,8 @@ PII_KINDS: tuple[PiiKind, ...] = ("phone", "id_card", "email", "bank_card")
 ALL_PII_KINDS: tuple[PiiKind, ...] = (*PII_KINDS, "landline")
 """Every kind ``find_pii`` knows."""
 
-_MOBILE = r"(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}"
-_PHONE = re.compile(rf"(?<![\d*]){_MOBILE}(?![\d*])")
-_WHOLE_MOBILE = re.compile(_MOBILE)
+# is_phone_number's own patterns: a whole token the no_fabricated_ids rule asks about.
+_WHOLE_MOBILE = re.compile(r"(?:\+?86[ -]?)?1[3-9]\d(?:[ -]?\d{4}){2}")
 # An area code joined by a hyphen, then the local number and an optional extension.
 _LANDLINE = re.compile(r"0\d{2,3}-\d{7,8}(?:-\d{1,5})?")
 _SERVICE = re.compile(r"[48]00-?\d{3}-?\d{4}")
@@ -49,48 +72,38 @@ _LOCAL_LEAD = re.compile(
     r"|(?:电话|热线|座机|拨打|致电|(?<![a-z])(?:tel|phone|call))[\s:：.是为]*)$",
     re.IGNORECASE,
 )
-# A landline a person may own: an area code (010 and 02X take an 8-digit local number, the
-# 4-digit codes 0[3-9]XX a 7- or 8-digit one) and an optional extension. The area code is set
-# apart by a hyphen, a space or brackets; written together with the local number it is told
-# from an order number only after a word such as 电话 or tel, which also introduces a bare
-# local number. A decimal point after it makes it an amount.
-_AREA_LOCAL = (
-    (r"(?:010|02\d)", r"\d{8}"),
-    (r"0[3-9]\d{2}", r"\d{7,8}"),
-)
-_APART = "|".join(f"(?:[(（]{area}[)）][ -]?|{area}[ -]){local}" for area, local in _AREA_LOCAL)
-_TOGETHER = "|".join(f"{area}{local}" for area, local in _AREA_LOCAL)
-_LANDLINE_APART = re.compile(rf"(?<![\d*])(?:{_APART})(?:-\d{{1,5}})?(?![\d*]|\.\d)")
-_LEAD_WORDS = ("电话", "热线", "座机", "拨打", "致电", "tel", "phone", "call")
-_LANDLINE_AFTER_WORD = re.compile(
-    r"(?:电话|热线|座机|拨打|致电|(?<![a-z])(?:tel|phone|call))[\s:：.是为]*"
-    rf"(?P<number>(?:{_TOGETHER}|\d{{7,8}})(?:-\d{{1,5}})?)(?![\d*]|\.\d)",
-    re.IGNORECASE,
-)
-_ID_CARD = re.compile(r"(?<![0-9A-Za-z*])\d{17}[\dXx](?![0-9A-Za-z*])")
-_EMAIL = re.compile(
-    r"(?<![A-Za-z0-9._%+*-])[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.[A-Za-z]{2,}"
-)
-_CARD = re.compile(r"(?<![\d*])\d(?:[ -]?\d){12,18}(?![\d*])")
 
 # A number's digits and what may stand between them; find_pii looks only around these.
-_CLUSTER = re.compile(r"[\d(（+][\d \-()（）+]*")
-_NON_DIGIT = re.compile(r"\D")
+_CLUSTER = re.compile(r"[\d(（+][\d \-.()（）+]*", re.ASCII)
+_NON_DIGIT = re.compile(r"\D", re.ASCII)
 # Tried only where a run of digits starts (the look-behind comes after the first digit, so
 # the search skips to digits quickly); possessive separators never backtrack.
-_NUMBER_HINT = re.compile(r"\d(?<!\d\d)(?:[ \-()（）+]{0,3}+\d){10}")
-_SEVEN_DIGITS = re.compile(r"\d(?<!\d\d)\d{6}")
-# The same two tests on ASCII text, where \d is [0-9]: bytes.translate marks digits ``#`` and
-# everything else ``.`` (deleting the separators _NUMBER_HINT allows, for the first), and a
-# substring search finds the runs, in two C passes instead of a regex attempt at every digit.
+_NUMBER_HINT = re.compile(r"\d(?<!\d\d)(?:[ \-.()（）+]{0,3}+\d){10}", re.ASCII)
+_SEVEN_DIGITS = re.compile(r"\d(?<!\d\d)\d{6}", re.ASCII)
+# The same two tests on ASCII text: bytes.translate marks digits ``#`` and everything else
+# ``.`` (deleting the separators _NUMBER_HINT allows, for the first), and a substring search
+# finds the runs, in two C passes instead of a regex attempt at every digit.
 _DIGITS_MARKED = bytes(35 if 48 <= byte <= 57 else 46 for byte in range(256))
-_HINT_SEPARATORS = b" -()+"
+_HINT_SEPARATORS = b" -.()+"
 _LEAD_ROOM = 16
 """Characters kept before a cluster: room for ``+86``, ``电话是：`` or ``phone: ``."""
+_EMAIL_ROOM = (64, 256)
+"""Characters an email may take before its ``@`` (a local part's most) and after it."""
 _NUMBER_KINDS = frozenset({"phone", "id_card", "bank_card", "landline"})
+_SEPARATORS = re.compile(r"[^0-9Xx]")
 
-_ID_WEIGHTS = (7, 9, 10, 5, 8, 4, 2, 1, 6, 3, 7, 9, 10, 5, 8, 4, 2)
-_ID_CHECK = "10X98765432"
+
+@functools.cache
+def _unfolded_tests() -> tuple[re.Pattern[str], re.Pattern[str], tuple[str, ...]]:
+    """_NUMBER_HINT, _SEVEN_DIGITS and the ``@`` on text as written: each digit and separator
+    class also matches the characters read as one (full-width ``１``), and the ``@`` comes in
+    each of its forms (``＠``), so the prefilter tests a text outside ASCII without folding it
+    first."""
+    digit, separator = forms_of("0123456789"), forms_of(" -.+()（）")
+    hint = re.compile(rf"{digit}(?<!{digit}{digit})(?:{separator}{{0,3}}+{digit}){{10}}")
+    seven = re.compile(rf"{digit}(?<!{digit}{digit}){digit}{{6}}")
+    return hint, seven, tuple(forms_of("@")[1:-1])
+
 
 _LABELS: dict[PiiKind, str] = {
     "phone": "a full mobile number",
@@ -107,16 +120,19 @@ class PiiHit:
 
     kind: PiiKind
     text: str
+    """The value as the text writes it (``１３９１２３４５６７８`` in full-width digits)."""
     start: int
     end: int
+    plain: str
+    """The value in its compatibility forms (``13912345678``): what it is compared by."""
 
     @property
     def masked(self) -> str:
         """The value with its middle hidden, safe to show in a report."""
         if self.kind == "email":
-            local, _, domain = self.text.partition("@")
+            local, _, domain = self.plain.partition("@")
             return f"{local[:1]}***@{domain}"
-        digits = re.sub(r"[^0-9Xx]", "", self.text)
+        digits = _SEPARATORS.sub("", self.plain)
         if self.kind == "phone":
             digits = digits[-11:]  # without the +86 country code
         return digits[:3] + "*" * max(len(digits) - 7, 4) + digits[-4:]
@@ -125,23 +141,6 @@ class PiiHit:
     def label(self) -> str:
         """What it is, in words."""
         return _LABELS[self.kind]
-
-
-def id_card_checksum_ok(number: str) -> bool:
-    """Whether an 18-character mainland ID number's last character is its GB 11643 checksum."""
-    total = sum(int(digit) * weight for digit, weight in zip(number[:17], _ID_WEIGHTS, strict=True))
-    return _ID_CHECK[total % 11] == number[17].upper()
-
-
-def luhn_ok(digits: str) -> bool:
-    """Whether a digit string passes the Luhn check bank card numbers carry."""
-    total = 0
-    for index, char in enumerate(reversed(digits)):
-        value = int(char)
-        if index % 2 == 1:
-            value = value * 2 - 9 if value > 4 else value * 2
-        total += value
-    return total % 10 == 0
 
 
 def is_phone_number(text: str, before: str = "") -> bool:
@@ -159,13 +158,13 @@ def is_phone_number(text: str, before: str = "") -> bool:
 
 
 def _windows(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
-    """The stretches of ``text`` where a number ``find_pii`` looks for may stand.
+    """The stretches of ``text`` (folded) where a number ``find_pii`` looks for may stand.
 
     Every such number has at least eleven digits (a mobile, a landline with its area code, an
-    ID or card number), written together or apart by spaces, hyphens, brackets or a ``+``,
-    except a landline of seven digits or more after a word such as 电话. A stretch runs from
-    the cluster (from room for that word before it, in the second list) to the two characters
-    after it; the patterns' look-behinds still see the text before a stretch.
+    ID or card number), written together or apart by spaces, hyphens, dots, brackets or a
+    ``+``, except a landline of seven digits or more after a word such as 电话. A stretch runs
+    from the cluster (from room for that word before it, in the second list) to the two
+    characters after it; the patterns' look-behinds still see the text before a stretch.
     Scanning these stretches instead of the whole text gives the same hits at a fraction of
     the cost: a pattern that opens with a look-behind is tried at every position it is given.
     The first list holds the stretches of eleven digits or more, the second every stretch.
@@ -181,6 +180,17 @@ def _windows(text: str) -> tuple[list[tuple[int, int]], list[tuple[int, int]]]:
         if digits >= 11:
             _extend(long, (cluster.start(), end))
     return long, every
+
+
+def _email_windows(text: str) -> list[tuple[int, int]]:
+    """The stretches around each ``@`` of ``text`` where an email may stand."""
+    windows: list[tuple[int, int]] = []
+    before, after = _EMAIL_ROOM
+    at = text.find("@")
+    while at != -1:
+        _extend(windows, (max(at - before, 0), at + after))
+        at = text.find("@", at + 1)
+    return windows
 
 
 def _extend(windows: list[tuple[int, int]], window: tuple[int, int]) -> None:
@@ -201,8 +211,9 @@ def pii_prefilter(kinds: Iterable[PiiKind] = PII_KINDS) -> Callable[[str], bool]
     """A cheap test that is True for every text where ``find_pii(text, kinds)`` finds
     anything (and for few others), so a caller scanning many texts can skip the full search.
 
-    It looks for eleven digits with at most three separators between any two, for seven
-    digits in a row and a word such as 电话 (landlines), and for an ``@``.
+    It looks (in the text's compatibility forms) for eleven digits with at most three
+    separators between any two, for seven digits in a row and a word such as 电话
+    (landlines), and for an ``@``.
     """
     chosen = set(kinds)
     numbers = _NUMBER_KINDS.intersection(chosen)
@@ -210,11 +221,13 @@ def pii_prefilter(kinds: Iterable[PiiKind] = PII_KINDS) -> Callable[[str], bool]
     email = "email" in chosen
 
     def may_hold(text: str) -> bool:
-        if email and "@" in text:
-            return True
-        if len(text) < 7:
-            return False  # too short for seven digits, let alone eleven
+        if len(text) < 3:
+            return False  # too short for an email, let alone seven digits
         if text.isascii():
+            if email and "@" in text:
+                return True
+            if len(text) < 7:
+                return False
             raw = text.encode("ascii")
             # Eleven digits apart only by separators are needed for a _NUMBER_HINT match; the
             # regex then decides, so the answer is the regex's.
@@ -227,52 +240,66 @@ def pii_prefilter(kinds: Iterable[PiiKind] = PII_KINDS) -> Callable[[str], bool]
             if not landline or b"#######" not in raw.translate(_DIGITS_MARKED):
                 return False
         else:
-            if numbers and _NUMBER_HINT.search(text) is not None:
+            hint, seven, at = _unfolded_tests()
+            if email and any(sign in text for sign in at):
                 return True
-            if not landline or _SEVEN_DIGITS.search(text) is None:
+            if numbers and hint.search(text) is not None:
+                return True
+            if not landline or seven.search(text) is None:
                 return False
+            text = compatibility_forms(text)  # ``ＴＥＬ`` is a word such as tel
         lower = text.lower()
-        return any(word in lower for word in _LEAD_WORDS)
+        return any(word in lower for word in LEAD_WORDS)
 
     return may_hold
 
 
 def find_pii(text: str, kinds: tuple[PiiKind, ...] | list[PiiKind] = PII_KINDS) -> list[PiiHit]:
-    """Every piece of personal data of the given kinds in ``text``, in order of position."""
+    """Every piece of personal data of the given kinds in ``text``, in order of position.
+
+    ``text`` is read in its compatibility forms (full-width digits as ASCII digits); each
+    hit's ``start`` and ``end`` are positions in ``text`` itself, and its ``text`` is what
+    ``text`` holds there.
+    """
+    plain = compatibility_forms(text)
     hits: list[PiiHit] = []
     taken: list[tuple[int, int]] = []
 
     def free(start: int, end: int) -> bool:
         return all(end <= s or start >= e for s, e in taken)
 
-    def add(kind: PiiKind, match: re.Match[str], group: int | str = 0) -> None:
-        start, end = match.span(group)
-        hits.append(PiiHit(kind, match.group(group), start, end))
+    def add(kind: PiiKind, start: int, end: int) -> None:
+        hits.append(PiiHit(kind, text[start:end], start, end, plain[start:end]))
         taken.append((start, end))
 
-    windows, lead_windows = _windows(text) if _NUMBER_KINDS.intersection(kinds) else ([], [])
+    windows, lead_windows = _windows(plain) if _NUMBER_KINDS.intersection(kinds) else ([], [])
     # ID cards first: an 18-digit ID would otherwise also be read as a card number.
     if "id_card" in kinds:
-        for match in _matches(_ID_CARD, text, windows):
-            if id_card_checksum_ok(match.group(0)):
-                add("id_card", match)
-    if "email" in kinds and "@" in text:
-        for match in _EMAIL.finditer(text):
-            add("email", match)
+        for match in _matches(ID_CARD_18, plain, windows):
+            if id_card_checksum_ok(_SEPARATORS.sub("", match.group(0))):
+                add("id_card", *match.span())
+        for match in _matches(ID_CARD_15, plain, windows):
+            if old_id_card_ok(_SEPARATORS.sub("", match.group(0))) and free(*match.span()):
+                add("id_card", *match.span())
+    if "email" in kinds and "@" in plain:
+        for match in _matches(EMAIL, plain, _email_windows(plain)):
+            start = email_start(plain, match.start(), match.group(0).index("@") + match.start())
+            if free(start, match.end()):
+                add("email", start, match.end())
     if "phone" in kinds:
-        for match in _matches(_PHONE, text, windows):
-            if free(match.start(), match.end()):
-                add("phone", match)
+        for match in _matches(PHONE, plain, windows):
+            if free(*match.span()):
+                add("phone", *match.span())
     if "landline" in kinds:
-        for match in _matches(_LANDLINE_APART, text, windows):
-            if free(match.start(), match.end()):
-                add("landline", match)
-        for match in _matches(_LANDLINE_AFTER_WORD, text, lead_windows):
+        for match in _matches(LANDLINE_APART, plain, windows):
+            if free(*match.span()):
+                add("landline", *match.span())
+        for match in _matches(LANDLINE_AFTER_WORD, plain, lead_windows):
             if free(*match.span("number")):
-                add("landline", match, "number")
+                add("landline", *match.span("number"))
     if "bank_card" in kinds:
-        for match in _matches(_CARD, text, windows):
+        for match in _matches(CARD, plain, windows):
             digits = re.sub(r"[ -]", "", match.group(0))
-            if 13 <= len(digits) <= 19 and luhn_ok(digits) and free(match.start(), match.end()):
-                add("bank_card", match)
+            if card_prefix_ok(digits) and luhn_ok(digits) and free(*match.span()):
+                add("bank_card", *match.span())
     return sorted(hits, key=lambda hit: hit.start)
