@@ -83,7 +83,11 @@ def ok(result: subprocess.CompletedProcess[str]) -> str:
 def ran(project: Path, run_id: str) -> tuple[dict[str, Any], list[str]]:
     """The dataset a stored run recorded, and the cases it ran, as `seatrial report` says."""
     report = json.loads(ok(seatrial(project, "report", run_id, "-f", "json")))
-    return report["dataset"], sorted(case["case_id"] for case in report["cases"])
+    dataset = report["dataset"]
+    # every version these runs used is intact: its hash chain verified when the run started
+    assert dataset["verified"] is True and len(dataset["hash"]) == 64
+    named = {"name": dataset["name"], "version": dataset["version"]}
+    return named, sorted(case["case_id"] for case in report["cases"])
 
 
 def newest_run(project: Path) -> str:

@@ -146,6 +146,12 @@ def test_a_store_from_before_the_chain_gets_it_when_migrated(golden: Store, db_u
         connection.execute(text("ALTER TABLE golden_versions DROP COLUMN previous_hash"))
         connection.execute(text("ALTER TABLE golden_versions DROP COLUMN content_hash"))
         connection.execute(text("ALTER TABLE model_calls DROP COLUMN priced"))
+        # and what the revisions after 0009 add, which the upgrade adds again
+        connection.execute(text("ALTER TABLE model_calls DROP COLUMN status"))
+        connection.execute(text("DROP INDEX ix_attempts_run_id_stored_seq"))
+        connection.execute(text("ALTER TABLE attempts DROP COLUMN stored_seq"))
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("DROP SEQUENCE IF EXISTS attempts_stored_seq"))
 
     with Store.open(db_url) as migrated, migrated.engine.connect() as connection:
         assert current_revision(connection) == SCHEMA_REVISION
