@@ -13,6 +13,7 @@ import queue
 import threading
 from dataclasses import dataclass, field
 
+from seatrial.distributed._grouped import take_group
 from seatrial.store import EncodedAttempts, Store
 
 MAX_GROUP = 200
@@ -53,20 +54,7 @@ class GroupCommit:
     def _loop(self) -> None:
         stopping = False
         while not stopping:
-            first = self._queue.get()
-            group: list[_Pending] = []
-            item: _Pending | None = first
-            while True:
-                if item is None:
-                    stopping = True
-                    break
-                group.append(item)
-                if len(group) >= MAX_GROUP:
-                    break
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
+            group, stopping = take_group(self._queue, MAX_GROUP)
             if not group:
                 continue
             failure: BaseException | None = None

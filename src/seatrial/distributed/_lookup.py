@@ -15,6 +15,7 @@ import threading
 from collections import defaultdict
 from dataclasses import dataclass, field
 
+from seatrial.distributed._grouped import take_group
 from seatrial.store import Store
 
 MAX_GROUP = 500
@@ -56,19 +57,7 @@ class GroupLookup:
     def _loop(self) -> None:
         stopping = False
         while not stopping:
-            group: list[_Question] = []
-            item = self._queue.get()
-            while True:
-                if item is None:
-                    stopping = True
-                    break
-                group.append(item)
-                if len(group) >= MAX_GROUP:
-                    break
-                try:
-                    item = self._queue.get_nowait()
-                except queue.Empty:
-                    break
+            group, stopping = take_group(self._queue, MAX_GROUP)
             by_run: dict[str, list[_Question]] = defaultdict(list)
             for question in group:
                 by_run[question.run_id].append(question)
