@@ -413,3 +413,128 @@ def test_a_named_exception_is_matched_on_the_importer_and_the_module():
     assert _excepted(edge, {("seatrial.a._user", "seatrial.b._impl")})
     assert not _excepted(edge, {("seatrial.a._other", "seatrial.b._impl")})
     assert not _excepted(edge, {("seatrial.a._user", "seatrial.b._im")})
+
+
+# -- the CLI: each option declared once, no command module leaning on another ------------------
+
+CLI = SRC / ROOT / "cli"
+OPTIONS_MODULE = "_options.py"
+
+
+def _option_names(call: ast.Call, parameter: str) -> list[str]:
+    """The long names a ``typer.Option(...)`` call declares: the ``--`` strings it is given, or
+    the one Typer derives from the parameter's name."""
+    given = [
+        arg.value
+        for arg in call.args
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+    ]
+    names = [name.split("/")[0] for name in given if name.startswith("--")]
+    return names or ["--" + parameter.replace("_", "-")]
+
+
+def _is_typer_option(node: ast.expr) -> bool:
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute | ast.Name)
+        and (node.func.attr if isinstance(node.func, ast.Attribute) else node.func.id) == "Option"
+    )
+
+
+def option_declarations(cli: Path) -> dict[str, list[str]]:
+    """Each option name declared outside ``cli/_options.py``, with where: a parameter whose
+    ``Annotated[...]`` or default holds a ``typer.Option(...)``."""
+    found: dict[str, list[str]] = {}
+    for path in sorted(cli.rglob("*.py")):
+        if path.name == OPTIONS_MODULE:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        aliases = {  # ``Db = Annotated[str, typer.Option(...)]`` in a command module
+            target.id: node.value
+            for node in tree.body
+            if isinstance(node, ast.Assign)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        declared: set[tuple[str, str]] = set()  # an alias used by many parameters: one place
+        for function in ast.walk(tree):
+            if not isinstance(function, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            arguments = function.args
+            defaults: list[ast.expr | None] = [None] * (
+                len(arguments.args) - len(arguments.defaults)
+            ) + list(arguments.defaults)
+            pairs = [*zip(arguments.args, defaults, strict=True)]
+            pairs += [*zip(arguments.kwonlyargs, arguments.kw_defaults, strict=True)]
+            for argument, default in pairs:
+                calls = [default] if default is not None and _is_typer_option(default) else []
+                annotation = argument.annotation
+                if isinstance(annotation, ast.Name) and annotation.id in aliases:
+                    annotation = aliases[annotation.id]
+                if annotation is not None:
+                    calls += [n for n in ast.walk(annotation) if _is_typer_option(n)]
+                for call in calls:
+                    assert isinstance(call, ast.Call)
+                    for name in _option_names(call, argument.arg):
+                        where = f"{path.relative_to(cli.parent)}:{call.lineno}"
+                        if (name, where) not in declared:
+                            declared.add((name, where))
+                            found.setdefault(name, []).append(where)
+    return found
+
+
+def test_every_cli_option_is_declared_once():
+    twice = {name: where for name, where in option_declarations(CLI).items() if len(where) > 1}
+    assert not twice, "declare these once in cli/_options.py and use the alias:\n" + "\n".join(
+        f"  {name}: {', '.join(where)}" for name, where in sorted(twice.items())
+    )
+
+
+def command_modules(cli: Path) -> set[str]:
+    """The modules of ``seatrial.cli`` that register commands (a ``@....command`` or
+    ``@....callback`` decorator)."""
+    found = set()
+    for path in sorted(cli.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef) and any(
+                isinstance(d, ast.Call)
+                and isinstance(d.func, ast.Attribute)
+                and d.func.attr in ("command", "callback")
+                for d in node.decorator_list
+            ):
+                found.add(_module_name(path, cli.parents[1]))
+                break
+    return found
+
+
+def command_module_imports(cli: Path) -> list[Edge]:
+    """Every import, lazy ones too, of a name from a command module by another module of
+    ``seatrial.cli`` (importing the module itself to register its commands is no such import)."""
+    commands = command_modules(cli)
+    found = []
+    for path in sorted(cli.glob("*.py")):
+        module = _module_name(path, cli.parents[1])
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for statement in ast.walk(tree):
+            if isinstance(statement, ast.ImportFrom):
+                targets = _targets(statement, module, path.name == "__init__.py")
+                imported = [statement.module or ""] if statement.level == 0 else targets[:1]
+            elif isinstance(statement, ast.Import):
+                imported = [alias.name for alias in statement.names]
+            else:
+                continue
+            for target in imported:
+                if target in commands and target != module:
+                    where = f"{path.relative_to(cli.parent)}:{statement.lineno}"
+                    found.append(Edge(module, target, where))
+    return found
+
+
+def test_no_cli_module_imports_from_a_command_module():
+    found = command_module_imports(CLI)
+    assert not found, (
+        "move what these share into a module that registers no command "
+        "(cli/_options.py, cli/_context.py, ...):\n"
+        + "\n".join(f"  {e.where}: {e.source} -> {e.target}" for e in found)
+    )

@@ -19,6 +19,17 @@ from rich.console import Console
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._options import (
+    Concurrency,
+    Db,
+    Gateway,
+    Judge,
+    LeaderboardOutput,
+    Repeats,
+    Tags,
+    TextJsonOrMd,
+    Timeout,
+)
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -180,42 +191,19 @@ def bench_command(
             "http://...) or names from seatrial.yaml `agents:`.",
         ),
     ] = None,
-    repeats: Annotated[
-        int | None, typer.Option(min=1, help="Run every case N times (pass^k uses k = N).")
-    ] = None,
-    format: Annotated[
-        str, typer.Option("--format", "-f", help="text, md (Markdown) or json.")
-    ] = "text",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the leaderboard here.")
-    ] = None,
+    repeats: Repeats = None,
+    format: TextJsonOrMd = "text",
+    output: LeaderboardOutput = None,
     show: Annotated[
         str | None,
         typer.Option("--show", metavar="BENCH_ID", help="Print a stored benchmark's board."),
     ] = None,
-    gateway: Annotated[
-        bool,
-        typer.Option(
-            "--gateway", help="Start the model gateway for every run (model: agents always do)."
-        ),
-    ] = False,
-    judge: Annotated[
-        str | None,
-        typer.Option("--judge", metavar="MODEL", help="Judge L3 assertions with this model."),
-    ] = None,
-    concurrency: Annotated[
-        int | None, typer.Option(min=1, help="Attempts in flight per run (default 8).")
-    ] = None,
-    timeout: Annotated[
-        float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")
-    ] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="Label every run (repeatable).")] = None,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
-        ),
-    ] = None,
+    gateway: Gateway = False,
+    judge: Judge = None,
+    concurrency: Concurrency = None,
+    timeout: Timeout = None,
+    tag: Tags = None,
+    db: Db = None,
 ) -> None:
     """Run SUITE once per agent with the same cases, repeats and gateway settings, and rank
     them: success with intervals, pass^k, latency, tokens, cost per success, tool success,

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import AgentFilter, Db, StaleSuite, TextOrJson
 from seatrial.errors import InputError, RunNotFound
 
 if TYPE_CHECKING:
@@ -76,15 +77,11 @@ def _print(report: StaleReport) -> None:
 @cases_app.command()
 @guarded
 def stale(
-    suite: Annotated[
-        str | None, typer.Option(help="Suite name (default: the newest run's suite).")
-    ] = None,
+    suite: StaleSuite = None,
     last: Annotated[int, typer.Option(min=1, help="How many of the newest runs to read.")] = 20,
-    agent: Annotated[
-        str | None, typer.Option(metavar="SPEC", help="Only runs of this agent spec.")
-    ] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    agent: AgentFilter = None,
+    format: TextOrJson = "text",
+    db: Db = None,
 ) -> None:
     """List cases that passed every repeat of the last runs (graduate) or never passed
     (review)."""

@@ -10,6 +10,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._options import Agent, Db, ReportDir
 from seatrial.cli._run import print_notice
 
 if TYPE_CHECKING:
@@ -31,12 +32,7 @@ def ci(
         str,
         typer.Option("--tier", "-t", metavar="NAME", help="The tier of seatrial.yaml `tiers:`."),
     ],
-    agent: Annotated[
-        str | None,
-        typer.Option(
-            "--agent", "-a", help="Agent spec or name for every suite (default: the tier's)."
-        ),
-    ] = None,
+    agent: Agent = None,
     base: Annotated[
         str | None,
         typer.Option(
@@ -46,16 +42,8 @@ def ci(
             "target branch, else the branch built, else main).",
         ),
     ] = None,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
-        ),
-    ] = None,
-    report_dir: Annotated[
-        Path | None,
-        typer.Option(help="Where each suite's report.json, junit.xml and summary.md go."),
-    ] = None,
+    db: Db = None,
+    report_dir: ReportDir = None,
     comment: Annotated[
         Path | None,
         typer.Option(

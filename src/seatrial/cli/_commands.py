@@ -11,6 +11,17 @@ import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._options import (
+    AgentFilter,
+    Db,
+    DemoReportDir,
+    ReportBaseline,
+    ReportFormat,
+    ReportOutput,
+    RunsLimit,
+    SuiteFilter,
+    TagFilter,
+)
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -49,11 +60,11 @@ def _open_store(db: str | None) -> Store:
 @app.command()
 @guarded
 def runs(
-    limit: Annotated[int, typer.Option(min=1, help="How many runs, newest first.")] = 20,
-    suite: Annotated[str | None, typer.Option(help="Only runs of this suite.")] = None,
-    agent: Annotated[str | None, typer.Option(help="Only runs of this agent spec.")] = None,
-    tag: Annotated[str | None, typer.Option(help="Only runs with this tag.")] = None,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    limit: RunsLimit = 20,
+    suite: SuiteFilter = None,
+    agent: AgentFilter = None,
+    tag: TagFilter = None,
+    db: Db = None,
 ) -> None:
     """List stored runs, newest first."""
     with _open_store(db) as store:
@@ -90,31 +101,16 @@ def report(
             help="A run id, a unique prefix, `latest`, or a tag; `daily` for the daily report.",
         ),
     ],
-    format: Annotated[
-        str, typer.Option("--format", "-f", help="json, junit, md, or github (a PR comment).")
-    ] = "md",
-    output: Annotated[
-        Path | None,
-        typer.Option(
-            "--output",
-            "-o",
-            help="Write here instead of stdout (`daily`: the folder, default seatrial-report).",
-        ),
-    ] = None,
+    format: ReportFormat = "md",
+    output: ReportOutput = None,
     date: Annotated[
         str | None,
         typer.Option(
             "--date", metavar="YYYY-MM-DD", help="`daily` only: the day (local time); today."
         ),
     ] = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option(
-            help="`--format github` only: list regressions against this run (id, prefix, tag, "
-            "`latest-passing`); default: the baseline the run stored."
-        ),
-    ] = None,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    baseline: ReportBaseline = None,
+    db: Db = None,
 ) -> None:
     """Render a stored run as JSON, JUnit XML, Markdown or a GitHub pull-request comment;
     `seatrial report daily` writes the daily report (Markdown and HTML) over the day's runs."""
@@ -169,12 +165,8 @@ def init(
 @app.command()
 @guarded
 def demo(
-    db: Annotated[
-        str | None, typer.Option(help="Store URL (default .seatrial/seatrial.db).")
-    ] = None,
-    report_dir: Annotated[Path, typer.Option(help="Where the two runs' reports go.")] = Path(
-        "seatrial-report"
-    ),
+    db: Db = None,
+    report_dir: DemoReportDir = Path("seatrial-report"),
 ) -> None:
     """A real incident, offline: v1 passes; v2 (a new model) loops and over-uses a write grant."""
     from seatrial.demo import run_demo

@@ -10,6 +10,7 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._options import Db, Output, TextJsonOrMd
 from seatrial.errors import InputError
 
 COMPARE_FORMATS = ("text", "json", "md")
@@ -24,19 +25,15 @@ def compare_command(
     candidate: Annotated[
         str, typer.Argument(metavar="CANDIDATE", help="Candidate run: id, prefix, tag, `latest`.")
     ],
-    format: Annotated[
-        str, typer.Option("--format", "-f", help="text, json, or md (a PR comment).")
-    ] = "text",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
-    ] = None,
+    format: TextJsonOrMd = "text",
+    output: Output = None,
     fail_on_regression: Annotated[
         bool,
         typer.Option(
             "--fail-on-regression", help="Exit 1 when a case regressed (flaky cases aside)."
         ),
     ] = False,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    db: Db = None,
 ) -> None:
     """Per-case transitions (regressed, fixed, still failing, new, removed, flaky), pass-rate
     changes with intervals by category, metric and failure-type shifts."""

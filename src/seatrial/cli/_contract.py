@@ -16,6 +16,15 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._options import (
+    Concurrency,
+    ContractAgent,
+    Db,
+    Repeats,
+    TableOutput,
+    TextJsonOrMd,
+    Timeout,
+)
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -92,14 +101,7 @@ def contract_command(
             help="Tool schemas: OpenAI tools JSON/YAML, an MCP tools/list result, or OpenAPI.",
         ),
     ],
-    agent: Annotated[
-        str,
-        typer.Option(
-            "--agent",
-            metavar="SPEC",
-            help="model:NAME (a model under `models:`), or a named agent of seatrial.yaml.",
-        ),
-    ],
+    agent: ContractAgent,
     faults: Annotated[
         str | None,
         typer.Option(
@@ -109,33 +111,18 @@ def contract_command(
             "malformed_json, empty.",
         ),
     ] = None,
-    repeats: Annotated[
-        int | None, typer.Option(min=1, help="Run every case N times (rates over repeats).")
-    ] = None,
-    format: Annotated[
-        str, typer.Option("--format", "-f", help="text, md (Markdown) or json.")
-    ] = "text",
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write the table here.")
-    ] = None,
+    repeats: Repeats = None,
+    format: TextJsonOrMd = "text",
+    output: TableOutput = None,
     min_pass_rate: Annotated[
         float,
         typer.Option(
             "--min-pass-rate", min=0, max=1, help="The run's gate: share of attempts that pass."
         ),
     ] = 0.8,
-    concurrency: Annotated[
-        int | None, typer.Option(min=1, help="Attempts in flight (default 8).")
-    ] = None,
-    timeout: Annotated[
-        float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")
-    ] = None,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
-        ),
-    ] = None,
+    concurrency: Concurrency = None,
+    timeout: Timeout = None,
+    db: Db = None,
 ) -> None:
     """Inject each fault into each tool of TOOLS at its first call and check that the model
     repairs its call within two model turns: after missing_param or bad_enum by changing the

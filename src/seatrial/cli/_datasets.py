@@ -12,6 +12,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import Db, Note, Reason, Who
 from seatrial.cli._review import _default_who
 
 if TYPE_CHECKING:
@@ -28,10 +29,6 @@ RefArgument = Annotated[
     str, typer.Argument(metavar="NAME[@V]", help="A golden set, at version V (default newest).")
 ]
 NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="The golden set's name.")]
-DbOption = Annotated[str | None, typer.Option(help="Store URL (default .seatrial/seatrial.db).")]
-WhoOption = Annotated[
-    str | None, typer.Option(help="Who makes the change; default $USER.", show_default=False)
-]
 CategoryOption = Annotated[
     list[str] | None,
     typer.Option(
@@ -72,7 +69,7 @@ def _print_warnings(warnings: list[CompositionWarning]) -> None:
 
 @datasets_app.command("list")
 @guarded
-def list_sets(db: DbOption = None) -> None:
+def list_sets(db: Db = None) -> None:
     """List the golden sets with their newest version and active cases."""
     with _open_store(db) as store:
         names = store.golden_names()
@@ -99,7 +96,7 @@ def list_sets(db: DbOption = None) -> None:
 
 @datasets_app.command()
 @guarded
-def show(ref: RefArgument, category: CategoryOption = None, db: DbOption = None) -> None:
+def show(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
     """Show a golden set at a version: its cases, versions and composition warnings."""
     with _open_store(db) as store:
         snapshot = _snapshot(store, ref)
@@ -129,7 +126,7 @@ def show(ref: RefArgument, category: CategoryOption = None, db: DbOption = None)
 
 @datasets_app.command()
 @guarded
-def history(name: NameArgument, db: DbOption = None) -> None:
+def history(name: NameArgument, db: Db = None) -> None:
     """List a golden set's versions: when, who, what changed and why."""
     with _open_store(db) as store:
         versions = store.golden_versions(name)
@@ -158,9 +155,9 @@ def import_file(
     file: Annotated[
         Path, typer.Argument(metavar="FILE", help="A suite file: YAML, JSON, JSONL or XLSX.")
     ],
-    note: Annotated[str, typer.Option(help="Why (stored with the version).")] = "",
-    who: WhoOption = None,
-    db: DbOption = None,
+    note: Note = "",
+    who: Who = None,
+    db: Db = None,
 ) -> None:
     """Add the cases of FILE to golden set NAME as a new version (an existing id with a new
     definition is an edit); cases the file leaves out stay."""
@@ -193,7 +190,7 @@ def export(
             "--lossy", help="Write .xlsx even when its columns cannot hold every case's fields."
         ),
     ] = False,
-    db: DbOption = None,
+    db: Db = None,
 ) -> None:
     """Write a golden set's cases at a version to FILE; importing it gives the same cases."""
     from seatrial.dataset import export_golden
@@ -215,9 +212,9 @@ def export(
 def retire(
     name: NameArgument,
     case_id: Annotated[str, typer.Argument(metavar="CASE_ID", help="The case to retire.")],
-    reason: Annotated[str, typer.Option(help="Why the case leaves the set (stored).")],
-    who: WhoOption = None,
-    db: DbOption = None,
+    reason: Reason,
+    who: Who = None,
+    db: Db = None,
 ) -> None:
     """Retire a case from a golden set with a reason, as a new version (older versions keep
     it)."""
@@ -230,7 +227,7 @@ def retire(
 
 @datasets_app.command()
 @guarded
-def check(ref: RefArgument, category: CategoryOption = None, db: DbOption = None) -> None:
+def check(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
     """Check a golden set against the requirements (P0 and multi-turn shares, anti-
     hallucination cases, categories without cases); warnings only, exit 0."""
     with _open_store(db) as store:
@@ -247,7 +244,7 @@ def verify(
         str | None,
         typer.Argument(metavar="[NAME]", help="The golden set to verify (default: every set)."),
     ] = None,
-    db: DbOption = None,
+    db: Db = None,
 ) -> None:
     """Recompute every version's hash and the chain linking them; name each row changed in
     the database since Seatrial wrote it. Exit 1 when one was."""

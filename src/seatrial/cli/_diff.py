@@ -10,6 +10,7 @@ import typer
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import Db, TextJsonOrMd
 from seatrial.errors import InputError
 
 _FORMATS = ("text", "json", "md")
@@ -37,8 +38,8 @@ def diff(
             "--attempt", min=1, help="1-based attempt (default: the first that did not pass)."
         ),
     ] = None,
-    format: Annotated[str, typer.Option("--format", "-f", help="text, json or md.")] = "text",
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    format: TextJsonOrMd = "text",
+    db: Db = None,
 ) -> None:
     """Align two attempts' trajectories and mark the first step where they diverge.
 

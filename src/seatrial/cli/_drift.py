@@ -12,6 +12,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import Db, DriftBaseline, TextOrJson
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -87,20 +88,13 @@ def drift(
     run: Annotated[
         str, typer.Argument(metavar="RUN", help="A run id, a unique prefix, a tag, or `latest`.")
     ],
-    baseline: Annotated[
-        str | None,
-        typer.Option(
-            metavar="REF",
-            help="Compare with this run (default: the newest earlier finished run of the "
-            "same suite and agent, replays skipped).",
-        ),
-    ] = None,
+    baseline: DriftBaseline = None,
     max_distance: Annotated[
         float,
         typer.Option(min=0.0, max=1.0, help="Alarm when a distance exceeds this (every metric)."),
     ] = 0.2,
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    format: TextOrJson = "text",
+    db: Db = None,
 ) -> None:
     """Compare a run's tool sequences, reply lengths and verdicts with its baseline's; exit 1
     on a drift alarm, 0 without, 2 on bad input."""

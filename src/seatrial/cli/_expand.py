@@ -18,6 +18,17 @@ from rich.table import Table
 from seatrial.cli._app import console, guarded
 from seatrial.cli._cases import cases_app
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import (
+    DatasetFilter,
+    Db,
+    ExpandDataset,
+    JoinDataset,
+    Note,
+    Reason,
+    SuiteFile,
+    TextOrJson,
+    Who,
+)
 from seatrial.cli._review import _default_who
 from seatrial.errors import ConfigError, InputError
 
@@ -122,17 +133,8 @@ def _as_json(item: PendingCase) -> dict[str, object]:
 @guarded
 def expand(
     case_id: Annotated[str, typer.Argument(metavar="CASE", help="The id of the case to expand.")],
-    suite: Annotated[
-        Path | None, typer.Option(help="The suite file holding the case.", show_default=False)
-    ] = None,
-    dataset: Annotated[
-        str | None,
-        typer.Option(
-            help="The golden set the variants are meant for (and where the case is read "
-            "from when no --suite is given).",
-            show_default=False,
-        ),
-    ] = None,
+    suite: SuiteFile = None,
+    dataset: ExpandDataset = None,
     n: Annotated[int, typer.Option("--n", min=1, help="How many variants to ask for.")] = 20,
     model: Annotated[
         str | None,
@@ -146,8 +148,8 @@ def expand(
             "system_prompt_extraction), or single styles."
         ),
     ] = "paraphrase,adversarial",
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    format: TextOrJson = "text",
+    db: Db = None,
 ) -> None:
     """Ask a model for variants of a case's user turns; store them as pending cases.
 
@@ -203,12 +205,10 @@ def expand(
 @cases_app.command()
 @guarded
 def pending(
-    dataset: Annotated[
-        str | None, typer.Option(help="Only cases meant for this golden set.", show_default=False)
-    ] = None,
+    dataset: DatasetFilter = None,
     status: Annotated[str, typer.Option(help="pending, approved, rejected or all.")] = "pending",
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    format: TextOrJson = "text",
+    db: Db = None,
 ) -> None:
     """List generated cases waiting for a person (or decided ones), oldest first."""
     from seatrial.store import PENDING_STATUSES
@@ -261,17 +261,10 @@ def approve(
     all_: Annotated[
         bool, typer.Option("--all", help="Every pending case meant for --dataset.")
     ] = False,
-    dataset: Annotated[
-        str | None,
-        typer.Option(
-            help="The golden set they join (default: the one each names).", show_default=False
-        ),
-    ] = None,
-    note: Annotated[str, typer.Option(help="Why, kept with the new version.")] = "",
-    who: Annotated[
-        str | None, typer.Option(help="Who approves; default $USER.", show_default=False)
-    ] = None,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    dataset: JoinDataset = None,
+    note: Note = "",
+    who: Who = None,
+    db: Db = None,
 ) -> None:
     """Approve pending cases: one new version of the golden set holds them all."""
     person = who or _default_who()
@@ -309,11 +302,9 @@ def reject(
             metavar="ID...", help="Pending ids (or unique prefixes, or the cases' ids)."
         ),
     ],
-    reason: Annotated[str, typer.Option(help="Why they are rejected.")],
-    who: Annotated[
-        str | None, typer.Option(help="Who rejects; default $USER.", show_default=False)
-    ] = None,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    reason: Reason,
+    who: Who = None,
+    db: Db = None,
 ) -> None:
     """Reject pending cases with a reason; they never join a golden set."""
     person = who or _default_who()

@@ -18,6 +18,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import Db
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -115,7 +116,7 @@ def failures(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="List every cluster's members.")
     ] = False,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    db: Db = None,
 ) -> None:
     """Group a run's failed attempts by failure type and the check they failed, then by what
     their reasons, replies and first divergent steps say."""

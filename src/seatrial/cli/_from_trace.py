@@ -16,6 +16,7 @@ from rich.table import Table
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._cases import cases_app
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import CheckLimit, Db, TextOrJson, TraceFormat, TracesLimit
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -42,7 +43,6 @@ Since = Annotated[
 Until = Annotated[str, typer.Option(help="Traces started before the end of this day or minute.")]
 Service = Annotated[str, typer.Option(help="Only traces of this service (the agent).")]
 Tool = Annotated[str, typer.Option(help="Only traces that called this tool.")]
-Db = Annotated[str | None, typer.Option(help="Store URL.")]
 
 
 def _format(value: str) -> str:
@@ -114,10 +114,7 @@ def from_trace(
             "--file", help="An exported trace file: ingest it masked, then make its cases."
         ),
     ] = None,
-    format: Annotated[
-        str | None,
-        typer.Option("--format", help="The format the file must be read as (checked)."),
-    ] = None,
+    format: TraceFormat = None,
     out: Annotated[
         Path | None,
         typer.Option(help="The suite file to write (default: the case id, or the file's name)."),
@@ -187,8 +184,8 @@ def list_traces(
     failed_check: Annotated[
         str, typer.Option("--failed-check", help="Only traces on which this check failed.")
     ] = "",
-    limit: Annotated[int, typer.Option(min=1, help="How many traces, newest first.")] = 50,
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    limit: TracesLimit = 50,
+    format: TextOrJson = "text",
     db: Db = None,
 ) -> None:
     """List stored production traces, newest first."""
@@ -236,7 +233,7 @@ def _span_lines(trace: Trace) -> Table:
 @guarded
 def show_trace(
     trace_id: Annotated[str, typer.Argument(help="The trace's id.")],
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
+    format: TextOrJson = "text",
     db: Db = None,
 ) -> None:
     """Show one stored production trace: its summary, checks and spans."""
@@ -266,9 +263,7 @@ def check_traces(
     until: Until = "",
     service: Service = "",
     tool: Tool = "",
-    limit: Annotated[
-        int, typer.Option(min=1, help="Check at most this many traces, newest first.")
-    ] = CHECK_LIMIT,
+    limit: CheckLimit = CHECK_LIMIT,
     db: Db = None,
 ) -> None:
     """Run L1/L2 checks over stored production traces and record each verdict.

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._options import Db, GatewayHost, Port
 from seatrial.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -42,12 +43,9 @@ async def _serve(config_dir: Path, host: str, port: int, store: Store | None) ->
 @gateway_app.command()
 @guarded
 def serve(
-    host: Annotated[str, typer.Option(help="Interface to listen on.")] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port (0: any free one).")] = 8787,
-    db: Annotated[
-        str | None,
-        typer.Option(help="Store URL for the spend ledger (default as `seatrial run`)."),
-    ] = None,
+    host: GatewayHost = "127.0.0.1",
+    port: Port = 8787,
+    db: Db = None,
     no_ledger: Annotated[
         bool, typer.Option("--no-ledger", help="Do not write model calls to the store.")
     ] = False,

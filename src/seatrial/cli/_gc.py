@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._options import Db
 
 _SHOWN = 20
 
@@ -27,7 +28,7 @@ def gc(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Say what would be deleted; delete nothing.")
     ] = False,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    db: Db = None,
 ) -> None:
     """Delete old runs with their attempts and traces; keep what is still needed.
 

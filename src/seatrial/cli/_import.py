@@ -11,6 +11,7 @@ from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import Db, ImportTags
 
 if TYPE_CHECKING:
     from seatrial.dataset import ImportResult
@@ -26,10 +27,6 @@ app.add_typer(import_app, name="import")
 FileArgument = Annotated[
     Path, typer.Argument(metavar="FILE", help="The results file, as the benchmark wrote it.")
 ]
-TagOption = Annotated[
-    list[str] | None, typer.Option("--tag", help="Tag the run (repeatable); `imported` is added.")
-]
-DbOption = Annotated[str | None, typer.Option(help="Store URL (default .seatrial/seatrial.db).")]
 
 
 def _import(
@@ -57,7 +54,7 @@ def _summary(store: Store, result: ImportResult) -> None:
 
 @import_app.command("tau-bench")
 @guarded
-def tau_bench(file: FileArgument, tag: TagOption = None, db: DbOption = None) -> None:
+def tau_bench(file: FileArgument, tag: ImportTags = None, db: Db = None) -> None:
     """Import a tau-bench results file (the JSON list run.py writes): one case per task, one
     attempt per trial, PASS when the reward is 1."""
     from seatrial.dataset import import_tau_bench
@@ -67,7 +64,7 @@ def tau_bench(file: FileArgument, tag: TagOption = None, db: DbOption = None) ->
 
 @import_app.command("tau2")
 @guarded
-def tau2(file: FileArgument, tag: TagOption = None, db: DbOption = None) -> None:
+def tau2(file: FileArgument, tag: ImportTags = None, db: Db = None) -> None:
     """Import a tau2-bench results file ({info, tasks, simulations}): one case per task, one
     attempt per simulation, PASS when the reward is 1."""
     from seatrial.dataset import import_tau2

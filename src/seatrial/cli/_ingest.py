@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._options import Db, TraceFormat
 from seatrial.errors import InputError
 from seatrial.trace import TRACE_FORMATS, TraceFile, TraceFormatError, read_trace_file
 
@@ -27,15 +28,8 @@ def ingest(
             "Langfuse, OpenAI chat logs, SWE-agent trajectories, agent protocol responses.",
         ),
     ],
-    format: Annotated[
-        str | None,
-        typer.Option(
-            "--format",
-            help=f"Refuse a file that is not this format ({', '.join(TRACE_FORMATS)}); "
-            "without it each file's format is recognised.",
-        ),
-    ] = None,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    format: TraceFormat = None,
+    db: Db = None,
 ) -> None:
     """Store production traces from exported files, masked with the project's `mask:` settings.
 

@@ -11,6 +11,16 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import (
+    Db,
+    Judge,
+    JudgeConcurrency,
+    Labels,
+    LabelsFile,
+    Resamples,
+    Seed,
+    TextOrJson,
+)
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -103,20 +113,10 @@ def agreement(
             help="The judge's labels: {id?, label} JSONL, or an LLMBar evaluator .result.json."
         ),
     ],
-    labels: Annotated[
-        Path,
-        typer.Option(
-            help="Human labels: pointwise {input, output, label: pass|fail, category?} or "
-            "pairwise {input, output_1, output_2, label: 1|2} (JSONL or a JSON list)."
-        ),
-    ],
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
-    resamples: Annotated[
-        int, typer.Option(min=1, help="Bootstrap resamples for kappa's interval.")
-    ] = 2000,
-    seed: Annotated[
-        int, typer.Option(help="Seed of the bootstrap, for a reproducible interval.")
-    ] = 0,
+    labels: LabelsFile,
+    format: TextOrJson = "text",
+    resamples: Resamples = 2000,
+    seed: Seed = 0,
 ) -> None:
     """Agreement of judgements made elsewhere with human labels of the same items.
 
@@ -195,30 +195,16 @@ async def _calibrate(
 @judge_app.command()
 @guarded
 def calibrate(
-    labels: Annotated[
-        str,
-        typer.Option(
-            help="Human labels: a JSONL/JSON file (pointwise {input, output, label: pass|fail} "
-            "or pairwise {input, output_1, output_2, label: 1|2}), or `queue` for the labels "
-            "given with `seatrial review`."
-        ),
-    ],
-    judge: Annotated[
-        str | None,
-        typer.Option(help="The judge model (a name under models:); default judge.model."),
-    ] = None,
+    labels: Labels,
+    judge: Judge = None,
     prompt: Annotated[
         str | None, typer.Option(help="Prompt version, e.g. v1; default judge.prompt_version.")
     ] = None,
-    concurrency: Annotated[int, typer.Option(min=1, help="Judge calls at once.")] = 8,
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
-    resamples: Annotated[
-        int, typer.Option(min=1, help="Bootstrap resamples for kappa's interval.")
-    ] = 2000,
-    seed: Annotated[
-        int, typer.Option(help="Seed of the bootstrap, for a reproducible interval.")
-    ] = 0,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    concurrency: JudgeConcurrency = 8,
+    format: TextOrJson = "text",
+    resamples: Resamples = 2000,
+    seed: Seed = 0,
+    db: Db = None,
 ) -> None:
     """Run the judge over human-labelled items, store how far it agrees, and say if it gates.
 

@@ -4,7 +4,7 @@ probe; exit 1 on any alarm or unmet gate."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING
 
 import typer
 from rich.markup import escape
@@ -12,6 +12,7 @@ from rich.markup import escape
 from seatrial.cli._alerts import send_drift_alert
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._drift import print_drift
+from seatrial.cli._options import Agent, Baseline, Db
 from seatrial.cli._run import print_notice
 from seatrial.errors import ConfigError, RunNotFound
 
@@ -58,27 +59,9 @@ def _probe_alarm(store: Store, suite: Suite, run_id: str, config: Config) -> boo
 @app.command()
 @guarded
 def nightly(
-    agent: Annotated[
-        str | None,
-        typer.Option(
-            "--agent", "-a", help="Agent spec or name for every suite (default: each suite's)."
-        ),
-    ] = None,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
-        ),
-    ] = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option(
-            "--baseline",
-            metavar="REF",
-            help="Compare each suite with this run of it for max_regression gates: "
-            "latest-passing, latest, a run id or a tag.",
-        ),
-    ] = None,
+    agent: Agent = None,
+    db: Db = None,
+    baseline: Baseline = None,
 ) -> None:
     """Run the suites of seatrial.yaml `suites:`, probes first, comparing each probe with its
     baseline; each run stores and checks its gates as `seatrial run` does. Exit 1 on a drift

@@ -16,6 +16,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._options import Db, TextOrJson
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -83,8 +84,8 @@ def rerun(
         bool,
         typer.Option("--live", help="Run the current agent against the live models (no cassette)."),
     ] = False,
-    format: Annotated[str, typer.Option("--format", "-f", help="text or json.")] = "text",
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    format: TextOrJson = "text",
+    db: Db = None,
 ) -> None:
     """Re-run a stored attempt from its snapshot as a new run and diff it with the stored one.
 

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._commands import _open_store
+from seatrial.cli._options import Db, Note, Who
 from seatrial.errors import InputError, RunNotFound
 
 if TYPE_CHECKING:
@@ -122,11 +123,9 @@ def review(
     failure_type: Annotated[
         str | None, typer.Option(help="With --label ... fail: the failure type.")
     ] = None,
-    note: Annotated[str, typer.Option(help="With --label: a note kept with the label.")] = "",
-    who: Annotated[
-        str | None, typer.Option(help="Who labels; default $USER.", show_default=False)
-    ] = None,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    note: Note = "",
+    who: Who = None,
+    db: Db = None,
 ) -> None:
     """Label the judge's verdicts that need a person: WARNINGs, low confidence, disagreements.
 

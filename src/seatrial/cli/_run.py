@@ -10,6 +10,19 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._options import (
+    Agent,
+    Baseline,
+    Concurrency,
+    Dataset,
+    Db,
+    Gateway,
+    Judge,
+    Repeats,
+    ReportDir,
+    Tags,
+    Timeout,
+)
 
 if TYPE_CHECKING:
     from seatrial._execute import NoticeLevel
@@ -31,40 +44,21 @@ def run(
     suite_path: Annotated[
         Path | None, typer.Argument(metavar="SUITE", help="Suite file (YAML, JSONL, XLSX).")
     ] = None,
-    agent: Annotated[
-        str | None, typer.Option("--agent", "-a", help="Agent spec or a name from seatrial.yaml.")
-    ] = None,
-    repeats: Annotated[int | None, typer.Option(min=1, help="Run every case N times.")] = None,
-    concurrency: Annotated[
-        int | None, typer.Option(min=1, help="Attempts in flight (default 8).")
-    ] = None,
-    timeout: Annotated[
-        float | None, typer.Option(min=0.001, help="Seconds per attempt (default 60).")
-    ] = None,
+    agent: Agent = None,
+    repeats: Repeats = None,
+    concurrency: Concurrency = None,
+    timeout: Timeout = None,
     workers: Annotated[
         int | None,
         typer.Option(min=1, help="Processes sharing the attempts (default 1; one per core)."),
     ] = None,
-    tag: Annotated[list[str] | None, typer.Option(help="Label the run (repeatable).")] = None,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
-        ),
-    ] = None,
-    report_dir: Annotated[
-        Path | None, typer.Option(help="Where report.json, junit.xml and summary.md go.")
-    ] = None,
+    tag: Tags = None,
+    db: Db = None,
+    report_dir: ReportDir = None,
     resume: Annotated[
         str | None, typer.Option(metavar="RUN_ID", help="Finish an interrupted run.")
     ] = None,
-    gateway: Annotated[
-        bool,
-        typer.Option(
-            "--gateway",
-            help="Start the model gateway for the run; each attempt gets its own base URL.",
-        ),
-    ] = False,
+    gateway: Gateway = False,
     gates: Annotated[
         Path | None,
         typer.Option(
@@ -75,24 +69,8 @@ def run(
             "must pass.",
         ),
     ] = None,
-    baseline: Annotated[
-        str | None,
-        typer.Option(
-            "--baseline",
-            metavar="REF",
-            help="Compare with this run for max_regression gates: latest-passing, latest, a "
-            "run id or a tag.",
-        ),
-    ] = None,
-    judge: Annotated[
-        str | None,
-        typer.Option(
-            "--judge",
-            metavar="MODEL",
-            help="Judge L3 assertions with this model from seatrial.yaml `models:` "
-            "(overrides judge.model).",
-        ),
-    ] = None,
+    baseline: Baseline = None,
+    judge: Judge = None,
     backend: Annotated[
         str,
         typer.Option(
@@ -102,15 +80,7 @@ def run(
             "`seatrial worker` (celery; broker: $SEATRIAL_BROKER_URL).",
         ),
     ] = "local",
-    dataset: Annotated[
-        str | None,
-        typer.Option(
-            "--dataset",
-            metavar="NAME[@V]",
-            help="Also run this golden set's cases (its newest version unless @V); the run "
-            "records the version. Replaces the suite's `dataset:`; SUITE may then be left out.",
-        ),
-    ] = None,
+    dataset: Dataset = None,
 ) -> None:
     """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
     import asyncio

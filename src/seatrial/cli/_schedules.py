@@ -10,6 +10,7 @@ import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._options import Db, HistoryLimit
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -24,8 +25,8 @@ def schedules(
         str | None,
         typer.Option("--history", metavar="NAME", help="Show this schedule's past due times."),
     ] = None,
-    limit: Annotated[int, typer.Option(min=1, help="Due times --history shows.")] = 20,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    limit: HistoryLimit = 20,
+    db: Db = None,
 ) -> None:
     """List the schedules `seatrial serve` runs: job, cron, next due time, last run and its
     result (ok, failed: a gate not met, error, running)."""

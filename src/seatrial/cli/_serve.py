@@ -11,6 +11,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._options import Db, Host, Port
 from seatrial.errors import ConfigError
 
 if TYPE_CHECKING:
@@ -25,15 +26,13 @@ SERVE_GC_THRESHOLD = 10_000
 @app.command()
 @guarded
 def serve(
-    host: Annotated[
-        str, typer.Option(help="Address to bind; anything but loopback needs --token.")
-    ] = "127.0.0.1",
-    port: Annotated[int, typer.Option(min=0, max=65535, help="Port to listen on.")] = 8700,
+    host: Host = "127.0.0.1",
+    port: Port = 8700,
     token: Annotated[
         str | None,
         typer.Option(help="Require this token on every request (default: $SEATRIAL_TOKEN)."),
     ] = None,
-    db: Annotated[str | None, typer.Option(help="Store URL.")] = None,
+    db: Db = None,
     no_schedules: Annotated[
         bool,
         typer.Option(

@@ -8,15 +8,14 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, guarded
+from seatrial.cli._options import WorkerConcurrency
 from seatrial.errors import ConfigError
 
 
 @app.command()
 @guarded
 def worker(
-    concurrency: Annotated[
-        int, typer.Option(min=1, help="Attempts in flight in this worker (Celery threads).")
-    ] = 8,
+    concurrency: WorkerConcurrency = 8,
     queue: Annotated[
         str | None,
         typer.Option(help="Queue to read (default: $SEATRIAL_QUEUE, else `seatrial`)."),
