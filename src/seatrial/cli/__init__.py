@@ -7,14 +7,17 @@ the dashboard, clustering) is imported inside the command function, when it runs
 ``tests/cli/test_startup.py`` checks that starting loads none of them.
 """
 
-from seatrial.cli import (  # noqa: F401  (each registers its commands)
+# The order they are imported in is the order `seatrial --help` lists their commands.
+from seatrial.cli import (  # noqa: F401, I001  (each registers its commands)
     _alerts,
     _bench,
-    _cases,
-    _ci,
     _commands,
+    _cases,
+    _run,
+    _ci,
     _compare,
     _contract,
+    _review,
     _datasets,
     _diff,
     _drift,
@@ -30,8 +33,6 @@ from seatrial.cli import (  # noqa: F401  (each registers its commands)
     _mask,
     _nightly,
     _rerun,
-    _review,
-    _run,
     _schedules,
     _serve,
     _worker,

@@ -18,6 +18,12 @@ app = typer.Typer(
     add_completion=False,
     pretty_exceptions_enable=False,
 )
+cases_app = typer.Typer(
+    help="The golden set's cases: which ones stopped telling good agents from bad.",
+    no_args_is_help=True,
+)
+"""``seatrial cases``: ``_cases`` registers it, ``_expand`` and ``_from_trace`` add to it."""
+
 console = Console(highlight=False)
 err_console = Console(stderr=True, highlight=False)
 

@@ -19,6 +19,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import (
     Concurrency,
     Db,
@@ -30,6 +31,7 @@ from seatrial.cli._options import (
     TextJsonOrMd,
     Timeout,
 )
+from seatrial.cli._output import print_notice
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -95,7 +97,6 @@ async def _check_agents(
 def _notices_to(chatter: Console) -> OnNotice:
     """What each run says as it starts: choices where the progress goes (stderr when stdout
     carries Markdown or JSON), warnings and alarms on stderr as ``seatrial run`` does."""
-    from seatrial.cli._run import print_notice
 
     def say(level: NoticeLevel, text: str) -> None:
         if level == "info":
@@ -211,13 +212,11 @@ def bench_command(
     import asyncio
 
     from seatrial.compare import bench_leaderboard
-    from seatrial.config import load_config, resolve_db_url
     from seatrial.run import RunOptions
-    from seatrial.store import Store
 
     if format not in BENCH_FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(BENCH_FORMATS)}")
-    config = load_config(Path.cwd())
+    config = project()
     if show is None:
         if suite_path is None:
             raise InputError("give a SUITE file to benchmark, or --show BENCH_ID")
@@ -233,7 +232,7 @@ def bench_command(
     )
     # Progress and notices go to stderr when stdout carries Markdown or JSON.
     chatter = console if format == "text" and output is None else err_console
-    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+    with open_store(db, config) as store:
         if show is None:
             assert suite_path is not None
             try:

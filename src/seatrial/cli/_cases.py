@@ -10,18 +10,15 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from seatrial.cli._app import app, console, guarded
-from seatrial.cli._commands import _open_store
+from seatrial.cli._app import app, cases_app, console, guarded
+from seatrial.cli._context import open_store
 from seatrial.cli._options import AgentFilter, Db, StaleSuite, TextOrJson
 from seatrial.errors import InputError, RunNotFound
 
 if TYPE_CHECKING:
     from seatrial.compare import StaleCase, StaleReport
 
-cases_app = typer.Typer(
-    help="The golden set's cases: which ones stopped telling good agents from bad.",
-    no_args_is_help=True,
-)
+
 app.add_typer(cases_app, name="cases")
 
 FORMATS = ("text", "json")
@@ -89,7 +86,7 @@ def stale(
 
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
-    with _open_store(db) as store:
+    with open_store(db) as store:
         if suite is None:
             newest = store.list_runs(limit=1, agent=agent)
             if not newest:

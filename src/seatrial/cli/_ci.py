@@ -10,8 +10,9 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._context import project
 from seatrial.cli._options import Agent, Db, ReportDir
-from seatrial.cli._run import print_notice
+from seatrial.cli._output import print_notice
 
 if TYPE_CHECKING:
     from seatrial.tier import TierRun
@@ -57,11 +58,10 @@ def ci(
     branch's latest passing run. Exit 0 when every gate is met, 1 when not, 2 on bad input."""
     import asyncio
 
-    from seatrial.config import load_config
     from seatrial.run import progress_for
     from seatrial.tier import run_tier_async
 
-    config = load_config(Path.cwd())
+    config = project()
     try:
         outcome = asyncio.run(
             run_tier_async(

@@ -11,6 +11,7 @@ import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import (
     AgentFilter,
     Db,
@@ -25,6 +26,7 @@ from seatrial.cli._options import (
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
+    from seatrial.config import Config
     from seatrial.store import Store
 
 
@@ -47,16 +49,6 @@ def validate(
     console.print(f"[green]ok[/]: {files} file(s) valid")
 
 
-def _open_store(db: str | None) -> Store:
-    """The store ``--db`` names, else the project's (the commands import the store when they
-    run, not when ``seatrial`` starts)."""
-    from seatrial.config import load_config, resolve_db_url
-    from seatrial.store import Store
-
-    config = load_config(Path.cwd())
-    return Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
-
-
 @app.command()
 @guarded
 def runs(
@@ -67,7 +59,7 @@ def runs(
     db: Db = None,
 ) -> None:
     """List stored runs, newest first."""
-    with _open_store(db) as store:
+    with open_store(db) as store:
         infos = store.list_runs(limit=limit, suite=suite, agent=agent, tag=tag)
         table = Table(show_edge=False, pad_edge=False)
         table.add_column("run", no_wrap=True)
@@ -115,13 +107,9 @@ def report(
     """Render a stored run as JSON, JUnit XML, Markdown or a GitHub pull-request comment;
     `seatrial report daily` writes the daily report (Markdown and HTML) over the day's runs."""
     from seatrial.compare import resolve_run_ref
-    from seatrial.config import load_config, resolve_db_url
     from seatrial.report import FORMATS, build_report, render
-    from seatrial.store import Store
 
     if run_id == "daily":
-        from seatrial.cli._failures import write_daily
-
         write_daily(date, output or Path("seatrial-report"), db)
         return
     if date is not None:
@@ -130,12 +118,10 @@ def report(
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}, github")
     if baseline is not None and format != "github":
         raise InputError("--baseline goes with --format github")
-    config = load_config(Path.cwd())
-    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+    config = project()
+    with open_store(db, config) as store:
         found = resolve_run_ref(store, run_id)
         if format == "github":
-            from seatrial.cli._github import github_report
-
             text = github_report(store, found, baseline, config)
         else:
             text = render(build_report(store, found, project_dir=config.project_dir), format)
@@ -144,6 +130,47 @@ def report(
     else:
         output.write_text(text, encoding="utf-8")
         console.print(f"wrote {output}")
+
+
+def _day(text: str | None) -> dt.date:
+    if text is None:
+        return dt.date.today()
+    try:
+        return dt.date.fromisoformat(text)
+    except ValueError:
+        raise InputError(
+            f"--date {text!r} is not a date: write it as YYYY-MM-DD, e.g. 2026-03-31"
+        ) from None
+
+
+def write_daily(date: str | None, out: Path, db: str | None) -> None:
+    """Write the daily report over the runs started that day: pass rates and their change
+    against each suite's previous run, new failures, failure clusters, cost."""
+    from seatrial.report import daily_headline, daily_report, write_daily_report
+
+    day = _day(date)
+    with open_store(db) as store:
+        report = daily_report(store, day)
+    for path in write_daily_report(report, out):
+        console.print(f"wrote {path}", highlight=False)
+    console.print(daily_headline(report), highlight=False, markup=False)
+
+
+def github_report(store: Store, run_id: str, baseline: str | None, config: Config) -> str:
+    """``seatrial report RUN --format github``: the comment for one run, its regressions
+    against ``baseline`` (a run ref; None: the baseline the run stored)."""
+    from seatrial.compare import resolve_run_ref
+    from seatrial.report import github_comment
+
+    base_id = None
+    if baseline is not None:
+        base_id = resolve_run_ref(store, baseline, suite=store.get_run(run_id).suite)
+    return github_comment(
+        store,
+        [(run_id, base_id)],
+        dashboard_url=config.dashboard_address(),
+        project_dir=config.project_dir,
+    )
 
 
 @app.command()

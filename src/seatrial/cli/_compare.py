@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, Output, TextJsonOrMd
 from seatrial.errors import InputError
 
@@ -38,13 +38,11 @@ def compare_command(
     """Per-case transitions (regressed, fixed, still failing, new, removed, flaky), pass-rate
     changes with intervals by category, metric and failure-type shifts."""
     from seatrial.compare import compare_runs, resolve_run_ref, to_markdown, to_text
-    from seatrial.config import load_config, resolve_db_url
-    from seatrial.store import Store
 
     if format not in COMPARE_FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(COMPARE_FORMATS)}")
-    config = load_config(Path.cwd())
-    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+    config = project()
+    with open_store(db, config) as store:
         comparison = compare_runs(
             store, resolve_run_ref(store, base), resolve_run_ref(store, candidate)
         )

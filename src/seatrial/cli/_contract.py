@@ -16,6 +16,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._context import project
 from seatrial.cli._options import (
     Concurrency,
     ContractAgent,
@@ -134,7 +135,6 @@ def contract_command(
 
     from seatrial._execute import agent_for, default_options, execute_suite_async
     from seatrial.agent import load_tools
-    from seatrial.config import load_config
     from seatrial.dataset import contract_suite, recovery_table, render_recovery_table
     from seatrial.errors import AgentSpecError
     from seatrial.run import progress_for
@@ -142,7 +142,7 @@ def contract_command(
     if format not in CONTRACT_FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(CONTRACT_FORMATS)}")
     kinds = parse_faults(faults)
-    config = load_config(Path.cwd())
+    config = project()
     try:
         tools = load_tools(str(tools_file.resolve()), Path.cwd(), str(tools_file))
     except AgentSpecError as exc:

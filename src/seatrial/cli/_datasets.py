@@ -11,9 +11,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._commands import _open_store
+from seatrial.cli._context import default_who, open_store
 from seatrial.cli._options import Db, Note, Reason, Who
-from seatrial.cli._review import _default_who
 
 if TYPE_CHECKING:
     from seatrial.dataset import CompositionWarning
@@ -71,7 +70,7 @@ def _print_warnings(warnings: list[CompositionWarning]) -> None:
 @guarded
 def list_sets(db: Db = None) -> None:
     """List the golden sets with their newest version and active cases."""
-    with _open_store(db) as store:
+    with open_store(db) as store:
         names = store.golden_names()
         if not names:
             console.print(
@@ -98,7 +97,7 @@ def list_sets(db: Db = None) -> None:
 @guarded
 def show(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
     """Show a golden set at a version: its cases, versions and composition warnings."""
-    with _open_store(db) as store:
+    with open_store(db) as store:
         snapshot = _snapshot(store, ref)
         versions = store.golden_versions(snapshot.dataset)
         warnings = _warnings(store, snapshot, category)
@@ -128,7 +127,7 @@ def show(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> No
 @guarded
 def history(name: NameArgument, db: Db = None) -> None:
     """List a golden set's versions: when, who, what changed and why."""
-    with _open_store(db) as store:
+    with open_store(db) as store:
         versions = store.golden_versions(name)
         if not versions:
             store.golden_snapshot(name)  # says which sets exist
@@ -163,9 +162,9 @@ def import_file(
     definition is an edit); cases the file leaves out stay."""
     from seatrial.dataset import import_golden
 
-    with _open_store(db) as store:
+    with open_store(db) as store:
         before = store.golden_versions(name)
-        version = import_golden(store, name, file, who=who or _default_who(), note=note)
+        version = import_golden(store, name, file, who=who or default_who(), note=note)
         snapshot = store.golden_snapshot(name, version)
         warnings = _warnings(store, snapshot, None)
     if before and before[-1].version == version:
@@ -195,7 +194,7 @@ def export(
     """Write a golden set's cases at a version to FILE; importing it gives the same cases."""
     from seatrial.dataset import export_golden
 
-    with _open_store(db) as store:
+    with open_store(db) as store:
         snapshot = _snapshot(store, ref)
     losses = export_golden(snapshot, file, lossy=lossy)
     for loss in losses:
@@ -218,9 +217,9 @@ def retire(
 ) -> None:
     """Retire a case from a golden set with a reason, as a new version (older versions keep
     it)."""
-    with _open_store(db) as store:
+    with open_store(db) as store:
         version = store.golden_append(
-            name, retire={case_id: reason}, who=who or _default_who(), note=reason
+            name, retire={case_id: reason}, who=who or default_who(), note=reason
         )
     console.print(f"{name} v{version}: retired {case_id}", markup=False, highlight=False)
 
@@ -230,7 +229,7 @@ def retire(
 def check(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
     """Check a golden set against the requirements (P0 and multi-turn shares, anti-
     hallucination cases, categories without cases); warnings only, exit 0."""
-    with _open_store(db) as store:
+    with open_store(db) as store:
         snapshot = _snapshot(store, ref)
         warnings = _warnings(store, snapshot, category)
     console.print(f"{snapshot.ref}: {len(snapshot.cases)} cases", markup=False, highlight=False)
@@ -248,7 +247,7 @@ def verify(
 ) -> None:
     """Recompute every version's hash and the chain linking them; name each row changed in
     the database since Seatrial wrote it. Exit 1 when one was."""
-    with _open_store(db) as store:
+    with open_store(db) as store:
         names = [name] if name is not None else store.golden_names()
         if name is not None and not store.golden_versions(name):
             store.golden_snapshot(name)  # says which sets exist

@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._commands import _open_store
+from seatrial.cli._context import open_store
 from seatrial.cli._options import Db, TextJsonOrMd
 from seatrial.errors import InputError
 
@@ -57,7 +57,7 @@ def diff(
 
     if format not in _FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
-    with _open_store(db) as store:
+    with open_store(db) as store:
         ref_a = parse_attempt_ref(store, attempt_a, case, attempt)
         # `diff RUN1:CASE RUN2` means the same case in RUN2.
         refs = [ref_a, parse_attempt_ref(store, attempt_b, case or ref_a.case_id, attempt)]

@@ -15,9 +15,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from seatrial.cli._app import console, guarded
-from seatrial.cli._cases import cases_app
-from seatrial.cli._commands import _open_store
+from seatrial.cli._app import cases_app, console, guarded
+from seatrial.cli._context import default_who, open_store, project
 from seatrial.cli._options import (
     DatasetFilter,
     Db,
@@ -29,7 +28,6 @@ from seatrial.cli._options import (
     TextOrJson,
     Who,
 )
-from seatrial.cli._review import _default_who
 from seatrial.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
@@ -82,11 +80,10 @@ def _made_before(store: Store, dataset: str | None) -> tuple[list[Case], set[str
 async def _expand(
     store: Store, case: Case, model: str | None, n: int, kinds: list[str], dataset: str | None
 ) -> Expansion:
-    from seatrial.config import load_config
     from seatrial.dataset import expand_case
     from seatrial.gateway import Gateway
 
-    config = load_config(Path.cwd())
+    config = project()
     if model is None:
         known = ", ".join(sorted(config.models)) or "none configured"
         raise ConfigError(
@@ -163,7 +160,7 @@ def expand(
     from seatrial.store import PendingCase
 
     _format(format)
-    with _open_store(db) as store:
+    with open_store(db) as store:
         parent = _parent(store, case_id, suite, dataset)
         expansion = asyncio.run(_expand(store, parent, model, n, kinds.split(","), dataset))
         items = [
@@ -216,7 +213,7 @@ def pending(
     _format(format)
     if status != "all" and status not in PENDING_STATUSES:
         raise InputError(f"--status is one of {', '.join(PENDING_STATUSES)} or all, not {status!r}")
-    with _open_store(db) as store:
+    with open_store(db) as store:
         items = store.pending_cases(status=None if status == "all" else status, dataset=dataset)
     if format == "json":
         typer.echo(json.dumps([_as_json(item) for item in items], indent=2, ensure_ascii=False))
@@ -267,10 +264,10 @@ def approve(
     db: Db = None,
 ) -> None:
     """Approve pending cases: one new version of the golden set holds them all."""
-    person = who or _default_who()
+    person = who or default_who()
     if not person:
         raise InputError("cannot tell who approves: give --who NAME")
-    with _open_store(db) as store:
+    with open_store(db) as store:
         if all_:
             if ids:
                 raise InputError("give pending ids or --all, not both")
@@ -307,8 +304,8 @@ def reject(
     db: Db = None,
 ) -> None:
     """Reject pending cases with a reason; they never join a golden set."""
-    person = who or _default_who()
-    with _open_store(db) as store:
+    person = who or default_who()
+    with open_store(db) as store:
         chosen = _resolve(store, ids, None)
         store.reject_pending(chosen, who=person, reason=reason)
     console.print(f"rejected {len(chosen)} case(s): {reason}", markup=False)

@@ -6,10 +6,8 @@ report, never a run tagged ``daily`` (name such a run by its id).
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -17,9 +15,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._commands import _open_store
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db
-from seatrial.errors import InputError
 
 if TYPE_CHECKING:
     from seatrial.dataset import FailureCluster
@@ -30,11 +27,10 @@ EXAMPLE_CHARS = 100
 
 
 async def _named(clusters: list[FailureCluster], store: Store, model: str) -> list[FailureCluster]:
-    from seatrial.config import load_config
     from seatrial.dataset import name_clusters
     from seatrial.gateway import Gateway
 
-    config = load_config(Path.cwd())
+    config = project()
     gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
     try:
         return await name_clusters(clusters, gateway, model)
@@ -125,7 +121,7 @@ def failures(
     from seatrial.compare import resolve_run_ref
     from seatrial.dataset import cluster_failures
 
-    with _open_store(db) as store:
+    with open_store(db) as store:
         run_id = resolve_run_ref(store, run)
         clusters = cluster_failures(store, run_id, threshold=threshold)
         if name_with and clusters:
@@ -135,27 +131,3 @@ def failures(
         sys.stdout.write(json.dumps(document, indent=2, ensure_ascii=False) + "\n")
         return
     _print(run_id, clusters, verbose)
-
-
-def _day(text: str | None) -> dt.date:
-    if text is None:
-        return dt.date.today()
-    try:
-        return dt.date.fromisoformat(text)
-    except ValueError:
-        raise InputError(
-            f"--date {text!r} is not a date: write it as YYYY-MM-DD, e.g. 2026-03-31"
-        ) from None
-
-
-def write_daily(date: str | None, out: Path, db: str | None) -> None:
-    """Write the daily report over the runs started that day: pass rates and their change
-    against each suite's previous run, new failures, failure clusters, cost."""
-    from seatrial.report import daily_headline, daily_report, write_daily_report
-
-    day = _day(date)
-    with _open_store(db) as store:
-        report = daily_report(store, day)
-    for path in write_daily_report(report, out):
-        console.print(f"wrote {path}", highlight=False)
-    console.print(daily_headline(report), highlight=False, markup=False)

@@ -13,9 +13,8 @@ import typer
 from rich.markup import escape
 from rich.table import Table
 
-from seatrial.cli._app import app, console, guarded
-from seatrial.cli._cases import cases_app
-from seatrial.cli._commands import _open_store
+from seatrial.cli._app import app, cases_app, console, guarded
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import CheckLimit, Db, TextOrJson, TraceFormat, TracesLimit
 from seatrial.errors import InputError
 
@@ -64,7 +63,6 @@ def _cases_from_file(
     store: Store, export: Path, fmt: str | None, case_id: str | None
 ) -> list[ProposedCase]:
     """Ingest ``export`` masked, then a case from each stored trace."""
-    from seatrial.config import load_config
     from seatrial.dataset import Masker, case_from_trace, ingest_traces
     from seatrial.trace import TRACE_FORMATS, TraceFormatError, read_trace_file
 
@@ -79,7 +77,7 @@ def _cases_from_file(
     trace_ids = list(dict.fromkeys(t.trace_id for t in found.traces))
     if case_id is not None and len(trace_ids) != 1:
         raise InputError(f"--case-id names one case; {export} holds {len(trace_ids)} traces")
-    masker = Masker(load_config(Path.cwd()).mask)
+    masker = Masker(project().mask)
     outcome = ingest_traces(store, found.traces, source=found.format, masker=masker)
     masked = ", ".join(f"{kind} {n}" for kind, n in sorted(outcome.masked.items())) or "nothing"
     console.print(
@@ -134,7 +132,7 @@ def from_trace(
 
     if (trace_id is None) == (file is None):
         raise InputError("name one trace: a TRACE_ID, or --file EXPORT (not both)")
-    with _open_store(db) as store:
+    with open_store(db) as store:
         if file is not None:
             cases = _cases_from_file(store, file, format, case_id)
             default = Path(f"{file.name.split('.')[0]}.cases.yaml")
@@ -193,7 +191,7 @@ def list_traces(
 
     _format(format)
     chosen = TraceFilter(since, until, service, tool, error, failed_check)
-    with _open_store(db) as store:
+    with open_store(db) as store:
         heads = store.trace_heads(chosen.query(limit=limit))
     if format == "json":
         rows = [head.model_dump(mode="json") for head in heads]
@@ -238,7 +236,7 @@ def show_trace(
 ) -> None:
     """Show one stored production trace: its summary, checks and spans."""
     _format(format)
-    with _open_store(db) as store:
+    with open_store(db) as store:
         head = store.trace_head(trace_id)
         trace = store.ingested_trace(trace_id)
     if format == "json":
@@ -275,7 +273,7 @@ def check_traces(
 
     specs = load_trace_checks(checks)
     chosen = TraceFilter(since=since, until=until, service=service, tool=tool)
-    with _open_store(db) as store:
+    with open_store(db) as store:
         outcome = check_stored_traces(store, specs, chosen.query(limit=limit))
     table = Table(show_edge=False, pad_edge=False)
     for column in ("check", "pass", "fail", "not evaluated"):

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, GatewayHost, Port
 from seatrial.errors import ConfigError
 
@@ -58,16 +59,13 @@ def serve(
     """
     import asyncio
 
-    from seatrial.config import load_config, resolve_db_url
-    from seatrial.store import Store
-
-    config = load_config(Path.cwd())
+    config = project()
     if not config.models:
         raise ConfigError(
             "no models configured: add a `models:` section to seatrial.yaml "
             "(see docs/gateway.md) before starting the gateway"
         )
-    store = None if no_ledger else Store.open(resolve_db_url(db, config), config.project_dir)
+    store = None if no_ledger else open_store(db, config)
     try:
         asyncio.run(_serve(Path.cwd(), host, port, store))
     finally:

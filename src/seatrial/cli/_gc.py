@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._context import open_store
 from seatrial.cli._options import Db
 
 _SHOWN = 20
@@ -35,12 +36,11 @@ def gc(
     Kept whatever their age: runs still running, runs with a tag, runs of a golden set, the
     newest finished run of each suite and agent, and the baselines of the runs that stay.
     """
-    from seatrial.cli._commands import _open_store
     from seatrial.compare import REPLAY_TAG
     from seatrial.store import parse_age
 
     cutoff = time.time() - parse_age(older_than)
-    with _open_store(db) as store:
+    with open_store(db) as store:
         done = store.collect_garbage(cutoff, dry_run=dry_run, ignore_tags=[REPLAY_TAG])
     deleted = done.deleted
     verb = "would delete" if dry_run else "deleted"

@@ -13,31 +13,13 @@ from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
-    from seatrial.config import Config
-    from seatrial.store import Store
+    pass
 
 github_app = typer.Typer(
     help="GitHub: the pull-request comment (one per pull request, updated on every run).",
     no_args_is_help=True,
 )
 app.add_typer(github_app, name="github")
-
-
-def github_report(store: Store, run_id: str, baseline: str | None, config: Config) -> str:
-    """``seatrial report RUN --format github``: the comment for one run, its regressions
-    against ``baseline`` (a run ref; None: the baseline the run stored)."""
-    from seatrial.compare import resolve_run_ref
-    from seatrial.report import github_comment
-
-    base_id = None
-    if baseline is not None:
-        base_id = resolve_run_ref(store, baseline, suite=store.get_run(run_id).suite)
-    return github_comment(
-        store,
-        [(run_id, base_id)],
-        dashboard_url=config.dashboard_address(),
-        project_dir=config.project_dir,
-    )
 
 
 @github_app.command("comment")

@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._commands import _open_store
+from seatrial.cli._context import open_store
 from seatrial.cli._options import Db, ImportTags
 
 if TYPE_CHECKING:
@@ -32,7 +32,7 @@ FileArgument = Annotated[
 def _import(
     importer: Callable[..., ImportResult], file: Path, tags: list[str] | None, db: str | None
 ) -> None:
-    with _open_store(db) as store:
+    with open_store(db) as store:
         result = importer(file, store, tags=tags or ())
         for warning in result.warnings:
             err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)

@@ -9,6 +9,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, TraceFormat
 from seatrial.errors import InputError
 from seatrial.trace import TRACE_FORMATS, TraceFile, TraceFormatError, read_trace_file
@@ -37,9 +38,8 @@ def ingest(
     command (exit 2) with nothing stored. Each file is then stored in one transaction; spans
     already stored are skipped, so ingesting a file twice adds nothing.
     """
-    from seatrial.config import load_config, resolve_db_url
     from seatrial.dataset import Masker, ingest_traces
-    from seatrial.store import IngestOutcome, Store
+    from seatrial.store import IngestOutcome
 
     if format is not None and format not in TRACE_FORMATS:
         raise InputError(
@@ -47,9 +47,9 @@ def ingest(
             f"{', '.join(TRACE_FORMATS)}, or leave it out to recognise each file's format"
         )
     read = [_read(path, format) for path in files]
-    config = load_config(Path.cwd())
+    config = project()
     masker = Masker(config.mask)
-    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+    with open_store(db, config) as store:
         outcomes = []
         for found in read:
             outcome = ingest_traces(store, found.traces, source=found.format, masker=masker)

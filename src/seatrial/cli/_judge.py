@@ -10,7 +10,7 @@ import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._commands import _open_store
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import (
     Db,
     Judge,
@@ -156,13 +156,12 @@ async def _calibrate(
     labels: str, judge_model: str | None, prompt: str | None, store: Store, concurrency: int,
     resamples: int, seed: int,
 ) -> tuple[Calibration, AgreementReport, JudgeSettings]:  # fmt: skip
-    from seatrial.config import load_config
     from seatrial.gateway import Gateway
     from seatrial.judge import Judge, queue_items, read_labelled_items
     from seatrial.judge import calibrate as run_calibration
     from seatrial.store import QUEUE_SOURCE
 
-    config = load_config(Path.cwd())
+    config = project()
     updates: dict[str, object] = {}
     if judge_model is not None:
         updates["model"] = judge_model
@@ -220,7 +219,7 @@ def calibrate(
 
     if format not in FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
-    with _open_store(db) as store:
+    with open_store(db) as store:
         calibration, report, settings = asyncio.run(
             _calibrate(labels, judge, prompt, store, concurrency, resamples, seed)
         )

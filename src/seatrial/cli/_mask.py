@@ -20,6 +20,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._context import project
 from seatrial.errors import ConfigError, InputError
 
 if TYPE_CHECKING:
@@ -80,7 +81,7 @@ def _settings_from(config: Path | None) -> Config:
     from seatrial.config import CONFIG_FILE, load_config
 
     if config is None:
-        return load_config(Path.cwd())
+        return project()
     if not config.exists():
         raise ConfigError(f"--config {config}: no such file or folder; name a {CONFIG_FILE}")
     if config.is_file() and config.name != CONFIG_FILE:

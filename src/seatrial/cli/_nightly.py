@@ -9,11 +9,10 @@ from typing import TYPE_CHECKING
 import typer
 from rich.markup import escape
 
-from seatrial.cli._alerts import send_drift_alert
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._drift import print_drift
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Agent, Baseline, Db
-from seatrial.cli._run import print_notice
+from seatrial.cli._output import print_drift, print_notice, send_drift_alert
 from seatrial.errors import ConfigError, RunNotFound
 
 if TYPE_CHECKING:
@@ -70,12 +69,10 @@ def nightly(
 
     from seatrial._execute import agent_for, check_agent, default_options, execute_suite_async
     from seatrial.case import load_suite
-    from seatrial.config import load_config, resolve_db_url
     from seatrial.report import print_summary
     from seatrial.run import progress_for
-    from seatrial.store import Store
 
-    config = load_config(Path.cwd())
+    config = project()
     options = default_options(config, tags=[NIGHTLY_TAG])
     # Probes first: a model that changed under us explains what the other suites show.
     suites = sorted((load_suite(path) for path in suite_files(config)), key=lambda s: not s.probe)
@@ -83,7 +80,7 @@ def nightly(
     for adapter in adapters:  # bad input stops here, before the store is touched
         asyncio.run(check_agent(adapter))
     problems: list[str] = []
-    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+    with open_store(db, config) as store:
         for suite, adapter in zip(suites, adapters, strict=True):
             console.rule(f"{'probe' if suite.probe else 'suite'} {suite.name}")
             # The same call as `seatrial run`: the suite's gates (else seatrial.yaml's) are

@@ -9,13 +9,13 @@ from __future__ import annotations
 import functools
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, TextOrJson
 from seatrial.errors import InputError
 
@@ -93,14 +93,12 @@ def rerun(
     trajectory is reproduced (with --live: when the new attempt passes), 1 when it diverged
     (or did not pass), 2 on a bad reference or an agent that cannot be resolved.
     """
-    from seatrial.config import load_config, resolve_db_url
     from seatrial.run import rerun_attempt
-    from seatrial.store import Store
 
     if format not in _FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
-    config = load_config(Path.cwd())
-    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+    config = project()
+    with open_store(db, config) as store:
         result = rerun_attempt(store, attempt, config=config, live=live)
         agent = store.get_run(result.source.run_id).agent
     if format == "json":

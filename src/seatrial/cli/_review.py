@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
-import getpass
-import os
 from typing import TYPE_CHECKING, Annotated, Literal
 
 import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._commands import _open_store
+from seatrial.cli._context import default_who, open_store
 from seatrial.cli._options import Db, Note, Who
 from seatrial.errors import InputError, RunNotFound
 
@@ -20,14 +18,6 @@ if TYPE_CHECKING:
 
 _ANSWERS = {"p": "pass", "pass": "pass", "f": "fail", "fail": "fail", "s": "skip", "skip": "skip"}
 _QUIT = {"q", "quit"}
-
-
-def _default_who() -> str:
-    # $USER first: it is what people set in CI and containers, where getpass may not work.
-    try:
-        return os.environ.get("USER") or getpass.getuser()
-    except (KeyError, OSError):
-        return ""
 
 
 def _when(seconds: float) -> str:
@@ -133,8 +123,8 @@ def review(
     asks pass or fail, a failure type and a note; the label is stored with who gave it and
     when. Labelled items feed `seatrial judge calibrate --labels queue`.
     """
-    person = who or _default_who()
-    with _open_store(db) as store:
+    person = who or default_who()
+    with open_store(db) as store:
         if label is not None:
             item_id, verdict = label
             verdict = verdict.strip().lower()

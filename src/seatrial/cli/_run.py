@@ -7,9 +7,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
+from seatrial.cli._context import project
 from seatrial.cli._options import (
     Agent,
     Baseline,
@@ -23,19 +23,10 @@ from seatrial.cli._options import (
     Tags,
     Timeout,
 )
+from seatrial.cli._output import print_notice
 
 if TYPE_CHECKING:
-    from seatrial._execute import NoticeLevel
-
-
-def print_notice(level: NoticeLevel, text: str) -> None:
-    """What a run says as it starts: choices on stdout, warnings and alarms on stderr."""
-    if level == "info":
-        console.print(escape(text), highlight=False)
-    elif level == "warning":
-        err_console.print(f"[yellow]{escape(text)}[/]", highlight=False)
-    else:
-        err_console.print(f"[bold red]{escape(text)}[/]", highlight=False)
+    pass
 
 
 @app.command()
@@ -86,11 +77,10 @@ def run(
     import asyncio
 
     from seatrial._execute import execute_suite_async
-    from seatrial.config import load_config
     from seatrial.report import print_summary
     from seatrial.run import RunOptions, new_run_id, progress_for
 
-    config = load_config(Path.cwd())
+    config = project()
     defaults = config.run
     if resume is None and suite_path is None and dataset is None:
         raise typer.BadParameter("give a SUITE file, --dataset NAME, or --resume RUN_ID")

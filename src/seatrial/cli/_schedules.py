@@ -3,13 +3,13 @@ run, or one schedule's history."""
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, HistoryLimit
 from seatrial.errors import InputError
 
@@ -32,10 +32,10 @@ def schedules(
     result (ok, failed: a gate not met, error, running)."""
     import datetime as dt
 
-    from seatrial.config import CONFIG_FILE, load_config, resolve_db_url
-    from seatrial.store import Store, latest_schedule_runs, schedule_history
+    from seatrial.config import CONFIG_FILE
+    from seatrial.store import latest_schedule_runs, schedule_history
 
-    config = load_config(Path.cwd())
+    config = project()
     if not config.schedules:
         console.print(
             f"{config.file or CONFIG_FILE} has no `schedules:` (see docs/monitoring.md)",
@@ -48,7 +48,7 @@ def schedules(
             f"--history {history}: no such schedule in {config.file}; known: "
             f"{', '.join(sorted(named))}"
         )
-    with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
+    with open_store(db, config) as store:
         if history is not None:
             _print_history(named[history], schedule_history(store, history, limit=limit))
             return

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import gc
 import os
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
+from seatrial.cli._context import project
 from seatrial.cli._options import Db, Host, Port
 from seatrial.errors import ConfigError
 
@@ -48,7 +48,7 @@ def serve(
     """
     import uvicorn
 
-    from seatrial.config import load_config, resolve_db_url
+    from seatrial.config import resolve_db_url
     from seatrial.dataset import Masker
     from seatrial.store import Store
     from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV, create_app
@@ -59,7 +59,7 @@ def serve(
             f"--host {host} lets other machines in: give --token TOKEN (or set {TOKEN_ENV}); "
             "every request must then carry it"
         )
-    config = load_config(Path.cwd())
+    config = project()
     db_url = resolve_db_url(db, config)
     store = Store.open(db_url, project_dir=config.project_dir)
     scheduler = _scheduler(config, store, db_url) if config.schedules and not no_schedules else None

@@ -1,0 +1,112 @@
+"""What more than one command prints or sends: a run's notices as it starts, a drift
+comparison, and the drift alert with each channel's delivery."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from rich.table import Table
+
+from seatrial.cli._app import console, err_console
+
+if TYPE_CHECKING:
+    from seatrial._execute import NoticeLevel
+    from seatrial.compare import DriftReport, MetricDrift
+    from seatrial.config import Config
+    from seatrial.notify import Delivery
+
+_HEADINGS = {"tool_sequence": "tool sequence", "reply_length": "reply length", "verdict": "verdict"}
+
+
+def print_notice(level: NoticeLevel, text: str) -> None:
+    """What a run says as it starts: choices on stdout, warnings and alarms on stderr."""
+    if level == "info":
+        console.print(escape(text), highlight=False)
+    elif level == "warning":
+        err_console.print(f"[yellow]{escape(text)}[/]", highlight=False)
+    else:
+        err_console.print(f"[bold red]{escape(text)}[/]", highlight=False)
+
+
+def _cell(metric: MetricDrift) -> str:
+    figure = f"{metric.distance:.2f}"
+    if metric.alarm:
+        return f"[bold red]{figure} ALARM[/]"
+    if metric.note:
+        return f"{figure} [dim](few attempts)[/]"
+    return figure if metric.distance else f"[dim]{figure}[/]"
+
+
+def print_drift(report: DriftReport) -> None:
+    """The comparison as a table (pooled, then every case that moved), notes and alarms."""
+    from seatrial.compare import METRICS, POOLED
+
+    kind = "probe" if report.probe else "suite"
+    flag = "" if report.probe else " (not flagged probe: true)"
+    console.print(
+        f"drift of run [bold]{report.run_id}[/] ({kind} {escape(report.suite)}{flag}, agent "
+        f"{escape(report.agent)})\n  against {report.baseline_run_id} "
+        f"({escape(report.baseline_reason)})",
+        highlight=False,
+    )
+    limits = report.thresholds
+    console.print(
+        "  thresholds: "
+        + ", ".join(f"{_HEADINGS[m]} {limits.limit(m):.2f}" for m in METRICS)
+        + f" (an alarm needs {limits.min_attempts}+ attempts on each side)",
+        highlight=False,
+    )
+    moved = [case for case in report.cases if case.moved]
+    scopes = ([report.pooled] if report.pooled is not None else []) + moved
+    if scopes:
+        table = Table(show_edge=False, pad_edge=False)
+        table.add_column("case")
+        table.add_column("attempts", justify="right")
+        for metric in METRICS:
+            table.add_column(_HEADINGS[metric], justify="right")
+        for scope in scopes:
+            first = scope.metrics[0]
+            table.add_row(
+                "all cases pooled" if scope.case_id == POOLED else escape(scope.case_id),
+                f"{first.base_attempts} -> {first.run_attempts}",
+                *(_cell(m) for m in scope.metrics),
+            )
+        console.print(table)
+    unchanged = len(report.cases) - len(moved)
+    console.print(f"{len(report.cases)} cases compared, {unchanged} unchanged", highlight=False)
+    if report.only_in_run:
+        shown = ", ".join(report.only_in_run)
+        console.print(f"only in the run (not compared): {shown}", markup=False, highlight=False)
+    if report.only_in_baseline:
+        shown = ", ".join(report.only_in_baseline)
+        console.print(f"only in the baseline: {shown}", markup=False, highlight=False)
+    for note in report.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
+    for alarm in report.alarms:
+        err_console.print(f"[bold red]drift alarm:[/] {escape(alarm.message())}", highlight=False)
+    if not report.alarms:
+        console.print("[green]no drift alarm[/]")
+
+
+def print_delivery(event: str, delivery: Delivery) -> None:
+    """One channel's outcome: sent on stdout, not sent (with why) on stderr."""
+    if delivery.sent:
+        console.print(f"alert {event}: {escape(delivery.line())}", highlight=False)
+    else:
+        err_console.print(f"[yellow]alert {event}: {escape(delivery.line())}[/]", highlight=False)
+
+
+def send_drift_alert(report: DriftReport, config: Config) -> None:
+    """Send a probe's drift alarm to the channels that receive ``drift``; a failed delivery
+    is printed, never raised."""
+    import asyncio
+
+    from seatrial.notify import notify
+    from seatrial.report import drift_notification
+
+    if not (report.alarmed and config.alerts.channels):
+        return
+    notification = drift_notification(report, config.dashboard_address())
+    for delivery in asyncio.run(notify(config.alerts, notification)):
+        print_delivery(notification.event, delivery)
