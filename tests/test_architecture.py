@@ -538,3 +538,83 @@ def test_no_cli_module_imports_from_a_command_module():
         "(cli/_options.py, cli/_context.py, ...):\n"
         + "\n".join(f"  {e.where}: {e.source} -> {e.target}" for e in found)
     )
+
+
+def _cli(tmp_path: Path, files: dict[str, str]) -> Path:
+    cli = tmp_path / "seatrial" / "cli"
+    cli.mkdir(parents=True)
+    for name, text in files.items():
+        (cli / name).write_text(text, encoding="utf-8")
+    return cli
+
+
+_DB_COMMAND = (
+    "@app.command()\n"
+    "def {name}(db: Annotated[str | None, typer.Option(help='Store URL.')] = None): ...\n"
+)
+
+
+def test_an_option_two_commands_declare_is_found_however_it_is_written(tmp_path):
+    cli = _cli(
+        tmp_path,
+        {
+            "_a.py": _DB_COMMAND.format(name="a"),
+            "_b.py": "Store = Annotated[str, typer.Option('--db', '-d')]\n"
+            "@app.command()\ndef b(store: Store = None): ...\n",
+            "_c.py": "@app.command()\ndef c(db: str = typer.Option(None)): ...\n",
+        },
+    )
+    assert sorted(option_declarations(cli)["--db"]) == [
+        "cli/_a.py:2",
+        "cli/_b.py:1",
+        "cli/_c.py:2",
+    ]
+
+
+def test_an_option_declared_once_in_options_and_used_everywhere_is_no_duplicate(tmp_path):
+    cli = _cli(
+        tmp_path,
+        {
+            "_options.py": "Db = Annotated[str, typer.Option('--db')]\n"
+            "Db2 = Annotated[str, typer.Option('--db')]\n",
+            "_a.py": "@app.command()\ndef a(db: Db = None): ...\n",
+            "_b.py": "Who = Annotated[str, typer.Option('--who')]\n"
+            "@app.command()\ndef b(db: Db = None, who: Who = None): ...\n"
+            "@app.command()\ndef c(who: Who = None): ...\n",
+        },
+    )
+    assert option_declarations(cli) == {"--who": ["cli/_b.py:1"]}
+
+
+def test_a_helper_imported_from_a_command_module_is_found_lazy_or_not(tmp_path):
+    cli = _cli(
+        tmp_path,
+        {
+            "_run.py": "@app.command()\ndef run(): ...\ndef print_notice(): ...\n",
+            "_ci.py": "from seatrial.cli._run import print_notice\n"
+            "@app.command()\ndef ci(): ...\n",
+            "_bench.py": "def bench():\n    from seatrial.cli import _run\n"
+            "    from ._run import print_notice\n",
+        },
+    )
+    found = sorted((e.source, e.target, e.where) for e in command_module_imports(cli))
+    assert found == [
+        ("seatrial.cli._bench", "seatrial.cli._run", "cli/_bench.py:3"),
+        ("seatrial.cli._ci", "seatrial.cli._run", "cli/_ci.py:1"),
+    ]
+
+
+def test_registering_command_modules_and_importing_shared_modules_is_allowed(tmp_path):
+    cli = _cli(
+        tmp_path,
+        {
+            "__init__.py": "from seatrial.cli import _run  # registers\n",
+            "_app.py": "app = typer.Typer()\ncases_app = typer.Typer()\n",
+            "_context.py": "def open_store(db): ...\n",
+            "_run.py": "from seatrial.cli._app import app\n"
+            "from seatrial.cli._context import open_store\n"
+            "@app.command()\ndef run(): ...\n",
+        },
+    )
+    assert command_modules(cli) == {"seatrial.cli._run"}
+    assert command_module_imports(cli) == []
