@@ -591,8 +591,7 @@ def test_a_helper_imported_from_a_command_module_is_found_lazy_or_not(tmp_path):
         tmp_path,
         {
             "_run.py": "@app.command()\ndef run(): ...\ndef print_notice(): ...\n",
-            "_ci.py": "from seatrial.cli._run import print_notice\n"
-            "@app.command()\ndef ci(): ...\n",
+            "_ci.py": "from seatrial.cli._run import print_notice\n@app.command()\ndef ci(): ...\n",
             "_bench.py": "def bench():\n    from seatrial.cli import _run\n"
             "    from ._run import print_notice\n",
         },
