@@ -1,5 +1,4 @@
-"""``seatrial alerts test``: send a test message to the chat channels of ``alerts:``; and the
-drift alert ``seatrial nightly`` sends."""
+"""``seatrial alerts test``: send a test message to the chat channels of ``alerts:``."""
 
 from __future__ import annotations
 

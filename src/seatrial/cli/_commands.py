@@ -1,4 +1,9 @@
-"""``seatrial validate``, ``runs``, ``report``, ``init`` and ``demo``."""
+"""``seatrial validate``, ``runs``, ``report`` (a run's report, the ``--format github`` comment,
+and ``seatrial report daily``), ``init`` and ``demo``.
+
+``daily`` is a reserved word of ``seatrial report``: ``seatrial report daily`` writes the daily
+report, never a run tagged ``daily`` (name such a run by its id).
+"""
 
 from __future__ import annotations
 

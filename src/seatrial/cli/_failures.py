@@ -1,8 +1,4 @@
-"""``seatrial failures`` and the daily report (``seatrial report daily``).
-
-``daily`` is a reserved word of ``seatrial report``: ``seatrial report daily`` writes the daily
-report, never a run tagged ``daily`` (name such a run by its id).
-"""
+"""``seatrial failures``: a run's failed attempts grouped by what went wrong."""
 
 from __future__ import annotations
 

@@ -1,5 +1,4 @@
-"""``seatrial github comment``: post or update the one Seatrial comment on a pull request; and
-the ``--format github`` text of ``seatrial report``."""
+"""``seatrial github comment``: post or update the one Seatrial comment on a pull request."""
 
 from __future__ import annotations
 
