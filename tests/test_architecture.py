@@ -617,3 +617,84 @@ def test_registering_command_modules_and_importing_shared_modules_is_allowed(tmp
     )
     assert command_modules(cli) == {"seatrial.cli._run"}
     assert command_module_imports(cli) == []
+
+
+# Every ``gen_ai.*`` name is spelled once, in trace/_attrs.py; elsewhere code says ``A.NAME``.
+# A second spelling is how a typo (``gen_ai.usage.input_token``) ships: it reads nothing, and
+# no test of the owner sees it. Docstrings and comments may mention the names.
+
+ATTRS_OWNER = Path("seatrial/trace/_attrs.py")
+
+
+def _docstrings(tree: ast.AST) -> set[int]:
+    """The ids of string constants standing alone as statements (docstrings, field notes)."""
+    return {
+        id(node.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Expr)
+        and isinstance(node.value, ast.Constant)
+        and isinstance(node.value.value, str)
+    }
+
+
+def gen_ai_spellings(src: Path, root: str = ROOT) -> list[str]:
+    """``file:line`` of every string literal holding ``gen_ai.`` outside the attributes' owner
+    (f-string parts included, docstrings not)."""
+    found: list[str] = []
+    for path in sorted((src / root).rglob("*.py")):
+        where = path.relative_to(src)
+        if where == ATTRS_OWNER:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        docstrings = _docstrings(tree)
+        found += [
+            f"{where}:{node.lineno}: {node.value!r}"
+            for node in ast.walk(tree)
+            if isinstance(node, ast.Constant)
+            and isinstance(node.value, str)
+            and "gen_ai." in node.value
+            and id(node) not in docstrings
+        ]
+    return found
+
+
+def test_gen_ai_names_are_spelled_only_in_trace_attrs():
+    found = gen_ai_spellings(SRC)
+    assert not found, "use (or add) the name in seatrial/trace/_attrs.py instead:\n" + "\n".join(
+        f"  {line}" for line in found
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'NAME = "gen_ai.usage.input_tokens"\n',
+        'def f(span):\n    return span.attributes.get("gen_ai.request.model")\n',
+        'def f(x):\n    raise ValueError(f"{x} lacks gen_ai.input.messages")\n',
+        'PREFIXES = ("llm.prompts.", "gen_ai.prompt.")\n',
+    ],
+    ids=["constant", "lookup", "f-string", "prefix"],
+)
+def test_a_gen_ai_name_spelled_outside_trace_attrs_is_found(tmp_path, text):
+    src = _package(tmp_path, {"__init__.py": "", "a/_user.py": text})
+    (line,) = gen_ai_spellings(src)
+    assert line.startswith("seatrial/a/_user.py:")
+
+
+def test_the_owner_docstrings_and_attribute_names_are_no_second_spelling(tmp_path):
+    src = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "trace/_attrs.py": 'OPERATION = "gen_ai.operation.name"\n',
+            "a/_user.py": (
+                '"""Reads ``gen_ai.operation.name``."""\n'
+                "from seatrial.trace import attrs as A\n"
+                'OP = A.OPERATION\n"""The ``gen_ai.operation.name`` of a span."""\n'
+                "def f(span):\n"
+                '    """The span\'s ``gen_ai.request.model``."""\n'
+                "    return span.attributes.get(A.REQUEST_MODEL)  # gen_ai.request.model\n"
+            ),
+        },
+    )
+    assert gen_ai_spellings(src) == []

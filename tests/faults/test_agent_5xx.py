@@ -138,6 +138,22 @@ async def test_a_retry_after_longer_than_the_longest_wait_gives_up_at_once() -> 
     assert len(server.requests) == 1
 
 
+async def test_a_fractional_retry_after_sets_the_wait_instead_of_the_backoff() -> None:
+    replies = iter([HttpReply(503, "restarting", headers={"Retry-After": "0.05"}), "ok"])
+    async with AgentServer(lambda request: next(replies)) as server:
+        adapter = HttpAgent(server.url, retry=AgentRetry(tries=2, backoff_s=0.01))
+        output, trace = await drive(adapter, make_context(Case(id="c", input="hi")))
+        await adapter.aclose()
+    assert output.response == "ok"
+    waits = [
+        event.attributes[f"{RETRY_EVENT}.wait_s"]
+        for span in trace.spans
+        for event in span.events
+        if event.name == RETRY_EVENT
+    ]
+    assert waits == [0.05]
+
+
 def test_a_bad_retry_setting_names_the_agent_and_the_key() -> None:
     agents = {"flaky": {"spec": "http://127.0.0.1:9/chat", "retry": {"tries": 0}}}
     with pytest.raises(AgentSpecError, match=r"agent `flaky` in seatrial.yaml: retry.tries"):

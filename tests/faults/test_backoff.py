@@ -1,17 +1,15 @@
-"""How long Seatrial waits out a fault, and what it counts as one: the store's reconnects
-and the agent's ``Retry-After``."""
+"""How long Seatrial waits out a fault, and what it counts as one: the store's reconnects.
+
+The ``Retry-After`` reader has its tests in tests/test_http.py."""
 
 from __future__ import annotations
 
 import sqlite3
-from datetime import UTC, datetime
-from email.utils import format_datetime
 
 import psycopg
 import pytest
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from seatrial.agent._retry import retry_after_s
 from seatrial.store._engine import RECONNECT_MAX_DELAY_S, retry_lost_connections
 from seatrial.store._translate import connection_lost
 
@@ -67,12 +65,3 @@ def test_sqlite_errors_are_never_lost_connections() -> None:
     locked = OperationalError("BEGIN", {}, sqlite3.OperationalError("database is locked"))
     assert not connection_lost(locked)
     assert connection_lost(lost())
-
-
-def test_retry_after_reads_seconds_and_http_dates() -> None:
-    now = datetime(2026, 12, 1, 12, 0, 0, tzinfo=UTC)
-    later = datetime(2026, 12, 1, 12, 0, 30, tzinfo=UTC)
-    assert retry_after_s("7") == 7.0
-    assert retry_after_s(format_datetime(later, usegmt=True), now=now.timestamp()) == 30.0
-    assert retry_after_s("soon") is None
-    assert retry_after_s(None) is None

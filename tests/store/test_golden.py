@@ -257,3 +257,95 @@ def test_categories_of_every_version_are_remembered(golden: Store) -> None:
 
     assert golden.golden_categories("refunds") == sorted(["退款", "查单", "开票"])
     assert golden.golden_categories("refunds", version=2) == sorted(["退款", "查单"])
+
+
+# The approval rules live in approve_pending alone: a caller that checks nothing (a script,
+# the JSON API) cannot approve what must not be approved, and a refused approval writes nothing.
+
+
+def from_trace(case_id: str = "trace-1", dataset: str = "") -> PendingCase:
+    proposals = [
+        {"assertion": {"id": "called", "type": "tool_called", "expected": "lookup"}, "keep": True},
+        {"assertion": {"id": "few", "type": "limits", "tool_calls": 5}, "keep": False},
+    ]
+    kept = [proposals[0]["assertion"]]
+    return PendingCase(
+        dataset=dataset,
+        case=case(case_id, assertions=kept),
+        origin="trace",
+        kind="from_trace",
+        proposals=proposals,
+    )
+
+
+@pytest.mark.parametrize("who", ["", "   "])
+def test_nobody_named_cannot_approve(golden: Store, who: str) -> None:
+    item = pending("refund-1-v1")
+    golden.add_pending([item])
+    with pytest.raises(InputError, match="say who approves"):
+        golden.approve_pending([item.id], who=who)
+    assert golden.pending_case(item.id).status == "pending"
+    assert golden.golden_names() == []
+
+
+def test_a_changed_choice_of_proposals_is_approved_as_a_replacement_in_one_step(
+    golden: Store,
+) -> None:
+    item = from_trace()
+    golden.add_pending([item])
+
+    version = golden.approve_pending([item.id], who="lead", dataset="refunds", kept={item.id: {1}})
+
+    [approved] = golden.golden_snapshot("refunds", version).cases
+    assert [a.id for a in approved.assertions] == ["few"]
+    original = golden.pending_case(item.id)
+    assert original.status == "rejected" and original.note.startswith("replaced by ")
+    replacement = golden.pending_case(original.note.split()[2].rstrip(":"))
+    assert (replacement.status, replacement.version, replacement.dataset) == (
+        "approved",
+        version,
+        "refunds",
+    )
+    assert [p["keep"] for p in replacement.proposals] == [False, True]
+
+
+def test_the_proposals_kept_as_proposed_approve_the_case_itself(golden: Store) -> None:
+    item = from_trace()
+    golden.add_pending([item])
+    golden.approve_pending([item.id], who="lead", dataset="refunds", kept={item.id: {0}})
+    assert golden.pending_case(item.id).status == "approved"
+    assert len(golden.pending_cases(status=None)) == 1
+
+
+@pytest.mark.parametrize(
+    "refusal",
+    ["id already active", "no golden set", "already decided"],
+)
+def test_a_refused_approval_with_a_changed_choice_writes_nothing(
+    golden: Store, refusal: str
+) -> None:
+    golden.golden_append("refunds", add=[case("trace-1")], who="qa")
+    item, other = from_trace(), pending("refund-2")
+    golden.add_pending([item, other])
+    ids, dataset = [item.id], "refunds"
+    if refusal == "no golden set":
+        item_elsewhere = from_trace("trace-2")
+        golden.add_pending([item_elsewhere])
+        ids, dataset = [item_elsewhere.id], None
+        item = item_elsewhere
+    elif refusal == "already decided":
+        golden.reject_pending([other.id], who="lead", reason="duplicate")
+        item = from_trace("trace-3")
+        golden.add_pending([item])
+        ids = [item.id, other.id]
+    before = golden_rows(golden), pending_rows(golden)
+
+    with pytest.raises(InputError):
+        golden.approve_pending(ids, who="lead", dataset=dataset, kept={item.id: {1}})
+
+    assert (golden_rows(golden), pending_rows(golden)) == before
+    assert golden.pending_case(item.id).status == "pending"
+
+
+def pending_rows(store: Store) -> list[tuple[object, ...]]:
+    return sorted((p.id, p.status, p.note, p.version) for p in store.pending_cases(status=None))

@@ -123,7 +123,7 @@ def test_rejecting_needs_a_reason_and_stores_it_with_who(store: Store) -> None:
     assert store.pending_case(target).status == "pending"
 
     nobody = client.post("/pending", data={"ids": [target], "action": "reject", "reason": "x"})
-    assert nobody.status_code == 400 and "say who decides" in nobody.text
+    assert nobody.status_code == 400 and "say who rejects" in nobody.text
 
     done = client.post(
         "/pending",
@@ -148,7 +148,8 @@ def test_nothing_ticked_or_no_golden_set_named_is_an_error_on_the_page(store: St
     # The trace case names no golden set: the person must say which.
     unnamed = client.post("/pending", data={"ids": [items[2].id], "action": "approve"})
     assert unnamed.status_code == 400
-    assert "name none as their golden set: fill in Golden set" in unnamed.text
+    assert "name none as their golden set; say which one" in unnamed.text
+    assert "Golden set on the dashboard" in unnamed.text
     assert store.pending_case(items[2].id).status == "pending"
     assert store.golden_names() == []
 
@@ -181,6 +182,31 @@ def test_a_trace_case_is_approved_with_the_proposals_the_person_kept(store: Stor
     replacement = store.pending_case(replaced.note.split()[2].rstrip(":"))
     assert replacement.status == "approved" and replacement.version == 1
     assert [p["keep"] for p in replacement.proposals] == [True, False, True]
+
+
+def test_a_refused_approval_with_a_changed_choice_leaves_the_trace_case_pending(
+    store: Store,
+) -> None:
+    client, items = seeded(store)
+    trace_case = items[2]
+    store.golden_append("refunds", add=[trace_case.case], who="qa")  # its id is taken
+
+    response = client.post(
+        "/pending",
+        data={
+            "ids": [trace_case.id],
+            "action": "approve",
+            "dataset": "refunds",
+            "who": "carol",
+            f"keep-{trace_case.id}": ["0", "2"],
+        },
+    )
+
+    assert response.status_code == 400
+    assert "already has active cases with the ids trace-4bf92f35" in response.text
+    # Not rejected as replaced, and no replacement waiting beside it.
+    assert store.pending_case(trace_case.id).status == "pending"
+    assert [i.id for i in store.pending_cases(status=None)] == [i.id for i in items]
 
 
 def test_a_trace_case_approved_as_proposed_is_not_replaced(store: Store) -> None:

@@ -4,7 +4,8 @@ Which answers are transient (docs/agents.md, "Retries"):
 
 - HTTP 429, 502, 503 and 504 (``AgentRetry.on_status``): the agent, or a proxy in front of
   it, says it is overloaded, restarting or unreachable; the turn was not answered. A
-  ``Retry-After`` header (seconds or an HTTP date) sets the wait.
+  ``Retry-After`` header (seconds, fractions allowed, or an HTTP date; read by
+  :func:`seatrial._http.retry_after_s`) sets the wait.
 - A connection refused, or closed before any answer came (``httpx.ConnectError``,
   ``httpx.RemoteProtocolError``): the agent was restarting, or dropped a kept-alive
   connection.
@@ -18,14 +19,13 @@ retries shows them; the verdict is the one of the answer that finally came.
 from __future__ import annotations
 
 import asyncio
-import email.utils
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
 
+from seatrial._http import retry_after_s
 from seatrial.trace import attrs as A
 
 RETRY_EVENT = A.AGENT_RETRY
@@ -49,20 +49,6 @@ class AgentRetry(BaseModel):
     """The longest wait before a retry; a ``Retry-After`` asking more gives up at once."""
     on_status: tuple[int, ...] = (429, 502, 503, 504)
     """HTTP statuses that are transient; any other status is the agent's answer."""
-
-
-def retry_after_s(value: str | None, now: float | None = None) -> float | None:
-    """Seconds a ``Retry-After`` header asks to wait (a number or an HTTP date), or None."""
-    if not value:
-        return None
-    value = value.strip()
-    if value.isdigit():
-        return float(value)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - (time.time() if now is None else now))
 
 
 async def post_with_retries(

@@ -54,7 +54,7 @@ class ModelCallSpan:
         if cost_usd is not None:
             attributes[A.COST_USD] = float(cost_usd)
         if finish_reasons is not None:
-            attributes["gen_ai.response.finish_reasons"] = list(finish_reasons)
+            attributes[A.FINISH_REASONS] = list(finish_reasons)
 
 
 class Session:
@@ -201,7 +201,7 @@ class Session:
         """
         span_attributes: dict[str, Any] = {A.OPERATION: A.OP_CHAT, A.REQUEST_MODEL: model}
         if provider:
-            span_attributes["gen_ai.provider.name"] = provider
+            span_attributes[A.PROVIDER_NAME] = provider
         span_attributes.update(attributes)
         return _ModelCallBlock(self.recorder.span(f"chat {model}", span_attributes))
 

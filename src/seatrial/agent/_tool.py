@@ -78,7 +78,7 @@ def tool_span(
         A.TOOL_NAME: name,
         A.TOOL_CALL_ID: f"call_{new_id()}",
         A.TOOL_ARGUMENTS: encode_json(arguments),
-        "gen_ai.tool.type": "function",
+        A.TOOL_TYPE: "function",
     }
     if event_kind:
         attributes[A.EVENT_KIND] = event_kind

@@ -95,7 +95,15 @@ from seatrial.compare._render_leaderboard import (
     leaderboard_markdown,
     leaderboard_table,
 )
-from seatrial.compare._runs import CaseOutcome, RunData, load_run, outcome_of, verdict_of_repeats
+from seatrial.compare._runs import (
+    CaseHead,
+    CaseOutcome,
+    RunData,
+    figures_of,
+    load_run,
+    run_data,
+    verdict_of_repeats,
+)
 from seatrial.compare._stale import StaleCase, StaleReport, stale_cases
 from seatrial.compare._stats import (
     Interval,
@@ -135,6 +143,7 @@ __all__ = [
     "AttemptRef",
     "BoardRun",
     "CaseChange",
+    "CaseHead",
     "CaseOutcome",
     "Comparison",
     "Divergence",
@@ -177,6 +186,7 @@ __all__ = [
     "differences_from_best",
     "evaluate_gates",
     "every_case_passes",
+    "figures_of",
     "flaky_cases",
     "gate_settings",
     "gates_changed",
@@ -198,7 +208,6 @@ __all__ = [
     "metric_number",
     "new_bench_id",
     "newcombe_difference",
-    "outcome_of",
     "paired_outcomes",
     "parse_attempt_ref",
     "pass_at_k",
@@ -210,6 +219,7 @@ __all__ = [
     "render_terminal",
     "resolve_run_ref",
     "run_branch",
+    "run_data",
     "run_meets_gates",
     "run_statistics",
     "significant_drop",

@@ -134,7 +134,7 @@ def every_case_passes(run: RunData) -> GateOutcome | None:
         plural = "attempt" if warned == 1 else "attempts"
         detail = f"{warned} WARNING {plural} to review (not failures)" if warned else ""
         verdict = "met"
-    return GateOutcome(NO_GATE, "every_case", figure, "every case to pass", verdict, detail)
+    return GateOutcome(NO_GATE, "every_case", figure, "every case passes", verdict, detail)
 
 
 def _failing_case(case: CaseOutcome) -> str:

@@ -7,10 +7,13 @@ loading a run of thousands of attempts for a comparison stays cheap.
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any, NamedTuple
 
+from seatrial.case import Case
 from seatrial.record import AttemptRecord, RunInfo, Verdict
-from seatrial.store import Store
+from seatrial.store import AttemptFigures, Store
 
 
 def verdict_of_repeats(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
@@ -93,46 +96,89 @@ class RunData:
         return [case.case_id for case in self.cases]
 
 
-def outcome_of(
-    case_id: str,
-    attempts: list[AttemptRecord],
-    name: str,
-    category: str,
-    priority: str,
-    tags: tuple[str, ...],
-) -> CaseOutcome:
-    """A case's outcome from its attempt records (any order)."""
-    ordered = sorted(attempts, key=lambda a: a.attempt)
+class CaseHead(NamedTuple):
+    """Who a case is, as a run lists it: what a :class:`CaseOutcome` carries besides figures."""
+
+    case_id: str
+    name: str = ""
+    category: str = ""
+    priority: str = "P1"
+    tags: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, case: Case) -> CaseHead:
+        """The head of a validated case."""
+        return cls(case.id, case.name, case.category, case.priority, tuple(case.tags))
+
+    @classmethod
+    def from_definition(cls, definition: Mapping[str, Any]) -> CaseHead:
+        """The head of a case definition as stored (JSON, not validated)."""
+        return cls(
+            str(definition["id"]),
+            str(definition.get("name") or ""),
+            str(definition.get("category") or ""),
+            str(definition.get("priority") or "P1"),
+            tuple(definition.get("tags") or ()),
+        )
+
+
+def figures_of(record: AttemptRecord) -> AttemptFigures:
+    """An attempt record's verdict and figures: what a :class:`RunData` reads of it."""
+    metrics = record.metrics
+    return AttemptFigures(
+        record.run_id,
+        record.case_id,
+        record.verdict,
+        record.failure_type,
+        metrics.wall_time_ms,
+        metrics.tokens,
+        metrics.cost_usd,
+        metrics.tool_calls,
+    )
+
+
+def run_data(
+    info: RunInfo, listed: Iterable[CaseHead], attempts: Iterable[AttemptFigures]
+) -> RunData:
+    """The one builder of :class:`RunData` (comparisons, reports and the dashboard).
+
+    Cases come in ``listed`` (suite) order, a listed case with no attempt left out; then the
+    cases of attempts the run did not list, in the order their attempts first come, with an
+    empty head. ``attempts`` are given in attempt order within each case.
+    """
+    by_case: dict[str, list[AttemptFigures]] = defaultdict(list)
+    for row in attempts:
+        by_case[row.case_id].append(row)
+    cases = [
+        _outcome(head, by_case.pop(head.case_id)) for head in listed if head.case_id in by_case
+    ]
+    cases += [_outcome(CaseHead(case_id), rows) for case_id, rows in by_case.items()]
+    return RunData(info=info, cases=tuple(cases))
+
+
+def _outcome(head: CaseHead, rows: list[AttemptFigures]) -> CaseOutcome:
+    # The conversions make a database's numeric types (PostgreSQL sums) plain Python numbers.
     return CaseOutcome(
-        case_id=case_id,
-        name=name,
-        category=category,
-        priority=priority,
-        tags=tags,
-        verdicts=tuple(a.verdict for a in ordered),
-        failure_types=tuple(a.failure_type for a in ordered),
-        wall_time_ms=tuple(a.metrics.wall_time_ms for a in ordered),
-        tokens=tuple(a.metrics.tokens for a in ordered),
-        cost_usd=tuple(a.metrics.cost_usd for a in ordered),
-        tool_calls=tuple(a.metrics.tool_calls for a in ordered),
+        case_id=head.case_id,
+        name=head.name,
+        category=head.category,
+        priority=head.priority,
+        tags=head.tags,
+        verdicts=tuple(r.verdict for r in rows),
+        failure_types=tuple(r.failure_type for r in rows),
+        wall_time_ms=tuple(float(r.wall_time_ms) for r in rows),
+        tokens=tuple(int(r.tokens) for r in rows),
+        cost_usd=tuple(float(r.cost_usd) for r in rows),
+        tool_calls=tuple(int(r.tool_calls) for r in rows),
     )
 
 
 def load_run(store: Store, run_id: str) -> RunData:
     """Read a stored run for comparison (no traces)."""
-    info = store.get_run(run_id)
-    by_case: dict[str, list[AttemptRecord]] = defaultdict(list)
-    for record in store.attempts(run_id):
-        by_case[record.case_id].append(record)
-    cases = []
-    for case in store.run_cases(run_id):
-        attempts = by_case.pop(case.id, [])
-        if attempts:
-            cases.append(
-                outcome_of(
-                    case.id, attempts, case.name, case.category, case.priority, tuple(case.tags)
-                )
-            )
-    for case_id, attempts in by_case.items():  # attempts of cases the run did not list
-        cases.append(outcome_of(case_id, attempts, "", "", "P1", ()))
-    return RunData(info=info, cases=tuple(cases))
+    records = store.attempts(run_id)
+    first_seen: dict[str, int] = {}
+    for record in records:
+        first_seen.setdefault(record.case_id, len(first_seen))
+    records.sort(key=lambda r: (first_seen[r.case_id], r.attempt))
+    listed = (CaseHead.of(case) for case in store.run_cases(run_id))
+    return run_data(store.get_run(run_id), listed, (figures_of(r) for r in records))

@@ -23,7 +23,6 @@ StepKind = Literal["model_call", "tool_call", "permission", "state_change", "rep
 
 REQUEST_HASH = "seatrial.gateway.request_hash"
 """The gateway's hash of a model request (the cassette key), on ``chat`` spans."""
-OUTPUT_MESSAGES = "gen_ai.output.messages"
 """The model's answer as OTel GenAI output messages (a JSON list), on ``chat`` spans."""
 
 _MODEL_OPERATIONS = (A.OP_CHAT, "text_completion", "generate_content")
@@ -175,7 +174,7 @@ def _model_step(span: Span) -> tuple[StepKind, str, tuple[Any, ...], dict[str, A
     attrs = span.attributes
     model = str(attrs.get(A.RESPONSE_MODEL) or attrs.get(A.REQUEST_MODEL) or "")
     request_hash = attrs.get(REQUEST_HASH)
-    answer = _answer(attrs.get(OUTPUT_MESSAGES)) if OUTPUT_MESSAGES in attrs else None
+    answer = _answer(attrs.get(A.OUTPUT_MESSAGES)) if A.OUTPUT_MESSAGES in attrs else None
     error = attrs.get(A.ERROR_TYPE)
     detail = {"model": model, "request_hash": request_hash, "answer": answer, "error": error}
     label = f"{span.operation} {model}".strip()

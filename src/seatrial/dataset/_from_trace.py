@@ -311,8 +311,9 @@ def case_from_trace(trace: Trace, *, case_id: str | None = None) -> ProposedCase
     turns = user_turns(trace)
     if not turns:
         raise InputError(
-            f"trace {trace.trace_id} records no user message (looked for seatrial.turn events, "
-            "gen_ai.input.messages, gen_ai.prompt.N, llm.input_messages.N and input.value); "
+            f"trace {trace.trace_id} records no user message (looked for {A.TURN} events, "
+            f"{A.INPUT_MESSAGES}, {A.LEGACY_PROMPT_PREFIX}N, llm.input_messages.N and "
+            "input.value); "
             "a case needs what the user said"
         )
     calls = trace.tool_calls()

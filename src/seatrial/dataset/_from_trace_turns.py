@@ -26,16 +26,8 @@ from typing import Any
 from seatrial.trace import Span, Trace, decode_attribute
 from seatrial.trace import attrs as A
 
-INPUT_MESSAGES = "gen_ai.input.messages"
-"""Current GenAI conventions: the messages a model call was given, as JSON."""
-INFERENCE_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
-"""The GenAI event that carries ``gen_ai.input.messages`` when content goes on events."""
-USER_MESSAGE_EVENT = "gen_ai.user.message"
-"""Older GenAI conventions: one event per user message, its text under ``content``."""
 OPENINFERENCE_INPUT = "input.value"
 """OpenInference: the input of a span (text, or JSON when ``input.mime_type`` says so)."""
-OUTPUT_MESSAGES = "gen_ai.output.messages"
-"""Current GenAI conventions: the messages a model call answered, as JSON."""
 OPENINFERENCE_OUTPUT = "output.value"
 """OpenInference: the output of a span."""
 _PROMPT = re.compile(r"^gen_ai\.prompt\.(\d+)\.(role|content)$")
@@ -103,7 +95,7 @@ def _span_user_messages(span: Span) -> list[str]:
     """
     attributes = span.attributes
     spellings: tuple[Callable[[], list[str]], ...] = (
-        lambda: _role_texts(decode_attribute(attributes.get(INPUT_MESSAGES))),
+        lambda: _role_texts(decode_attribute(attributes.get(A.INPUT_MESSAGES))),
         lambda: _event_user_messages(span),
         lambda: _indexed(attributes, _PROMPT),
         lambda: _indexed(attributes, _OPENINFERENCE_MESSAGE),
@@ -120,10 +112,10 @@ def _event_user_messages(span: Span) -> list[str]:
     ``gen_ai.input.messages``, or the older one-event-per-message ``gen_ai.user.message``."""
     texts: list[str] = []
     for event in span.events:
-        if event.name == INFERENCE_DETAILS_EVENT:
-            texts += _role_texts(decode_attribute(event.attributes.get(INPUT_MESSAGES)))
-        elif event.name == USER_MESSAGE_EVENT:
-            content = event.attributes.get("content", event.attributes.get("gen_ai.content"))
+        if event.name == A.INFERENCE_DETAILS_EVENT:
+            texts += _role_texts(decode_attribute(event.attributes.get(A.INPUT_MESSAGES)))
+        elif event.name == A.LEGACY_USER_MESSAGE_EVENT:
+            content = event.attributes.get("content", event.attributes.get(A.LEGACY_EVENT_CONTENT))
             text = _text(decode_attribute(content))
             if text:
                 texts.append(text)
@@ -200,13 +192,13 @@ def user_turns(trace: Trace) -> list[str]:
 def _span_replies(span: Span) -> list[str]:
     """The assistant texts one span records, from its first spelling present (see
     :func:`_span_user_messages`: normalized and source attributes say the same thing)."""
-    said = _role_texts(decode_attribute(span.attributes.get(OUTPUT_MESSAGES)), "assistant")
+    said = _role_texts(decode_attribute(span.attributes.get(A.OUTPUT_MESSAGES)), "assistant")
     if said:
         return said
     for event in span.events:
-        if event.name == INFERENCE_DETAILS_EVENT:
+        if event.name == A.INFERENCE_DETAILS_EVENT:
             said += _role_texts(
-                decode_attribute(event.attributes.get(OUTPUT_MESSAGES)), "assistant"
+                decode_attribute(event.attributes.get(A.OUTPUT_MESSAGES)), "assistant"
             )
     if said:
         return said

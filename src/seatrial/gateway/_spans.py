@@ -16,10 +16,6 @@ from seatrial.gateway._types import CallAttempt, ChatRequest, ChatResponse, Mess
 from seatrial.trace import Span, TraceRecorder
 from seatrial.trace import attrs as A
 
-PROVIDER = "gen_ai.provider.name"
-FINISH_REASONS = "gen_ai.response.finish_reasons"
-REQUEST_TEMPERATURE = "gen_ai.request.temperature"
-REQUEST_MAX_TOKENS = "gen_ai.request.max_tokens"
 OP_EMBEDDINGS = "embeddings"
 
 PURPOSE = "seatrial.gateway.purpose"
@@ -38,8 +34,6 @@ CASSETTE = "seatrial.gateway.cassette"
 REQUEST_HASH = "seatrial.gateway.request_hash"
 """sha256 (first 16 hex digits) of the normalised request, the form cassettes compare: two
 calls with equal hashes asked the model the same thing (tool call ids aside)."""
-OUTPUT_MESSAGES = "gen_ai.output.messages"
-"""The answer as OTel's output-messages JSON: ``[{"role", "parts", "finish_reason"}]``."""
 
 _FINISH_REASONS = {"tool_calls": "tool_call", "function_call": "tool_call"}
 """OpenAI's finish reasons whose OTel spelling differs; the others are the same word."""
@@ -80,9 +74,9 @@ def open_chat_span(
     if route_rule is not None:
         attributes[ROUTE_RULE] = route_rule
     if request.temperature is not None:
-        attributes[REQUEST_TEMPERATURE] = request.temperature
+        attributes[A.REQUEST_TEMPERATURE] = request.temperature
     if request.max_tokens is not None:
-        attributes[REQUEST_MAX_TOKENS] = request.max_tokens
+        attributes[A.REQUEST_MAX_TOKENS] = request.max_tokens
     if request.stream:
         attributes[STREAMED] = True
     attributes[REQUEST_HASH] = request_hash(request)
@@ -144,7 +138,7 @@ def close_chat_span(
     """Record what the call used and who answered, then end the span."""
     attributes: dict[str, Any] = {
         A.RESPONSE_MODEL: response.provider_model or response.model,
-        PROVIDER: response.provider,
+        A.PROVIDER_NAME: response.provider,
         A.INPUT_TOKENS: response.usage.input_tokens,
         A.OUTPUT_TOKENS: response.usage.output_tokens,
         CACHED_INPUT_TOKENS: response.usage.cached_input_tokens,
@@ -152,10 +146,10 @@ def close_chat_span(
         CACHED: response.cached,
         FALLBACK_USED: response.fallback_used,
         ATTEMPTS: _attempts(response.attempts),
-        OUTPUT_MESSAGES: output_messages(response),
+        A.OUTPUT_MESSAGES: output_messages(response),
     }
     if response.finish_reason is not None:
-        attributes[FINISH_REASONS] = [response.finish_reason]
+        attributes[A.FINISH_REASONS] = [response.finish_reason]
     if response.route_rule is not None:
         attributes[ROUTE_RULE] = response.route_rule
     if response.fault is not None:

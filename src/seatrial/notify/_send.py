@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import asyncio
 import datetime as dt
-import email.utils
 import json
 import uuid
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Literal
 
+from seatrial._http import retry_after_s
 from seatrial.errors import ConfigError
 from seatrial.notify._formats import request_for
 from seatrial.notify._message import Delivery, Notification
@@ -178,17 +178,6 @@ def _body_code(text: str) -> tuple[int, str]:
 
 
 def _retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a ``Retry-After`` header (seconds or an HTTP date), capped."""
-    if not value:
-        return None
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            moment = email.utils.parsedate_to_datetime(value)
-        except (TypeError, ValueError):
-            return None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.UTC)
-        seconds = (moment - dt.datetime.now(dt.UTC)).total_seconds()
-    return min(max(seconds, 0.0), RETRY_AFTER_CAP_S)
+    """Seconds to wait from a ``Retry-After`` header, at most :data:`RETRY_AFTER_CAP_S`."""
+    asked = retry_after_s(value)
+    return None if asked is None else min(asked, RETRY_AFTER_CAP_S)

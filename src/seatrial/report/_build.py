@@ -10,16 +10,18 @@ from pydantic import BaseModel, Field
 
 from seatrial.case import Case
 from seatrial.compare import (
+    CaseHead,
     GateResult,
     Interval,
     RunData,
     RunStatistics,
     compare,
+    figures_of,
     flaky_cases,
     gates_changed,
     headline,
     load_run,
-    outcome_of,
+    run_data,
     run_meets_gates,
     run_statistics,
     stored_baseline,
@@ -189,7 +191,6 @@ def build_report(
     """Gather a stored run into a report; ``project_dir`` resolves a relative gates source."""
     info = store.get_run(run_id)
     run_cases: list[Case] = store.run_cases(run_id)
-    tags = {case.id: tuple(case.tags) for case in run_cases}
     by_case: dict[str, list[AttemptRecord]] = defaultdict(list)
     for record in store.attempts(run_id, with_traces=with_traces):
         by_case[record.case_id].append(record)
@@ -211,15 +212,9 @@ def build_report(
         )
     all_attempts = [a for c in cases for a in c.attempts]
     summary = summarize(all_attempts, len(cases))
-    run = RunData(
-        info=info,
-        cases=tuple(
-            outcome_of(
-                c.case_id, c.attempts, c.name, c.category, c.priority, tags.get(c.case_id, ())
-            )
-            for c in cases
-        ),
-    )
+    # Only the attempts of listed cases: the report shows no other, so its gate sees no other.
+    listed_attempts = (figures_of(a) for c in cases for a in c.attempts)
+    run = run_data(info, (CaseHead.of(case) for case in run_cases), listed_attempts)
     flaky = flaky_cases(store, run)
     gate = check_gate(store, run, flaky, project_dir)
     return RunReport(

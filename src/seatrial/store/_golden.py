@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import Any, TypeVar
 
@@ -166,25 +166,41 @@ class GoldenMixin:
         return self._pending(rows[0])
 
     def approve_pending(
-        self, ids: Sequence[str], *, who: str, dataset: str | None = None, note: str = ""
+        self,
+        ids: Sequence[str],
+        *,
+        who: str,
+        dataset: str | None = None,
+        note: str = "",
+        kept: Mapping[str, Collection[int]] | None = None,
     ) -> int:
         """Approve pending cases into one new version of their golden set; return it.
 
-        ``dataset`` names the set when the cases do not (or overrides theirs). The version
-        and the approvals are written in one transaction. An id already decided, or a case
-        whose id is already active in the set, is an :class:`InputError` naming it.
+        Every approval rule is checked here, whoever calls: a person is named (``who``), each
+        id is undecided, the cases have one golden set (``dataset`` names it when they do not,
+        or overrides theirs), and no case id is already active in it. ``kept`` gives, per
+        pending id, the indexes of the proposed assertions to keep (cases from traces): a
+        choice other than the stored one approves a replacement case with that choice, and
+        the original is rejected as replaced by it. The replacements, the rejections, the
+        version and the approvals are written in one transaction: a refused approval writes
+        nothing, and a refusal is an :class:`InputError` naming what to change.
         """
         if not ids:
             raise InputError("no pending case ids given; list the pending cases to find them")
+        if not who.strip():
+            raise InputError("say who approves the cases (--who, default $USER)")
 
         def work(connection: Connection) -> int:
             rows = self._pending_rows(connection, ids, undecided=True)
+            rows = [
+                self._with_kept(connection, row, (kept or {}).get(row["id"]), who) for row in rows
+            ]
             targets = {dataset or row["dataset"] for row in rows}
             if targets == {""} or len(targets) > 1:
                 named = ", ".join(sorted(t for t in targets if t)) or "none"
                 raise InputError(
                     f"the pending cases name {named} as their golden set; say which one to "
-                    "approve them into (--dataset NAME)"
+                    "approve them into (--dataset NAME; Golden set on the dashboard)"
                 )
             target = targets.pop()
             cases = [Case.model_validate(row["definition"]) for row in rows]
@@ -213,6 +229,28 @@ class GoldenMixin:
             return version
 
         return self._golden_write(f"approve {len(ids)} pending cases", work)
+
+    def _with_kept(
+        self, connection: Connection, row: dict[str, Any], kept: Collection[int] | None, who: str
+    ) -> dict[str, Any]:
+        """The row to approve: ``row`` itself, or a replacement with the proposals ``kept``
+        (written, the original rejected as replaced by it) when that choice differs."""
+        replacement = None if kept is None else self._pending(row).with_kept(kept)
+        if replacement is None:
+            return row
+        replaced = self._pending_row(replacement)
+        connection.execute(insert(pending_cases), [replaced])
+        connection.execute(
+            update(pending_cases)
+            .where(pending_cases.c.id == row["id"])
+            .values(
+                status="rejected",
+                decided_by=who,
+                decided_at=time.time(),
+                note=f"replaced by {replacement.id}: the proposed assertions kept were changed",
+            )
+        )
+        return replaced
 
     def reject_pending(self, ids: Sequence[str], *, who: str, reason: str) -> None:
         """Reject pending cases with a reason; they never join a golden set."""

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 import uuid
+from collections.abc import Collection
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -94,3 +95,28 @@ class PendingCase(BaseModel):
     """The approval note or the rejection's reason."""
     version: int | None = None
     """The golden-set version that added it, once approved."""
+
+    def with_kept(self, kept: Collection[int]) -> PendingCase | None:
+        """The case with the proposed assertions at indexes ``kept`` kept and the others
+        dropped, as a new pending case; None when that is the choice already made (or the
+        case has no proposals).
+
+        Assertions the case has that were not proposed stay as they are.
+        """
+        if self.origin != "trace" or not self.proposals:
+            return None
+        proposals = [{**p, "keep": index in kept} for index, p in enumerate(self.proposals)]
+        if [p["keep"] for p in proposals] == [bool(p.get("keep")) for p in self.proposals]:
+            return None
+        proposed_ids = {str(p["assertion"].get("id")) for p in self.proposals}
+        others = [a for a in self.case.assertions if (a.id or a.type) not in proposed_ids]
+        chosen = [dict(p["assertion"]) for p in proposals if p["keep"]]
+        case = Case.model_validate({**self.case.model_dump(), "assertions": [*others, *chosen]})
+        return self.model_copy(
+            update={
+                "id": uuid.uuid4().hex,
+                "case": case,
+                "proposals": proposals,
+                "created_at": time.time(),
+            }
+        )

@@ -27,8 +27,6 @@ from seatrial.trace._tools_called import TOOL_ERROR
 
 CONVERSATION_STEP_NS = 1_000_000
 """Spacing of synthesised message times (1 ms) when a file has no timestamps."""
-RESPONSE_ID = "gen_ai.response.id"
-"""Chat-span attribute: the provider's id of the completion."""
 
 
 @dataclass(frozen=True)
@@ -130,7 +128,7 @@ def _chat(root: Span, model: str, message: ConversationMessage, start: int, end:
     if message.model:
         attributes[A.RESPONSE_MODEL] = message.model
     if message.response_id:
-        attributes[RESPONSE_ID] = message.response_id
+        attributes[A.RESPONSE_ID] = message.response_id
     if message.usage is not None:
         attributes[A.INPUT_TOKENS], attributes[A.OUTPUT_TOKENS] = message.usage
     if message.cost_usd:

@@ -38,8 +38,6 @@ from seatrial.trace import _attrs as A
 from seatrial.trace._span import Span, decode_attribute
 
 MODEL_CALL_OPERATIONS = frozenset({A.OP_CHAT, A.OP_TEXT_COMPLETION, "generate_content"})
-INFERENCE_DETAILS_EVENT = "gen_ai.client.inference.operation.details"
-"""The GenAI event that carries the messages when content goes on events, not attributes."""
 
 
 @dataclass
@@ -54,7 +52,7 @@ class _Call:
 def _messages(span: Span, key: str) -> list[Mapping[str, Any]]:
     """The messages under ``key`` on the span, else on its inference-details event."""
     sources = [span.attributes.get(key)]
-    sources += [e.attributes.get(key) for e in span.events if e.name == INFERENCE_DETAILS_EVENT]
+    sources += [e.attributes.get(key) for e in span.events if e.name == A.INFERENCE_DETAILS_EVENT]
     for source in sources:
         decoded = decode_attribute(source)
         if isinstance(decoded, list) and decoded:

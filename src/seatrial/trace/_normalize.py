@@ -72,11 +72,11 @@ _RENAMES: tuple[tuple[str, str], ...] = (
     ("embedding.model_name", A.REQUEST_MODEL),
     ("llm.token_count.prompt", A.INPUT_TOKENS),
     ("llm.token_count.completion", A.OUTPUT_TOKENS),
-    ("gen_ai.usage.prompt_tokens", A.INPUT_TOKENS),
-    ("gen_ai.usage.completion_tokens", A.OUTPUT_TOKENS),
+    (A.LEGACY_PROMPT_TOKENS, A.INPUT_TOKENS),
+    (A.LEGACY_COMPLETION_TOKENS, A.OUTPUT_TOKENS),
     ("llm.token_count.prompt_details.cache_read", A.CACHE_READ_TOKENS),
     ("llm.provider", A.PROVIDER_NAME),
-    ("gen_ai.system", A.PROVIDER_NAME),
+    (A.LEGACY_SYSTEM, A.PROVIDER_NAME),
     ("llm.system", A.PROVIDER_NAME),
     ("llm.cost.total", A.COST_USD),
     ("session.id", A.CONVERSATION_ID),
@@ -91,8 +91,8 @@ _MESSAGE_PREFIXES = (
     "llm.output_messages.",
     "llm.prompts.",
     "llm.choices.",
-    "gen_ai.prompt.",
-    "gen_ai.completion.",
+    A.LEGACY_PROMPT_PREFIX,
+    A.LEGACY_COMPLETION_PREFIX,
 )
 
 
@@ -240,7 +240,9 @@ def genai_message(
 
 
 def _input_messages(attrs: Mapping[str, Any]) -> list[dict[str, Any]]:
-    messages = _oi_messages(attrs, "llm.input_messages.") or _openllmetry(attrs, "gen_ai.prompt.")
+    messages = _oi_messages(attrs, "llm.input_messages.") or _openllmetry(
+        attrs, A.LEGACY_PROMPT_PREFIX
+    )
     if messages:
         return messages
     prompts = _indexed(attrs, "llm.prompts.")
@@ -251,7 +253,7 @@ def _input_messages(attrs: Mapping[str, Any]) -> list[dict[str, Any]]:
 
 def _output_messages(attrs: Mapping[str, Any]) -> list[dict[str, Any]]:
     messages = _oi_messages(attrs, "llm.output_messages.") or _openllmetry(
-        attrs, "gen_ai.completion."
+        attrs, A.LEGACY_COMPLETION_PREFIX
     )
     if messages:
         return messages

@@ -39,10 +39,6 @@ from seatrial.trace._span import Trace
 from seatrial.trace._tools_called import encode_json
 
 FORMAT = "openai-chat"
-SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
-"""Root-span attribute: the system (and developer) messages, as OTel's parts JSON."""
-TOOL_DEFINITIONS = "gen_ai.tool.definitions"
-"""Root-span attribute: the ``tools`` the model was offered, as JSON."""
 _SESSION_KEYS = ("session_id", "conversation_id", "thread_id")
 _ROLES = ("system", "developer", "user", "assistant", "tool", "function")
 
@@ -297,9 +293,9 @@ def _root_attributes(
         attributes[A.USER_ID] = user
     if system:
         parts = [{"type": "text", "content": text} for text in system]
-        attributes[SYSTEM_INSTRUCTIONS] = json.dumps(parts, ensure_ascii=False)
+        attributes[A.SYSTEM_INSTRUCTIONS] = json.dumps(parts, ensure_ascii=False)
     if isinstance(source.get("tools"), list):
-        attributes[TOOL_DEFINITIONS] = encode_json(source["tools"])
+        attributes[A.TOOL_DEFINITIONS] = encode_json(source["tools"])
     return attributes
 
 

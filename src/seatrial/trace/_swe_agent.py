@@ -47,8 +47,6 @@ INSTANCE_ID = "swe_agent.instance_id"
 """Root-span attribute: the task instance, from the replay configuration."""
 ENVIRONMENT = "swe_agent.environment"
 """Root-span attribute: the environment's name."""
-SYSTEM_INSTRUCTIONS = "gen_ai.system_instructions"
-"""Root-span attribute: the system prompt, as OTel's parts JSON."""
 _SUBMITTED = "submitted"
 
 
@@ -252,7 +250,7 @@ def _root_attributes(
     system = [_text(m.get("content")) for m in history if m["role"] == "system"]
     if system:
         parts = [{"type": "text", "content": text or ""} for text in system]
-        attributes[SYSTEM_INSTRUCTIONS] = json.dumps(parts, ensure_ascii=False)
+        attributes[A.SYSTEM_INSTRUCTIONS] = json.dumps(parts, ensure_ascii=False)
     return attributes
 
 

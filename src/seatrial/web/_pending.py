@@ -6,7 +6,8 @@ them into one new version of a golden set, or rejects them with a reason. A case
 trace shows each proposed assertion with a keep box: approving keeps the ticked ones. Since a
 pending case is never edited, a changed choice is stored as a new pending case (the old one
 rejected as replaced by it) and that one is approved, so the record shows what was proposed
-and what was kept.
+and what was kept; the store does this, and checks every approval rule, in one transaction
+(``Store.approve_pending``), so a refused approval changes nothing.
 
 Who decides is the form's ``who``, else the user ``seatrial serve`` was started for. The
 JSON twins are ``GET /api/pending``, ``POST /api/pending/approve`` and
@@ -15,8 +16,6 @@ JSON twins are ``GET /api/pending``, ``POST /api/pending/approve`` and
 
 from __future__ import annotations
 
-import time
-import uuid
 from typing import Any
 from urllib.parse import urlencode
 
@@ -24,7 +23,6 @@ from fastapi import APIRouter, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
-from seatrial.case import Case
 from seatrial.errors import InputError
 from seatrial.store import PENDING_STATUSES, PendingCase, Store
 from seatrial.web._deps import render, store_of
@@ -136,15 +134,15 @@ async def decide(request: Request) -> Response:
     try:
         if not ids:
             raise InputError("tick at least one case to approve or reject")
-        if not person:
-            raise InputError("say who decides: fill in who")
         if action == "approve":
             dataset = form["dataset"] or None
-            _check_target(store, ids, dataset)
-            chosen = [_with_kept_proposals(store, i, keep.get(i, set()), person) for i in ids]
-            version = store.approve_pending(chosen, who=person, dataset=dataset, note=form["note"])
-            target = dataset or store.pending_case(chosen[0]).dataset
-            done = {"approved": len(chosen), "dataset": target, "version": version}
+            # A trace case's boxes all unticked sends no field: it keeps no proposal.
+            kept = {pending_id: keep.get(pending_id, set()) for pending_id in ids}
+            version = store.approve_pending(
+                ids, who=person, dataset=dataset, note=form["note"], kept=kept
+            )
+            target = dataset or store.pending_case(ids[0]).dataset
+            done = {"approved": len(ids), "dataset": target, "version": version}
         elif action == "reject":
             store.reject_pending(ids, who=person, reason=form["reason"])
             done = {"rejected": len(ids), "reason": form["reason"]}
@@ -153,48 +151,6 @@ async def decide(request: Request) -> Response:
     except InputError as exc:
         return _page(request, error=str(exc), form={**form, "ids": ids}, status_code=400)
     return RedirectResponse(f"/pending?{urlencode(done)}", status_code=303)
-
-
-def _check_target(store: Store, ids: list[str], dataset: str | None) -> None:
-    """Refuse before anything is written when the ticked cases have no one golden set."""
-    targets = {dataset or store.pending_case(pending_id).dataset for pending_id in ids}
-    if len(targets) != 1 or "" in targets:
-        named = ", ".join(sorted(t for t in targets if t)) or "none"
-        raise InputError(
-            f"the ticked cases name {named} as their golden set: fill in Golden set to say "
-            "which one they join"
-        )
-
-
-def _with_kept_proposals(store: Store, pending_id: str, kept: set[int], who: str) -> str:
-    """The id to approve: ``pending_id`` itself, or, when the person changed which proposed
-    assertions to keep, a new pending case with that choice (the old one rejected as
-    replaced by it)."""
-    item = store.pending_case(pending_id)
-    if item.origin != "trace" or not item.proposals or item.status != "pending":
-        return item.id
-    proposals = [{**p, "keep": index in kept} for index, p in enumerate(item.proposals)]
-    if [p["keep"] for p in proposals] == [bool(p.get("keep")) for p in item.proposals]:
-        return item.id
-    proposed_ids = {str(p["assertion"].get("id")) for p in item.proposals}
-    others = [a for a in item.case.assertions if (a.id or a.type) not in proposed_ids]
-    chosen = [dict(p["assertion"]) for p in proposals if p["keep"]]
-    case = Case.model_validate({**item.case.model_dump(), "assertions": [*others, *chosen]})
-    replacement = item.model_copy(
-        update={
-            "id": uuid.uuid4().hex,
-            "case": case,
-            "proposals": proposals,
-            "created_at": time.time(),
-        }
-    )
-    store.add_pending([replacement])
-    store.reject_pending(
-        [item.id],
-        who=who,
-        reason=f"replaced by {replacement.id}: the proposed assertions kept were changed",
-    )
-    return replacement.id
 
 
 @router.get("/api/pending", tags=["datasets"])
@@ -222,8 +178,6 @@ def approve_api(request: Request, body: ApproveRequest) -> Approved:
     store = store_of(request)
     who = body.who or str(request.app.state.user or "")
     try:
-        if not who:
-            raise InputError("say who approves: give `who`")
         version = store.approve_pending(body.ids, who=who, dataset=body.dataset, note=body.note)
         target = body.dataset or store.pending_case(body.ids[0]).dataset
     except InputError as exc:

@@ -9,14 +9,14 @@ and a finished run's figures are cached in a dict on ``app.state`` (finished run
 from __future__ import annotations
 
 import datetime as dt
-from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from seatrial.compare import (
-    CaseOutcome,
+    CaseHead,
     RunData,
+    run_data,
     run_meets_gates,
     stored_baseline_id,
     wilson_interval,
@@ -24,7 +24,6 @@ from seatrial.compare import (
 from seatrial.errors import InputError
 from seatrial.record import RunInfo
 from seatrial.store import (
-    AttemptFigures,
     RunQuery,
     RunTotals,
     Store,
@@ -96,58 +95,14 @@ def light_runs(store: Store, infos: Sequence[RunInfo]) -> dict[str, RunData]:
         return {}
     figures = attempt_figures(store, ids)
     defined = case_definitions(store, ids)
-    found = {}
-    for info in infos:
-        by_case: dict[str, list[AttemptFigures]] = defaultdict(list)
-        for row in figures[info.run_id]:
-            by_case[row.case_id].append(row)
-        found[info.run_id] = _run_data(info, by_case, defined[info.run_id])
-    return found
-
-
-def _run_data(
-    info: RunInfo, by_case: dict[str, list[AttemptFigures]], defined: list[dict[str, Any]]
-) -> RunData:
-    cases = []
-    for definition in defined:
-        rows = by_case.pop(definition["id"], [])
-        if rows:
-            cases.append(
-                _outcome(
-                    definition["id"],
-                    rows,
-                    str(definition.get("name") or ""),
-                    str(definition.get("category") or ""),
-                    str(definition.get("priority") or "P1"),
-                    tuple(definition.get("tags") or ()),
-                )
-            )
-    for case_id, rows in by_case.items():  # attempts of cases the run did not list
-        cases.append(_outcome(case_id, rows, "", "", "P1", ()))
-    return RunData(info=info, cases=tuple(cases))
-
-
-def _outcome(
-    case_id: str,
-    rows: list[AttemptFigures],
-    name: str,
-    category: str,
-    priority: str,
-    tags: tuple[str, ...],
-) -> CaseOutcome:
-    return CaseOutcome(
-        case_id=case_id,
-        name=name,
-        category=category,
-        priority=priority,
-        tags=tags,
-        verdicts=tuple(r.verdict for r in rows),
-        failure_types=tuple(r.failure_type for r in rows),
-        wall_time_ms=tuple(float(r.wall_time_ms) for r in rows),
-        tokens=tuple(int(r.tokens) for r in rows),
-        cost_usd=tuple(float(r.cost_usd) for r in rows),
-        tool_calls=tuple(int(r.tool_calls) for r in rows),
-    )
+    return {
+        info.run_id: run_data(
+            info,
+            (CaseHead.from_definition(d) for d in defined[info.run_id]),
+            figures[info.run_id],
+        )
+        for info in infos
+    }
 
 
 def gate_met(store: Store, run: RunData, baselines: dict[str, RunData]) -> bool:
