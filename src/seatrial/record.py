@@ -8,11 +8,22 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
 from seatrial.trace import Trace, trusted_model
 
 RECORD_FORMAT_VERSION = 1
+
+SETTINGS_FORMAT_VERSION = 1
+"""Version of :class:`RunSettings`' format. Settings stored before it carry none and load as
+this version: every key they hold is a field of it or kept as an extra."""
+
+DEFAULT_CONCURRENCY = 8
+"""Attempts in flight at once when nothing says otherwise (``run.concurrency``)."""
+DEFAULT_TIMEOUT_S = 60.0
+"""Seconds one attempt may take when nothing says otherwise (``run.timeout_s``)."""
+DEFAULT_WORKERS = 1
+"""Processes sharing a run's attempts when nothing says otherwise (``run.workers``)."""
 
 Verdict = Literal["PASS", "FAIL", "WARNING", "ERROR"]
 AssertionVerdict = Literal["pass", "fail", "not_evaluated"]
@@ -173,7 +184,7 @@ class RunSnapshotGateway(BaseModel):
 
 
 class RunSnapshot(BaseModel):
-    """What a whole run ran with; stored as ``RunInfo.settings["snapshot"]`` when it starts."""
+    """What a whole run ran with; stored as ``RunInfo.settings.snapshot`` when it starts."""
 
     seatrial_version: str
     """Seatrial's version."""
@@ -269,6 +280,89 @@ class Summary(BaseModel):
     """passed / attempts."""
 
 
+class RunSettings(BaseModel):
+    """What a run ran with, written once when it starts (``RunInfo.settings``).
+
+    Resume, rerun, workers, reports and the dashboard read these attributes; nothing else
+    reads a stored run's settings by key. Keys this version does not know (written by an
+    older or newer Seatrial, or by a plugin) are kept as extras and stored again unchanged.
+    Only the keys a run set are stored: a default is never written for a run that did not
+    choose it.
+    """
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    format_version: int = SETTINGS_FORMAT_VERSION
+    """Version of this record's format; always stored."""
+    repeats: int | None = None
+    """Runs of every case (``--repeats``); None kept each case's own ``repeats``."""
+    concurrency: int = DEFAULT_CONCURRENCY
+    """Attempts in flight at once."""
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
+    """Wall-clock limit per attempt; None is no limit."""
+    workers: int = DEFAULT_WORKERS
+    """Processes that shared the attempts."""
+    gate: dict[str, Any] = Field(default_factory=dict)
+    """The suite's ``gate:`` (``min_pass_rate``)."""
+    gates: list[dict[str, Any]] = Field(default_factory=list)
+    """The quality gates the run is held to, as written (``GateSpec`` dumps)."""
+    gates_hash: str | None = None
+    """sha256 of the gates, to tell when they changed since the run."""
+    gates_source: str | None = None
+    """Where the gates came from: ``file:PATH``, ``suite:PATH`` or ``config:PATH``."""
+    rubrics: dict[str, Any] = Field(default_factory=dict)
+    """The suite's L3 rubrics, by name."""
+    suite_hash: str = ""
+    """sha256 of the cases as run."""
+    probe: bool = False
+    """The suite is a drift probe (``seatrial drift``)."""
+    snapshot: dict[str, Any] | None = None
+    """What the whole run ran with (a :class:`RunSnapshot` dump); None before snapshots."""
+    judge: dict[str, Any] | None = None
+    """The LLM judge's record (model, prompt version ...) when the run had one."""
+    git: dict[str, Any] | None = None
+    """The branch and commit the run was made from (``branch``, ``commit``)."""
+    dataset: dict[str, Any] | None = None
+    """The golden set the run drew cases from (its name and version)."""
+    baseline: dict[str, Any] | None = None
+    """The baseline chosen when the run started (``ref``, ``run_id``)."""
+    backend: str | None = None
+    """``celery`` when the attempts ran on workers; None ran them in this machine."""
+    gateway: dict[str, Any] | None = None
+    """What workers rebuild the run's gateway from, for a run on workers with one."""
+    bench: dict[str, Any] | None = None
+    """The benchmark the run belongs to (``seatrial bench``)."""
+    replay_of: dict[str, Any] | None = None
+    """The attempt a ``seatrial rerun`` replayed (``run_id``, ``case_id``, ``attempt``)."""
+    mode: str | None = None
+    """How a rerun replayed its attempt (its cassette mode)."""
+    imported_from: str | None = None
+    """The file an imported run was read from."""
+    format: str | None = None
+    """The format an imported run was read in (``tau2``, ``tau_bench`` ...)."""
+    sha256: str | None = None
+    """sha256 of the imported file."""
+    warnings: list[str] = Field(default_factory=list)
+    """What the import noticed and skipped."""
+    times: str | None = None
+    """``synthesised`` when an imported run's times were made up (no durations then)."""
+
+    @model_serializer(mode="wrap")
+    def _only_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only the keys the run set (and extras), so an old run's settings round-trip."""
+        dumped: dict[str, Any] = handler(self)
+        kept = self.model_fields_set | set(self.model_extra or {}) | {"format_version"}
+        return {key: value for key, value in dumped.items() if key in kept}
+
+    def stored(self) -> dict[str, Any]:
+        """The settings as stored: the keys the run set and the extras, JSON-ready."""
+        return self.model_dump(mode="json")
+
+    def with_values(self, **values: Any) -> RunSettings:
+        """A copy with ``values`` set (validated), as if the run had set them."""
+        return RunSettings.model_validate({**self.stored(), **values})
+
+
 class RunInfo(BaseModel):
     """A run's header: what ran, against what, when, with which settings."""
 
@@ -290,7 +384,7 @@ class RunInfo(BaseModel):
     """Unix time the run started."""
     finished_at: float | None = None
     """Unix time it finished."""
-    settings: dict[str, Any] = Field(default_factory=dict)
-    """repeats, concurrency, timeout_s, gate and other settings the run used."""
+    settings: RunSettings = Field(default_factory=RunSettings)
+    """What the run ran with (repeats, concurrency, timeout_s, gates ...)."""
     seatrial_version: str = ""
     """Seatrial's version."""
