@@ -363,6 +363,14 @@ class RunSettings(BaseModel):
         return RunSettings.model_validate({**self.stored(), **values})
 
 
+def settings_key(name: str) -> str:
+    """The stored key of the :class:`RunSettings` field ``name``, for a query that reads the
+    store's ``settings`` column in SQL; a name that is no field raises ``KeyError`` at once."""
+    if name not in RunSettings.model_fields:
+        raise KeyError(f"RunSettings has no field {name!r}")
+    return name
+
+
 class RunInfo(BaseModel):
     """A run's header: what ran, against what, when, with which settings."""
 

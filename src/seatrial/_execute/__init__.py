@@ -304,23 +304,24 @@ async def execute_suite_async(
         if not gateway and needs_gateway(adapter, run_cases):
             gateway = True  # as --gateway would, in this process
             keep_gateway_here(options, backend, say)
-        settings = dict(gate_record)
+        recorded = dict(gate_record)  # what the run stores, by RunSettings field
         if resumed is None:  # every new run records the branch and commit it was made from
-            settings.update(git_settings(config.project_dir))
+            recorded.update(git_settings(config.project_dir))
         if backend == "celery":
             # A resumed run keeps its own per-attempt timeout: that is the one to check.
             timeout_s = (
-                store.get_run(resumed).settings.get("timeout_s")
+                store.get_run(resumed).settings.timeout_s
                 if resumed is not None
                 else options.timeout_s
             )
-            options.dispatch = celery_dispatch(store, timeout_s, config, gateway, settings, say)
+            options.dispatch = celery_dispatch(store, timeout_s, config, gateway, recorded, say)
         golden_ref = dataset or (loaded.dataset if loaded is not None else None)
         if golden_ref is not None and loaded is not None:
-            loaded, settings["dataset"] = with_golden_set(store, loaded, golden_ref, say)
+            loaded, golden = with_golden_set(store, loaded, golden_ref, say)
+            recorded.update(dataset=golden)
         if baseline is not None and loaded is not None:
-            settings["baseline"] = baseline_for(store, baseline, loaded, say)
-        options.settings.update(settings)
+            recorded.update(baseline=baseline_for(store, baseline, loaded, say))
+        options.settings.update(recorded)
         outcome = await _drive(
             adapter, store, loaded, resumed, options, config, gateway, judged, progress, say
         )

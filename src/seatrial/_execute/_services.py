@@ -59,11 +59,12 @@ def celery_dispatch(
     timeout_s: float | None,
     config: Config,
     gateway: bool,
-    settings: dict[str, Any],
+    recorded: dict[str, Any],
     say: OnNotice,
 ) -> Dispatch:
     """The dispatch to Celery workers, checked (broker reachable, timeout shorter than the
-    visibility timeout) before the run is stored; ``settings`` gains what workers read."""
+    visibility timeout) before the run is stored; ``recorded`` (what the run stores, by
+    ``RunSettings`` field) gains what workers read."""
     from seatrial.distributed import CeleryDispatch
 
     dispatch = CeleryDispatch.open(store, timeout_s)
@@ -77,8 +78,8 @@ def celery_dispatch(
     dispatch.on_resend = lambda count, why: say(
         "warning", f"{why}: sent {count} missing attempts again"
     )
-    settings["backend"] = "celery"
+    recorded.update(backend="celery")
     if gateway:
-        settings["gateway"] = gateway_record(config.gateway_config())
+        recorded.update(gateway=gateway_record(config.gateway_config()))
     say("info", f"backend: celery ({dispatch.broker.shown_url}, queue {dispatch.broker.queue})")
     return dispatch

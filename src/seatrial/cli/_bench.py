@@ -2,7 +2,7 @@
 
 Each agent's run goes through the library's front door (:func:`seatrial.execute_suite_async`)
 with the same loaded suite, repeats, run options and gateway configuration; the runs are
-linked by the benchmark's id (``settings["bench"]`` and the tag ``bench:ID``), and the
+linked by the benchmark's id (``RunSettings.bench`` and the tag ``bench:ID``), and the
 leaderboard is built from the store (:func:`seatrial.compare.bench_leaderboard`), so
 ``--show ID`` prints the same board later. A benchmark ranks; it does not gate: exit 0 unless
 the input is bad (2) or Seatrial failed (3).

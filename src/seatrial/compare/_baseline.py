@@ -2,7 +2,7 @@
 
 ``latest-passing`` may be narrowed to one branch (a CI tier's baseline is the target branch's
 latest passing run). A run's branch is its ``branch:NAME`` tag, else the git branch it
-recorded when it started (``settings["git"]["branch"]``).
+recorded when it started (``settings.git["branch"]``).
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ def run_branch(info: RunInfo) -> str | None:
     for tag in info.tags:
         if tag.startswith(BRANCH_TAG) and len(tag) > len(BRANCH_TAG):
             return tag[len(BRANCH_TAG) :]
-    git = info.settings.get("git")
+    git = info.settings.git
     branch = git.get("branch") if isinstance(git, dict) else None
     return str(branch) if branch else None
 

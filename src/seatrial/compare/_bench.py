@@ -1,7 +1,7 @@
 """A benchmark's stored shape: its id, how its runs are linked, and its leaderboard.
 
 ``seatrial bench`` runs one suite once per agent; each run stores the benchmark under
-``settings["bench"]`` (its id, the agent's name as given, its position, every agent of the
+``settings.bench`` (its id, the agent's name as given, its position, every agent of the
 benchmark) and carries the tag ``bench:ID``, so the runs are found again by the tag and
 ``seatrial bench --show ID`` and the dashboard rebuild the same leaderboard from the store.
 """
@@ -34,7 +34,7 @@ def new_bench_id() -> str:
 
 
 def bench_record(bench_id: str, agents: list[str], position: int) -> dict[str, Any]:
-    """What one run of a benchmark stores under ``settings["bench"]``: the benchmark's id,
+    """What one run of a benchmark stores under ``settings.bench``: the benchmark's id,
     its agents in the order given, and which of them (``position``, from 0) this run is."""
     return {"id": bench_id, "agents": list(agents), "agent": agents[position], "position": position}
 
@@ -42,7 +42,7 @@ def bench_record(bench_id: str, agents: list[str], position: int) -> dict[str, A
 def bench_leaderboard(store: Store, bench_id: str, alpha: float = ALPHA) -> Leaderboard:
     """The leaderboard of benchmark ``bench_id``, from its runs as stored.
 
-    Each agent's row comes from the run that carries its name in ``settings["bench"]`` (the
+    Each agent's row comes from the run that carries its name in ``settings.bench`` (the
     newest, should two). Raises :class:`seatrial.errors.RunNotFound` when no run carries the
     tag ``bench:ID``.
     """
@@ -55,7 +55,7 @@ def bench_leaderboard(store: Store, bench_id: str, alpha: float = ALPHA) -> Lead
     picked: dict[str, BoardRun] = {}
     order: dict[str, int] = {}
     for info in found:  # newest first: the first run of a name wins
-        bench = info.settings.get("bench") or {}
+        bench = info.settings.bench or {}
         name = str(bench.get("agent") or info.agent)
         if name not in picked:
             run = AgentRun(info.run_id, info.agent, info.started_at, info.settings)

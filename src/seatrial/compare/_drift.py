@@ -238,7 +238,7 @@ def probe_drift(
         pooled_base = [a for c in common for a in base[c]]
         pooled_run = [a for c in common for a in run[c]]
         pooled = ScopeDrift(POOLED, _compare(pooled_base, pooled_run, limits))
-    probe = bool(info.settings.get("probe", False))
+    probe = info.settings.probe
     alarms = tuple(
         DriftAlarm(
             info.suite, scope.case_id, m.metric, m.distance, m.threshold, m.describe(), probe

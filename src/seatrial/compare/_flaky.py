@@ -21,7 +21,7 @@ REPLAY_TAG = "replay"
 def agent_version(info: RunInfo) -> tuple[str, str]:
     """What makes two runs "the same agent version": the agent spec, and the hash of its
     code or its reported version when the run's snapshot has one."""
-    snapshot = info.settings.get("snapshot") or {}
+    snapshot = info.settings.snapshot or {}
     agent = snapshot.get("agent") if isinstance(snapshot, dict) else None
     if isinstance(agent, dict):
         version = agent.get("version") or agent.get("code_hash") or ""

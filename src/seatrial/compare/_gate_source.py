@@ -22,11 +22,12 @@ from seatrial.case import (
     read_text,
 )
 from seatrial.errors import ConfigError, SeatrialError
+from seatrial.record import RunSettings
 
 
-def stored_gates(settings: dict[str, Any]) -> list[GateSpec]:
+def stored_gates(settings: RunSettings) -> list[GateSpec]:
     """The gates a run stored when it started."""
-    return [GateSpec.model_validate(g) for g in settings.get("gates") or []]
+    return [GateSpec.model_validate(g) for g in settings.gates]
 
 
 def gate_settings(gates: list[GateSpec], source: str) -> dict[str, Any]:
@@ -40,28 +41,27 @@ def gate_settings(gates: list[GateSpec], source: str) -> dict[str, Any]:
     }
 
 
-def gates_written(settings: dict[str, Any]) -> bool:
+def gates_written(settings: RunSettings) -> bool:
     """Whether a run was started with a gate written anywhere: ``gates:`` (a gates file, the
     suite's, seatrial.yaml's or a CI tier's, stored with the run) or the suite's
     ``gate: {min_pass_rate}``. Without one its gate is "every case passes"."""
-    written = bool(settings.get("gates"))
-    return written or (settings.get("gate") or {}).get("min_pass_rate") is not None
+    return bool(settings.gates) or settings.gate.get("min_pass_rate") is not None
 
 
-def stored_baseline_id(settings: dict[str, Any]) -> str | None:
+def stored_baseline_id(settings: RunSettings) -> str | None:
     """The baseline run a run stored when it started (resolved then), if any."""
-    return (settings.get("baseline") or {}).get("run_id") or None
+    return (settings.baseline or {}).get("run_id") or None
 
 
-def gates_changed(settings: dict[str, Any], project_dir: Path | None = None) -> str | None:
+def gates_changed(settings: RunSettings, project_dir: Path | None = None) -> str | None:
     """A warning when the gates' source now differs from what the run stored; else None.
 
     Reads the source from disk: a gates file, a suite file, or only the ``gates:`` of
     seatrial.yaml (the project's other settings are not this check's business). A source that
     is gone is not reported (nothing to compare with).
     """
-    source = settings.get("gates_source")
-    stored = settings.get("gates_hash")
+    source = settings.gates_source
+    stored = settings.gates_hash
     if not source or not stored:
         return None
     kind, _, where = str(source).partition(":")

@@ -95,7 +95,7 @@ def builtin_outcomes(run: RunData) -> list[GateOutcome]:
                 detail,
             )
         )
-    minimum = (run.info.settings.get("gate") or {}).get("min_pass_rate")
+    minimum = run.info.settings.gate.get("min_pass_rate")
     if minimum is not None:
         outcomes.append(_min_pass_rate("suite", list(run.cases), float(minimum)))
     if not run.cases:

@@ -152,7 +152,7 @@ def _entry(
     counts = [(len(v), sum(v)) for v in per_case.values()]
     passes = sum(c for _, c in counts)
     k = max((n for n, _ in counts), default=0)
-    timed = run.settings.get("times") != "synthesised"
+    timed = run.settings.times != "synthesised"
     latency = latency_summary([float(r.wall_time_ms) for r in rows]) if timed else None
     n = len(rows)
     cost = math.fsum(float(r.cost_usd) for r in rows)

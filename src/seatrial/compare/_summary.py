@@ -66,7 +66,7 @@ def run_statistics(run: RunData) -> RunStatistics:
                 )
             )
     # Imported runs whose source kept no times carry made-up ones: no latency to speak of.
-    timed = run.info.settings.get("times") != "synthesised"
+    timed = run.info.settings.times != "synthesised"
     latency = latency_summary([ms for c in run.cases for ms in c.wall_time_ms]) if timed else None
     latency_ms: dict[str, Any] | None = None
     if latency is not None:

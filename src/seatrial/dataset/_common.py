@@ -16,7 +16,7 @@ from pydantic import BaseModel, ValidationError
 from seatrial._version import __version__
 from seatrial.case import Case
 from seatrial.errors import InputError
-from seatrial.record import AttemptRecord, RunInfo
+from seatrial.record import AttemptRecord, RunInfo, RunSettings
 from seatrial.store import Store
 
 PASS_TOLERANCE = 1e-6
@@ -131,15 +131,17 @@ def run_info(
         status="running",
         started_at=started_at,
         seatrial_version=__version__,
-        settings={
-            "imported_from": str(path),
-            "format": fmt,
-            "repeats": max((c.repeats for c in cases), default=1),
-            "sha256": sha256_of(path),
-            "suite_hash": suite_hash(cases),
-            "warnings": warnings,
-            **extra,
-        },
+        settings=RunSettings.model_validate(
+            {
+                "imported_from": str(path),
+                "format": fmt,
+                "repeats": max((c.repeats for c in cases), default=1),
+                "sha256": sha256_of(path),
+                "suite_hash": suite_hash(cases),
+                "warnings": warnings,
+                **extra,
+            }
+        ),
     )
 
 

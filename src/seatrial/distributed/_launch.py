@@ -13,8 +13,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from seatrial.distributed._app import BrokerSettings, celery_app
-from seatrial.distributed._runtime import DEFAULT_CONCURRENCY
 from seatrial.distributed._task import close_worker, configure_worker
+from seatrial.record import DEFAULT_CONCURRENCY
 
 LOG_LEVELS = ("debug", "info", "warning", "error")
 

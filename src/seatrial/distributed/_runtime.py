@@ -20,14 +20,12 @@ from seatrial.agent import AgentAdapter, resolve_agent
 from seatrial.case import Case
 from seatrial.config import Config
 from seatrial.errors import ConfigError
-from seatrial.record import RunInfo
+from seatrial.record import DEFAULT_CONCURRENCY, RunInfo
 from seatrial.run import JudgeRuntime
 from seatrial.store import Store
 
 if TYPE_CHECKING:
     from seatrial.gateway import Gateway, GatewayServer
-
-DEFAULT_CONCURRENCY = 8
 
 
 @dataclass
@@ -62,8 +60,8 @@ async def _open_gateway(
     worker's own proxy in front of it. Each worker runs its own proxy; limits and budgets
     that must hold across workers are kept where every worker sees them: rate limits in
     Redis (the broker's unless ``gateway.redis_url`` is set), budgets in the store's ledger."""
-    wants_proxy = bool(info.settings.get("gateway"))
-    if not wants_proxy and not info.settings.get("judge"):
+    wants_proxy = bool(info.settings.gateway)
+    if not wants_proxy and not info.settings.judge:
         return None, None
     from seatrial.distributed._app import BROKER_URL_ENV
     from seatrial.gateway import Gateway, GatewayServer
@@ -72,7 +70,7 @@ async def _open_gateway(
     gateway_config = worker_gateway_config(
         config.gateway_config(),
         os.environ.get(BROKER_URL_ENV),
-        info.settings.get("gateway"),
+        info.settings.gateway,
         run_id=info.run_id,
     )
     gateway = Gateway(gateway_config, store=store, project_dir=config.project_dir)
@@ -86,7 +84,7 @@ async def _open_gateway(
 def _open_judge(store: Store, config: Config, info: RunInfo, gateway: Gateway) -> JudgeRuntime:
     from seatrial.judge import Judge
 
-    recorded = dict(info.settings.get("judge") or {})
+    recorded = dict(info.settings.judge or {})
     model = str(recorded.get("model") or "")
     if model not in config.models:
         raise ConfigError(
@@ -98,7 +96,7 @@ def _open_judge(store: Store, config: Config, info: RunInfo, gateway: Gateway) -
     if recorded.get("prompt_version"):
         update["prompt_version"] = recorded["prompt_version"]
     settings = config.judge.model_copy(update=update)
-    rubrics = dict(info.settings.get("rubrics") or {})
+    rubrics = dict(info.settings.rubrics)
     return JudgeRuntime.open(Judge(gateway, settings), store, rubrics)
 
 
@@ -116,7 +114,7 @@ async def open_run_runtime(
     """
     info = store.get_run(run_id)
     cases = {case.id: case for case in store.run_cases(run_id)}
-    timeout_s = info.settings.get("timeout_s")
+    timeout_s = info.settings.timeout_s
     async with contextlib.AsyncExitStack() as stack:
         adapter = resolve_agent(
             info.agent,
@@ -131,7 +129,7 @@ async def open_run_runtime(
         gateway, server = await _open_gateway(stack, store, config, info)
         judge = (
             _open_judge(store, config, info, gateway)
-            if gateway and "judge" in info.settings
+            if gateway and info.settings.judge is not None
             else None
         )
         yield RunRuntime(

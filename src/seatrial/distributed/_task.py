@@ -36,9 +36,9 @@ from seatrial.distributed._app import BROKER_URL_ENV, RUN_ATTEMPT_TASK
 from seatrial.distributed._commit import GroupCommit
 from seatrial.distributed._lease import LeaseKeeper, redis_for
 from seatrial.distributed._lookup import GroupLookup
-from seatrial.distributed._runtime import DEFAULT_CONCURRENCY, RunRuntime, open_run_runtime
+from seatrial.distributed._runtime import RunRuntime, open_run_runtime
 from seatrial.errors import RunNotFound, SeatrialError, StoreError
-from seatrial.record import AttemptRecord
+from seatrial.record import DEFAULT_CONCURRENCY, AttemptRecord
 from seatrial.run import run_attempt
 from seatrial.store import ReviewItem, Store, encode_attempts
 

@@ -10,9 +10,10 @@ snapshot) and the ledger keeps the id each answer reported; a difference is flag
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
 
 from pydantic import BaseModel
+
+from seatrial.record import RunSettings
 
 
 class VersionDrift(BaseModel):
@@ -36,9 +37,9 @@ class VersionDrift(BaseModel):
         )
 
 
-def pinned_models(settings: Mapping[str, Any]) -> dict[str, str]:
+def pinned_models(settings: RunSettings) -> dict[str, str]:
     """Configured name -> pinned id, from a run's stored snapshot (empty without a gateway)."""
-    snapshot = settings.get("snapshot")
+    snapshot = settings.snapshot
     gateway = snapshot.get("gateway") if isinstance(snapshot, Mapping) else None
     models = gateway.get("models") if isinstance(gateway, Mapping) else None
     if not isinstance(models, Mapping):

@@ -74,7 +74,7 @@ def attempt_gateway(
 
 
 def gateway_record(config: GatewayConfig) -> dict[str, Any]:
-    """What a run on workers stores about its gateway (``settings["gateway"]``): that it has
+    """What a run on workers stores about its gateway (``RunSettings.gateway``): that it has
     one, and the hash of the coordinator's configuration (without ``redis_url``, which each
     process names for itself, and without the cassette section, as in the run snapshot)."""
     return {"enabled": True, "config_hash": gateway_config_hash(_shared_part(config))}

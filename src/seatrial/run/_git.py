@@ -46,7 +46,7 @@ class GitRefs:
     """The full commit hash."""
 
     def as_settings(self) -> dict[str, Any]:
-        """What a run stores under ``settings["git"]``."""
+        """What a run stores as ``RunSettings.git``."""
         return {"branch": self.branch, "commit": self.commit}
 
 

@@ -182,14 +182,14 @@ async def rerun_attempt_async(
         base_dir=config.project_dir,
         agents_dir=config.project_dir,
         concurrency=1,
-        timeout_s=info.settings.get("timeout_s"),
+        timeout_s=info.settings.timeout_s,
         models=config.models,
     )
     run_id = new_run_id()
     options = RunOptions(
         repeats=1,
         concurrency=1,
-        timeout_s=info.settings.get("timeout_s", 60.0),
+        timeout_s=info.settings.timeout_s,
         tags=[REPLAY_TAG],
         run_id=run_id,
         settings={
@@ -201,7 +201,7 @@ async def rerun_attempt_async(
         name=info.suite,
         path=info.suite_path,
         cases=[case],
-        rubrics=dict(info.settings.get("rubrics") or {}),
+        rubrics=dict(info.settings.rubrics),
     )
     try:
         await adapter.check()

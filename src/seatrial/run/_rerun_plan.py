@@ -44,7 +44,7 @@ class RerunPlan:
 
 def run_snapshot_of(info: RunInfo) -> RunSnapshot | None:
     """A run's snapshot from its settings; None for a run stored before snapshots."""
-    raw = info.settings.get("snapshot")
+    raw = info.settings.snapshot
     return RunSnapshot.model_validate(raw) if isinstance(raw, dict) else None
 
 
@@ -65,7 +65,7 @@ def _recorded_source(
         return None
     if recording.cassette_mode == "record":
         return info.run_id, attempt
-    replayed = info.settings.get("replay_of")
+    replayed = info.settings.replay_of
     if recording.cassette_mode == "replay" and isinstance(replayed, dict):
         return str(replayed["run_id"]), int(replayed["attempt"])
     return None

@@ -13,7 +13,14 @@ from typing import TYPE_CHECKING, Any, Protocol
 from seatrial._version import __version__
 from seatrial.agent import AgentAdapter
 from seatrial.case import Case, Suite
-from seatrial.record import AttemptRecord, RunInfo
+from seatrial.record import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    DEFAULT_WORKERS,
+    AttemptRecord,
+    RunInfo,
+    RunSettings,
+)
 from seatrial.run._context import active_gateway, run_process_settings
 from seatrial.run._drain import drain
 from seatrial.run._snapshot import run_snapshot
@@ -57,18 +64,19 @@ class RunOptions:
 
     repeats: int | None = None
     """Repeat every case this many times (overrides each case's ``repeats``)."""
-    concurrency: int = 8
+    concurrency: int = DEFAULT_CONCURRENCY
     """Attempts in flight at once."""
-    timeout_s: float | None = 60.0
+    timeout_s: float | None = DEFAULT_TIMEOUT_S
     """Wall-clock limit per attempt; past it the attempt is ERROR (``timeout``)."""
     tags: list[str] = field(default_factory=list)
     """Labels stored with the run."""
-    workers: int = 1
+    workers: int = DEFAULT_WORKERS
     """Processes sharing the attempts (one event loop each); more than 1 uses every core."""
     judge: JudgeRuntime | None = None
     """The LLM judge of L3 assertions; a run with one stays in this process."""
     settings: dict[str, Any] = field(default_factory=dict)
-    """More settings to store with the run when it starts (its gates, its baseline ...)."""
+    """More settings to store with the run when it starts (its gates, its baseline ...), by
+    :class:`~seatrial.record.RunSettings` field name; validated into the run's settings."""
     run_id: str | None = None
     """The new run's id; None makes one (:func:`new_run_id`). ``seatrial rerun`` picks it
     beforehand to point the gateway's cassette at the attempt it replays."""
@@ -122,15 +130,10 @@ async def run_suite_async(
     """Run every case and repeat of ``suite`` against ``adapter``, storing each attempt."""
     options = options or RunOptions()
     gateway = active_gateway()
-    info = RunInfo(
-        run_id=options.run_id or new_run_id(),
-        suite=suite.name,
-        suite_path=suite.path,
-        agent=adapter.spec,
-        tags=list(options.tags),
-        started_at=time.time(),
-        seatrial_version=__version__,
-        settings={
+    if options.judge is not None:
+        options.judge.rubrics = dict(suite.rubrics)
+    settings = RunSettings.model_validate(
+        {
             "repeats": options.repeats,
             "concurrency": options.concurrency,
             "timeout_s": options.timeout_s,
@@ -141,11 +144,19 @@ async def run_suite_async(
             "probe": suite.probe,
             "snapshot": run_snapshot(adapter, gateway).model_dump(mode="json"),
             **options.settings,
-        },
+            **({"judge": options.judge.record()} if options.judge is not None else {}),
+        }
     )
-    if options.judge is not None:
-        options.judge.rubrics = dict(suite.rubrics)
-        info.settings["judge"] = options.judge.record()
+    info = RunInfo(
+        run_id=options.run_id or new_run_id(),
+        suite=suite.name,
+        suite_path=suite.path,
+        agent=adapter.spec,
+        tags=list(options.tags),
+        started_at=time.time(),
+        seatrial_version=__version__,
+        settings=settings,
+    )
     store.create_run(info, suite.cases)
     plan = _plan(suite.cases, options.repeats, set())
     return await _execute(info.run_id, plan, 0, adapter, store, options, progress, gateway)
@@ -163,16 +174,16 @@ async def resume_async(
     info = store.get_run(run_id)
     settings = info.settings
     options = RunOptions(
-        repeats=settings.get("repeats"),
-        concurrency=int(settings.get("concurrency") or 8),
-        timeout_s=settings.get("timeout_s"),
+        repeats=settings.repeats,
+        concurrency=settings.concurrency,
+        timeout_s=settings.timeout_s,
         tags=list(info.tags),
-        workers=int(settings.get("workers") or 1),
+        workers=settings.workers,
         judge=judge,
         dispatch=dispatch,
     )
     if judge is not None:
-        judge.rubrics = dict(settings.get("rubrics") or {})
+        judge.rubrics = dict(settings.rubrics)
     done = store.finished_attempts(run_id)
     plan = _plan(store.run_cases(run_id), options.repeats, done)
     return await _execute(

@@ -31,6 +31,7 @@ from sqlalchemy import and_, delete, func, select
 from sqlalchemy.engine import Connection, Engine
 
 from seatrial.errors import InputError
+from seatrial.record import settings_key
 from seatrial.store._engine import retry_lost_connections
 from seatrial.store._schema import model_calls, review_items, run_tags, runs
 from seatrial.store._translate import translated
@@ -152,7 +153,7 @@ def _plan(connection: Connection, cutoff: float, ignore_tags: frozenset[str]) ->
             runs.c.status,
             runs.c.started_at,
             runs.c.finished_at,
-            runs.c.settings["dataset"].label("dataset"),
+            runs.c.settings[settings_key("dataset")].label("dataset"),
         )
         .where(runs.c.started_at < cutoff, ended < cutoff)
         .order_by(runs.c.started_at, runs.c.run_id)
@@ -215,7 +216,7 @@ def _newest_finished(connection: Connection, pairs: set[tuple[str, str]]) -> set
 
 def _keep_baselines(connection: Connection, reasons: dict[str, str | None]) -> None:
     """Mark as kept each old run that a staying run names as its baseline, transitively."""
-    baseline = runs.c.settings["baseline"]["run_id"].as_string()
+    baseline = runs.c.settings[settings_key("baseline")]["run_id"].as_string()
     named: dict[str, str] = {
         str(run_id): str(base)
         for run_id, base in connection.execute(

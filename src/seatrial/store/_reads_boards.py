@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import Text, and_, case, cast, func, or_, select
 
+from seatrial.record import RunSettings
 from seatrial.store._reads import reading
 from seatrial.store._schema import attempts, run_tags, runs, spans
 from seatrial.trace import attrs as A
@@ -31,7 +32,7 @@ class AgentRun:
     run_id: str
     agent: str
     started_at: float
-    settings: dict[str, Any]
+    settings: RunSettings
 
 
 class ToolCounts(NamedTuple):
@@ -117,7 +118,13 @@ def newest_run_per_agent(store: Store, suite: str, skip_tag: str | None = None) 
     with reading(store, f"find the newest runs of suite {suite!r}") as connection:
         for row in connection.execute(query):
             picked.setdefault(
-                row.agent, AgentRun(row.run_id, row.agent, row.started_at, row.settings or {})
+                row.agent,
+                AgentRun(
+                    row.run_id,
+                    row.agent,
+                    row.started_at,
+                    RunSettings.model_validate(row.settings or {}),
+                ),
             )
     return list(picked.values())
 
