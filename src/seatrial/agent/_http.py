@@ -36,6 +36,7 @@ import httpx
 from seatrial.agent._protocol import AgentOutput, AttemptContext, clean_metadata
 from seatrial.agent._retry import RETRY_EVENT, AgentRetry, post_with_retries
 from seatrial.errors import AgentError, AgentSpecError
+from seatrial.record import DEFAULT_CONCURRENCY
 from seatrial.trace import add_usage, record_tools_called
 from seatrial.trace import attrs as A
 
@@ -100,7 +101,7 @@ class HttpAgent:
         url: str,
         *,
         headers: Mapping[str, str] | None = None,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
         timeout_s: float | None = None,
         name: str | None = None,
         spec: str | None = None,

@@ -24,6 +24,7 @@ from typing import Any
 from seatrial.agent._protocol import AgentOutput, AttemptContext
 from seatrial.agent._session import Session
 from seatrial.errors import AgentError, AgentSpecError
+from seatrial.record import DEFAULT_CONCURRENCY
 from seatrial.trace import attrs as A
 
 PREFIX = "python:"
@@ -55,7 +56,7 @@ class PythonAgent:
         *,
         base_dir: Path | None = None,
         name: str | None = None,
-        concurrency: int = 8,
+        concurrency: int = DEFAULT_CONCURRENCY,
     ) -> None:
         target = spec.removeprefix(PREFIX)
         location, _, function = target.rpartition(":")

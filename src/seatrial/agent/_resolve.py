@@ -19,6 +19,7 @@ from seatrial.agent._recorded import RecordedAgent
 from seatrial.agent._retry import AgentRetry
 from seatrial.case import MODEL_PREFIX
 from seatrial.errors import AgentSpecError
+from seatrial.record import DEFAULT_CONCURRENCY
 
 FORMS = (
     "python:module:function",
@@ -118,7 +119,7 @@ def resolve_agent(
     *,
     agents: Mapping[str, Any] | None = None,
     base_dir: Path | None = None,
-    concurrency: int = 8,
+    concurrency: int = DEFAULT_CONCURRENCY,
     timeout_s: float | None = None,
     agents_dir: Path | None = None,
     transport: httpx.AsyncBaseTransport | None = None,

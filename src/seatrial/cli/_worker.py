@@ -10,12 +10,13 @@ import typer
 from seatrial.cli._app import app, guarded
 from seatrial.cli._options import WorkerConcurrency
 from seatrial.errors import ConfigError
+from seatrial.record import DEFAULT_CONCURRENCY
 
 
 @app.command()
 @guarded
 def worker(
-    concurrency: WorkerConcurrency = 8,
+    concurrency: WorkerConcurrency = DEFAULT_CONCURRENCY,
     queue: Annotated[
         str | None,
         typer.Option(help="Queue to read (default: $SEATRIAL_QUEUE, else `seatrial`)."),

@@ -45,6 +45,7 @@ from seatrial.errors import ConfigError, Problem
 from seatrial.gateway import GatewayConfig, GatewaySettings, ModelConfig
 from seatrial.judge import JudgeSettings
 from seatrial.notify import AlertSettings
+from seatrial.record import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, DEFAULT_WORKERS
 
 __all__ = [
     "CONFIG_FILE",
@@ -110,11 +111,11 @@ class RunDefaults(BaseModel):
 
     repeats: int | None = Field(default=None, ge=1)
     """Runs of every case, as ``--repeats``; unset keeps each case's own ``repeats``."""
-    concurrency: int = Field(default=8, ge=1)
+    concurrency: int = Field(default=DEFAULT_CONCURRENCY, ge=1)
     """Attempts in flight at once."""
-    workers: int = Field(default=1, ge=1)
+    workers: int = Field(default=DEFAULT_WORKERS, ge=1)
     """Processes sharing the attempts, as ``--workers`` (one per core for large runs)."""
-    timeout_s: float = Field(default=60.0, gt=0)
+    timeout_s: float = Field(default=DEFAULT_TIMEOUT_S, gt=0)
     """Seconds one attempt may take before it is recorded as ERROR (``timeout``)."""
     report_dir: str | None = None
     """Folder for report files, relative to the project folder; each run writes into its own

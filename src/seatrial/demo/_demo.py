@@ -37,7 +37,7 @@ async def _run(version: str, store: Store) -> str:
     try:
         await adapter.check()
         outcome = await run_suite_async(
-            suite, adapter, store, RunOptions(tags=["demo", version], concurrency=8), progress=None
+            suite, adapter, store, RunOptions(tags=["demo", version]), progress=None
         )
     finally:
         await adapter.aclose()
