@@ -698,3 +698,97 @@ def test_the_owner_docstrings_and_attribute_names_are_no_second_spelling(tmp_pat
         },
     )
     assert gen_ai_spellings(src) == []
+
+
+SETTINGS_OWNER = "seatrial/record.py"
+
+
+def _is_settings(node: ast.expr) -> bool:
+    """``settings`` or ``<anything>.settings``: a run's settings by their usual names."""
+    return (isinstance(node, ast.Name) and node.id == "settings") or (
+        isinstance(node, ast.Attribute) and node.attr == "settings"
+    )
+
+
+def _is_text(node: ast.expr) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
+
+
+def settings_key_reads(src: Path, root: str = ROOT) -> list[str]:
+    """Every ``settings.get("KEY")``, ``settings["KEY"]`` and ``"KEY" in settings`` outside
+    ``seatrial/record.py`` (where :class:`RunSettings` names each key as an attribute)."""
+    found = []
+    for path in sorted((src / root).rglob("*.py")):
+        where = path.relative_to(src).as_posix()
+        if where == SETTINGS_OWNER:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), filename=str(path))):
+            by_key = (
+                (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("get", "pop", "setdefault")
+                    and _is_settings(node.func.value)
+                    and bool(node.args)
+                    and _is_text(node.args[0])
+                )
+                or (
+                    isinstance(node, ast.Subscript)
+                    and _is_settings(node.value)
+                    and _is_text(node.slice)
+                )
+                or (
+                    isinstance(node, ast.Compare)
+                    and _is_text(node.left)
+                    and isinstance(node.ops[0], ast.In | ast.NotIn)
+                    and _is_settings(node.comparators[0])
+                )
+            )
+            if by_key:
+                found.append(f"{where}:{getattr(node, 'lineno', 0)}")
+    return found
+
+
+def test_no_run_setting_is_read_by_key_outside_the_record():
+    reads = settings_key_reads(SRC)
+    assert not reads, "read RunSettings attributes (seatrial.record) instead:\n" + "\n".join(
+        f"  {line}" for line in reads
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'def f(info):\n    return info.settings.get("timeout_s", 60.0)\n',
+        'def f(settings):\n    return settings.get("gates") or []\n',
+        'def f(info):\n    return info.settings["judge"]\n',
+        'def f(settings):\n    settings["backend"] = "celery"\n',
+        'def f(info):\n    return "judge" in info.settings\n',
+        'def f(runs):\n    return runs.c.settings["dataset"]\n',
+    ],
+    ids=["get-default", "get", "subscript", "store", "in", "sql-path"],
+)
+def test_a_settings_key_read_by_string_is_found(tmp_path, text):
+    src = _package(tmp_path, {"__init__.py": "", "a/_user.py": text})
+    (line,) = settings_key_reads(src)
+    assert line.startswith("seatrial/a/_user.py:")
+
+
+def test_attributes_the_owner_and_other_lookups_are_no_settings_key_read(tmp_path):
+    src = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "record.py": 'def f(settings):\n    return settings.get("timeout_s")\n',
+            "a/_user.py": (
+                "from seatrial.record import settings_key\n"
+                "def f(info, adapter, runs, options, recorded, name):\n"
+                "    info.settings.timeout_s, adapter.settings.tools, options.settings.update({})\n"
+                '    recorded.update(backend="celery")\n'
+                '    config.get("timeout_s"), recorded["baseline"]\n'
+                "    info.settings.get(name)\n"
+                '    return runs.c.settings[settings_key("dataset")]\n'
+            ),
+        },
+    )
+    assert settings_key_reads(src) == []
