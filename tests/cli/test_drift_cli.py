@@ -186,7 +186,7 @@ def test_nightly_runs_probes_first_and_alarms_when_the_model_changes(tmp_path):
         runs = store.list_runs(tag="nightly")
         assert len(runs) == 6  # the other suite still ran after the alarm
         assert {r.suite for r in runs[:2]} == {"workspace-probe", "workspace-agent"}
-        assert all(r.settings["probe"] == (r.suite == "workspace-probe") for r in runs)
+        assert all(r.settings.probe == (r.suite == "workspace-probe") for r in runs)
 
 
 def test_nightly_without_suites_in_seatrial_yaml_exits_2(tmp_path):

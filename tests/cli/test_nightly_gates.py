@@ -56,7 +56,7 @@ def stored_gates(project: Path, run_id: str) -> dict[str, Any]:
     """What the run stored about its gates when it started."""
     with Store.open(project_dir=project) as store:
         settings = store.get_run(run_id).settings
-    return {key: settings.get(key) for key in ("gates", "gates_hash", "gates_source")}
+    return settings.model_dump(include={"gates", "gates_hash", "gates_source"})
 
 
 def gate_lines(project: Path, run_id: str) -> tuple[bool, list[str]]:
@@ -134,7 +134,7 @@ def test_nightly_baseline_is_stored_and_read_by_the_regression_gate(tmp_path, mo
     assert second.exit_code == 0, second.output
     with Store.open(project_dir=project) as store:
         newest, earlier = store.list_runs()
-    assert newest.settings["baseline"] == {"ref": "latest", "run_id": earlier.run_id}
+    assert newest.settings.baseline == {"ref": "latest", "run_id": earlier.run_id}
     _, lines = gate_lines(project, newest.run_id)
     assert any(
         line.startswith("overall max_regression: change +0.0 points") and line.endswith("met")

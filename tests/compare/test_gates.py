@@ -15,7 +15,7 @@ from seatrial.compare import (
     gates_changed,
 )
 from seatrial.errors import SuiteError
-from seatrial.record import RunInfo
+from seatrial.record import RunInfo, RunSettings
 
 
 def case(
@@ -179,8 +179,8 @@ def test_a_report_says_when_the_gates_changed_after_the_run_started(tmp_path):
     path.write_text("gates:\n  - min_pass_rate: 0.9\n", encoding="utf-8")
     settings = gate_settings(load_gates(path), f"file:{path}")
     assert settings["gates_hash"] == gates_hash([GateSpec(min_pass_rate=0.9)])
-    assert gates_changed(settings) is None
+    assert gates_changed(RunSettings.model_validate(settings)) is None
     path.write_text("gates:\n  - min_pass_rate: 0.5\n", encoding="utf-8")
-    warning = gates_changed(settings)
+    warning = gates_changed(RunSettings.model_validate(settings))
     assert warning is not None and "changed after this run started" in warning
     assert str(path) in warning

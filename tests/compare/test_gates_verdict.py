@@ -19,7 +19,7 @@ from seatrial.compare import (
     stored_baseline,
 )
 from seatrial.errors import SuiteError
-from seatrial.record import AttemptRecord, RunInfo
+from seatrial.record import AttemptRecord, RunInfo, RunSettings
 from seatrial.report import build_report
 from tests.compare.test_gates import case, run
 
@@ -128,11 +128,11 @@ def test_an_edit_to_a_suite_file_outside_its_gates_is_no_gates_change(tmp_path):
         "cases:\n  - {id: a, input: y}\n  - {id: b, input: z}\ngates:\n  - min_pass_rate: 0.9\n",
         encoding="utf-8",
     )
-    assert gates_changed(settings) is None
+    assert gates_changed(RunSettings.model_validate(settings)) is None
     suite.write_text(
         "cases:\n  - {id: a, input: y}\ngates:\n  - min_pass_rate: 0.5\n", encoding="utf-8"
     )
-    warning = gates_changed(settings)
+    warning = gates_changed(RunSettings.model_validate(settings))
     assert warning is not None and "changed after this run started" in warning
 
 
@@ -140,17 +140,17 @@ def test_a_seatrial_yaml_gates_change_is_seen_and_its_other_settings_are_not(tmp
     config = tmp_path / "seatrial.yaml"
     config.write_text("project: p\ngates:\n  - tag: smoke\n    min_pass_rate: 1\n", "utf-8")
     settings = gate_settings(load_gates_section(config), "config:seatrial.yaml")
-    assert gates_changed(settings, tmp_path) is None
+    assert gates_changed(RunSettings.model_validate(settings), tmp_path) is None
     config.write_text(
         "project: renamed\nrun: {repeats: 3}\ngates:\n  - {tag: smoke, min_pass_rate: 1}\n",
         "utf-8",
     )
-    assert gates_changed(settings, tmp_path) is None
+    assert gates_changed(RunSettings.model_validate(settings), tmp_path) is None
     config.write_text("project: p\n", encoding="utf-8")
-    warning = gates_changed(settings, tmp_path)
+    warning = gates_changed(RunSettings.model_validate(settings), tmp_path)
     assert warning is not None and str(config) in warning
     config.write_text("", encoding="utf-8")
-    assert gates_changed(settings, tmp_path) is not None
+    assert gates_changed(RunSettings.model_validate(settings), tmp_path) is not None
 
 
 def test_a_gates_source_that_no_longer_loads_says_so_and_a_missing_one_is_silent(tmp_path):
@@ -158,10 +158,10 @@ def test_a_gates_source_that_no_longer_loads_says_so_and_a_missing_one_is_silent
     path.write_text("gates:\n  - min_pass_rate: 0.9\n", encoding="utf-8")
     settings = gate_settings(load_gates_section(path), f"file:{path}")
     path.write_text("gates:\n  - min_pass_rate: 2\n", encoding="utf-8")
-    warning = gates_changed(settings)
+    warning = gates_changed(RunSettings.model_validate(settings))
     assert warning is not None and "no longer loads" in warning
     path.unlink()
-    assert gates_changed(settings) is None
+    assert gates_changed(RunSettings.model_validate(settings)) is None
 
 
 def test_a_mistake_in_the_gates_of_seatrial_yaml_names_its_line(tmp_path):

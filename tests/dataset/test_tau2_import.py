@@ -48,7 +48,7 @@ def test_the_gpt41_and_fine_tuned_runs_have_the_same_cases_to_compare(store: Sto
     assert {c.id for c in store.run_cases(first.run_id)} == ids
     assert store.run_cases(first.run_id) == store.run_cases(second.run_id)
     infos = store.get_run(first.run_id), store.get_run(second.run_id)
-    assert infos[0].settings["suite_hash"] == infos[1].settings["suite_hash"]
+    assert infos[0].settings.suite_hash == infos[1].settings.suite_hash
     assert [i.agent for i in infos] == [
         _load(p)["info"]["agent_info"]["llm"] for p in (GPT41, FINE_TUNED)
     ]
@@ -115,7 +115,7 @@ def test_a_file_without_task_ids_or_trials_is_matched_to_its_tasks_with_warnings
     assert result.cases == result.attempts == len(data["simulations"])
     assert any("without `task_id`" in w for w in result.warnings)
     assert any("trial numbers are missing" in w for w in result.warnings)
-    assert store.get_run(result.run_id).settings["warnings"] == result.warnings
+    assert store.get_run(result.run_id).settings.warnings == result.warnings
     tasks = {f"task-{t['id']}": t["evaluation_criteria"] for t in data["tasks"]}
     stored = {a.session_id: a for a in store.attempts(result.run_id)}
     for sim in data["simulations"]:

@@ -159,9 +159,9 @@ def test_run_header_names_the_suite_agent_tags_and_file(imported):
 
     assert (info.suite, info.agent, info.status) == ("tau-bench:airline", "gpt-4o", "finished")
     assert info.tags[:3] == ["imported", "tau-bench", "published"]
-    assert info.settings["sha256"] == hashlib.sha256(FILE.read_bytes()).hexdigest()
-    assert info.settings["format"] == "tau-bench" and info.settings["repeats"] == 4
-    assert info.settings["imported_from"] == str(FILE)
+    assert info.settings.sha256 == hashlib.sha256(FILE.read_bytes()).hexdigest()
+    assert info.settings.format == "tau-bench" and info.settings.repeats == 4
+    assert info.settings.imported_from == str(FILE)
 
 
 def test_records_without_task_ids_or_trials_are_grouped_by_task_and_warned(
@@ -178,7 +178,7 @@ def test_records_without_task_ids_or_trials_are_grouped_by_task_and_warned(
     assert all(c.id.startswith("task-def-") for c in store.run_cases(result.run_id))
     assert any("task_id" in w for w in result.warnings)
     assert any("trial numbers are missing" in w for w in result.warnings)
-    assert store.get_run(result.run_id).settings["warnings"] == result.warnings
+    assert store.get_run(result.run_id).settings.warnings == result.warnings
 
 
 def test_a_run_py_checkpoint_name_gives_the_model_and_the_policy_gives_the_domain(

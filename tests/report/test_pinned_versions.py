@@ -102,6 +102,7 @@ async def test_the_pinned_version_served_is_not_flagged(tmp_path: Path) -> None:
 
 
 def test_only_a_reported_id_other_than_the_pin_is_drift() -> None:
+    from seatrial.record import RunSettings
     from seatrial.report._pinned import pinned_models, version_drift
 
     settings = {"snapshot": {"gateway": {"models": {"qwen": "qwen2.5-7b", "judge": "gpt-x"}}}}
@@ -111,6 +112,7 @@ def test_only_a_reported_id_other_than_the_pin_is_drift() -> None:
         ("qwen", "", 2),  # an answer that reported no id: not flagged
         ("qwen", "qwen2.5-7b-0919", 1),
     ]
-    [drift] = version_drift(pinned_models(settings), served)
+    [drift] = version_drift(pinned_models(RunSettings.model_validate(settings)), served)
     assert drift.line() == "model qwen: pinned qwen2.5-7b, served qwen2.5-7b-0919 in 1 call"
-    assert pinned_models({}) == {} and pinned_models({"snapshot": {"gateway": None}}) == {}
+    assert pinned_models(RunSettings()) == {}
+    assert pinned_models(RunSettings(snapshot={"gateway": None})) == {}

@@ -44,8 +44,8 @@ async def test_a_recorded_attempt_reruns_from_its_cassette_with_the_model_gone(
     assert len(upstream.requests) == asked == 2
     info = store.get_run(result.run_id)
     assert info.tags == ["replay"]
-    assert info.settings["replay_of"] == {"run_id": run_id, "case_id": CASE, "attempt": 1}
-    assert info.settings["mode"] == "cassette"
+    assert info.settings.replay_of == {"run_id": run_id, "case_id": CASE, "attempt": 1}
+    assert info.settings.mode == "cassette"
     assert result.replayed.trace is not None and result.stored.trace is not None
     old_calls = [c.span.attributes for c in result.stored.trace.model_calls()]
     new_calls = [c.span.attributes for c in result.replayed.trace.model_calls()]
@@ -111,7 +111,7 @@ async def test_a_scripted_agent_without_a_gateway_is_run_again_and_reproduces(
     assert result.mode == "live" and result.cassette is None
     assert result.changes == []
     assert any("no gateway" in note for note in result.notes)
-    assert store.get_run(result.run_id).settings["mode"] == "live"
+    assert store.get_run(result.run_id).settings.mode == "live"
 
 
 async def test_a_changed_fixture_is_reported_and_the_step_it_changed_is_found(
@@ -157,7 +157,7 @@ async def test_a_changed_case_in_the_suite_file_is_reported_and_the_stored_case_
 async def _copy_without_snapshots(store: Store, run_id: str, agent: str) -> str:
     """The run as a Seatrial before snapshots would have stored it (and under ``agent``)."""
     info = store.get_run(run_id)
-    settings = {k: v for k, v in info.settings.items() if k != "snapshot"}
+    settings = {k: v for k, v in info.settings.stored().items() if k != "snapshot"}
     old = RunInfo(run_id="old-run", suite=info.suite, agent=agent, settings=settings)
     store.create_run(old, store.run_cases(run_id))
     records = store.attempts(run_id, with_traces=True)

@@ -82,7 +82,7 @@ async def test_a_run_snapshots_seatrial_python_the_agent_file_and_the_gateway(
     tmp_path: Path, store: Store
 ) -> None:
     run_id, _ = await recorded(tmp_path, store)
-    snapshot = RunSnapshot.model_validate(store.get_run(run_id).settings["snapshot"])
+    snapshot = RunSnapshot.model_validate(store.get_run(run_id).settings.snapshot)
     assert snapshot.seatrial_version == __version__
     assert snapshot.python_version == platform.python_version()
     agent_file = (tmp_path / "agent.py").resolve()

@@ -7,7 +7,7 @@ import itertools
 from collections.abc import Callable
 from typing import Any
 
-from seatrial.record import AttemptRecord, RunInfo
+from seatrial.record import AttemptRecord, RunInfo, RunSettings
 from seatrial.store import (
     AgentRun,
     SkillUse,
@@ -83,8 +83,8 @@ def test_newest_run_per_agent_takes_each_agents_newest_finished_run_of_the_suite
         store.create_run(run, [])
     picked = newest_run_per_agent(store, "airline", skip_tag="replay")
     assert picked == [
-        AgentRun("v1-new", "v1", 20.0, {"repeats": 2}),
-        AgentRun("v2-a", "v2", 15.0, {"repeats": 3, "concurrency": 8}),  # a tie: smaller id
+        AgentRun("v1-new", "v1", 20.0, RunSettings(repeats=2)),
+        AgentRun("v2-a", "v2", 15.0, RunSettings(repeats=3, concurrency=8)),  # a tie: smaller id
     ]
     # Without a tag to skip, the replay run is the newest finished one.
     assert [r.run_id for r in newest_run_per_agent(store, "airline")] == ["v1-replay", "v2-a"]

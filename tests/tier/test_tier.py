@@ -84,7 +84,7 @@ def test_the_tiers_written_gates_decide_and_are_stored_as_the_tiers(project):
     assert all(not r.run.passed for r in outcome.runs)
     with Store.open(project_dir=project) as store:
         settings = store.get_run(outcome.runs[0].run.run_id).settings
-    assert settings["gates_source"] == f"tier:pr:{project / 'seatrial.yaml'}"
+    assert settings.gates_source == f"tier:pr:{project / 'seatrial.yaml'}"
     assert gates_changed(settings) is None  # re-read from `tiers: pr: gates:`, unchanged
 
     configure(project, "  pr:\n    agent: echo\n    gates: [{id: all, min_pass_rate: 0.4}]\n")

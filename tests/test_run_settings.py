@@ -1,0 +1,87 @@
+"""RunSettings: the typed record of what a run ran with, and the runs stored before it."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from seatrial.record import (
+    DEFAULT_CONCURRENCY,
+    DEFAULT_TIMEOUT_S,
+    SETTINGS_FORMAT_VERSION,
+    RunInfo,
+    RunSettings,
+    settings_key,
+)
+from seatrial.store import Store
+
+GOLDEN = Path(__file__).parent / "golden"
+
+
+def _golden(name: str) -> dict[str, object]:
+    loaded: dict[str, object] = json.loads((GOLDEN / name).read_text(encoding="utf-8"))
+    return loaded
+
+
+def _stored_and_read_back(tmp_path: Path, settings: dict[str, object]) -> RunSettings:
+    with Store.open(f"sqlite:///{tmp_path / 'runs.db'}") as store:
+        store.create_run(RunInfo(run_id="r", suite="s", agent="a", settings=settings), [])
+        return store.get_run("r").settings
+
+
+def test_settings_stored_before_the_format_version_load_and_keep_every_key(tmp_path):
+    old = _golden("run_settings_before_format_version.json")
+    read = _stored_and_read_back(tmp_path, old)
+    assert read.stored() == {"format_version": SETTINGS_FORMAT_VERSION, **old}
+    assert read.timeout_s is None  # stored "no limit" stays no limit, not the default
+    assert read.concurrency == 4 and read.workers == 2
+    assert read.gates_source == "file:/work/project/gates.yaml"
+    assert read.git == {"branch": "feature/订单", "commit": "b" * 40}
+    assert read.model_extra == {"plugin_marker": {"written_by": "a plugin", "n": [1, 2, 3]}}
+    assert RunSettings.model_validate(read.stored()) == read  # and round-trips again
+
+
+def test_settings_of_this_version_round_trip_through_the_store_unchanged(tmp_path):
+    new = _golden("run_settings_v1.json")
+    read = _stored_and_read_back(tmp_path, new)
+    assert read.stored() == new
+    assert read.dataset == {"name": "退款", "version": 4}
+    assert read.replay_of == {"run_id": "r1", "case_id": "c1", "attempt": 2}
+    dumped = RunInfo(run_id="r", suite="s", agent="a", settings=new).model_dump_json()
+    assert "退款" in dumped  # Chinese as written, no \u escapes
+
+
+def test_a_setting_a_run_did_not_choose_reads_its_default_and_is_not_stored():
+    settings = RunSettings.model_validate({"bench": {"id": "b1"}})
+    assert settings.concurrency == DEFAULT_CONCURRENCY
+    assert settings.timeout_s == DEFAULT_TIMEOUT_S
+    assert settings.gates == [] and settings.judge is None
+    assert settings.stored() == {"format_version": SETTINGS_FORMAT_VERSION, "bench": {"id": "b1"}}
+
+
+def test_settings_are_frozen_and_a_copy_with_values_keeps_the_rest():
+    settings = RunSettings.model_validate({"repeats": 2, "plugin": 1})
+    with pytest.raises(ValidationError):
+        settings.repeats = 3  # type: ignore[misc]
+    judged = settings.with_values(judge={"model": "judge"})
+    assert judged.stored() == {
+        "format_version": SETTINGS_FORMAT_VERSION,
+        "repeats": 2,
+        "judge": {"model": "judge"},
+        "plugin": 1,
+    }
+    assert settings.judge is None
+
+
+def test_a_stored_setting_of_the_wrong_type_is_refused_with_its_name():
+    with pytest.raises(ValidationError, match="concurrency"):
+        RunSettings.model_validate({"concurrency": "many"})
+
+
+def test_a_query_key_must_name_a_settings_field():
+    assert settings_key("dataset") == "dataset"
+    with pytest.raises(KeyError, match="datset"):
+        settings_key("datset")
