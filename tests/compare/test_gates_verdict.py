@@ -113,7 +113,12 @@ def test_the_stored_baseline_is_read_from_the_store_and_none_once_deleted(store)
     new = load_run(store, "new")
     found = stored_baseline(store, new)
     assert isinstance(found, RunData) and found.info.run_id == "old"
-    gone = RunData(new.info.model_copy(update={"settings": _regression_settings("x")}), ())
+    gone = RunData(
+        new.info.model_copy(
+            update={"settings": RunSettings.model_validate(_regression_settings("x"))}
+        ),
+        (),
+    )
     assert stored_baseline(store, gone) is None
     assert stored_baseline(None, new) is None
 
