@@ -17,7 +17,7 @@ from seatrial.record import AttemptRecord, RunInfo
 from seatrial.run._context import active_gateway, run_process_settings
 from seatrial.run._drain import drain
 from seatrial.run._placement import placement
-from seatrial.run._plan import CasePlan, plan_cases
+from seatrial.run._plan import CasePlan
 from seatrial.run._snapshot import run_snapshot
 from seatrial.run._workers import run_in_workers
 from seatrial.run._writer import AttemptWriter
@@ -107,12 +107,11 @@ def _plan(
     cases: list[Case], repeats: int | None, done: set[tuple[str, int]]
 ) -> list[tuple[CasePlan, int]]:
     """Every (case, attempt) still to run, each case planned once for all its attempts."""
-    plans = plan_cases(cases)
     return [
-        (plans[case.id], n)
-        for case in cases
-        for n in range(1, (repeats or case.repeats) + 1)
-        if (case.id, n) not in done
+        (planned, n)
+        for planned in map(CasePlan.of, cases)
+        for n in range(1, (repeats or planned.case.repeats) + 1)
+        if (planned.case.id, n) not in done
     ]
 
 
