@@ -87,6 +87,7 @@ def test_public_names_are_sorted_and_resolve():
         "Check",
         "Evaluation",
         "JudgeHandle",
+        "Planned",
         "Recovery",
         "ReviewRequest",
         "aliases",
@@ -95,6 +96,7 @@ def test_public_names_are_sorted_and_resolve():
         "evaluate_async",
         "known_types",
         "lookup",
+        "plan",
         "recoveries",
     ]
     for name in assertion.__all__:

@@ -24,9 +24,9 @@ from typing import Any
 from seatrial._execute._notice import Backend, NoticeLevel, OnNotice, quiet
 from seatrial._execute._services import (
     celery_dispatch,
-    keep_gateway_here,
     needs_gateway,
     send_alerts,
+    settle_workers,
 )
 from seatrial._execute._setup import (
     agent_for,
@@ -240,9 +240,8 @@ async def execute_suite_async(
         options = dataclasses.replace(
             options, tags=list(options.tags), settings=dict(options.settings)
         )
-    if backend == "celery":
-        options.workers = 1
-    if gateway and options.workers > 1:
+    if gateway and backend == "local" and options.workers > 1:
+        # Asked for in so many words: bad input, before anything is loaded or stored.
         raise InputError(
             "--gateway runs the proxy in this process: use it with --workers 1 (the default)"
         )
@@ -251,15 +250,6 @@ async def execute_suite_async(
             "--gateway needs models: add a `models:` section to seatrial.yaml (see docs/gateway.md)"
         )
     judged = judge_settings(config, judge) if options.judge is None else None
-    if judged is not None and options.workers > 1:
-        # The judge's connections belong to this process's event loop: the runner keeps a
-        # judged run in one process. Say so rather than leave the setting silently unused.
-        say(
-            "warning",
-            f"note: the LLM judge runs in this process: --workers {options.workers} is "
-            "ignored for this run (unset judge.model to use several processes)",
-        )
-        options.workers = 1
     loaded: Suite | None = None
     gate_record: dict[str, Any] = {}
     adapter: AgentAdapter | None = None
@@ -303,7 +293,7 @@ async def execute_suite_async(
         run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
         if not gateway and needs_gateway(adapter, run_cases):
             gateway = True  # as --gateway would, in this process
-            keep_gateway_here(options, backend, say)
+        settle_workers(options, backend, judge=judged is not None, gateway=gateway, say=say)
         recorded = dict(gate_record)  # what the run stores, by RunSettings field
         if resumed is None:  # every new run records the branch and commit it was made from
             recorded.update(git_settings(config.project_dir))

@@ -1,5 +1,5 @@
-"""What a run starts around it: the gateway for model agents and simulated users, the Celery
-dispatch, and the alerts sent when it ends."""
+"""What a run starts around it: the gateway for model agents and simulated users, the
+processes it uses, the Celery dispatch, and the alerts sent when it ends."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from seatrial.agent import AgentAdapter
 from seatrial.case import Case
 from seatrial.config import Config
 from seatrial.report import RunReport
-from seatrial.run import Dispatch, RunOptions, gateway_record
+from seatrial.run import Dispatch, RunOptions, gateway_record, pinned_here
 from seatrial.store import Store
 
 
@@ -23,15 +23,29 @@ def needs_gateway(adapter: AgentAdapter, cases: Sequence[Case]) -> bool:
     )
 
 
-def keep_gateway_here(options: RunOptions, backend: Backend, say: OnNotice) -> None:
-    """A run that starts the gateway itself (a ``model:`` agent, simulated users) keeps its
-    attempts in this process, where the gateway runs: ``--workers`` is set back to 1."""
-    if options.workers > 1 and backend == "local":
-        say(
-            "warning",
-            f"note: the gateway (model agent, simulated users) runs in this process: --workers "
-            f"{options.workers} is ignored for this run",
-        )
+_PINNED_NOTE = {
+    "judge": "the LLM judge runs in this process: --workers {n} is ignored for this run "
+    "(unset judge.model to use several processes)",
+    "gateway": "the gateway (model agent, simulated users) runs in this process: --workers "
+    "{n} is ignored for this run",
+}
+
+
+def settle_workers(
+    options: RunOptions, backend: Backend, *, judge: bool, gateway: bool, say: OnNotice
+) -> None:
+    """Set ``options.workers`` to what the run will use: 1 on Celery (the workers there share
+    the attempts), 1 when the judge or the gateway keeps the run in this process
+    (:func:`seatrial.run.pinned_here`, the runner's own rule), said rather than left silently
+    unused."""
+    if options.workers <= 1:
+        return
+    if backend != "local":
+        options.workers = 1
+        return
+    pin = pinned_here(judge=judge, gateway=gateway)
+    if pin is not None:
+        say("warning", "note: " + _PINNED_NOTE[pin].format(n=options.workers))
         options.workers = 1
 
 

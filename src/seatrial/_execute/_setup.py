@@ -46,17 +46,26 @@ def agent_for(
 
 
 def default_options(
-    config: Config, *, repeats: int | None = None, tags: Sequence[str] = ()
+    config: Config,
+    *,
+    repeats: int | None = None,
+    tags: Sequence[str] = (),
+    concurrency: int | None = None,
+    timeout_s: float | None = None,
+    workers: int | None = None,
+    run_id: str | None = None,
 ) -> RunOptions:
-    """Run options from seatrial.yaml's ``run:`` defaults; ``repeats`` wins over
-    ``run.repeats``."""
+    """Run options from seatrial.yaml's ``run:`` defaults; each value given (a command-line
+    option) wins over its ``run.`` key. The one place a run's options are made from the
+    project's."""
     defaults = config.run
     return RunOptions(
         repeats=repeats or defaults.repeats,
-        concurrency=defaults.concurrency,
-        timeout_s=defaults.timeout_s,
-        workers=defaults.workers,
+        concurrency=concurrency or defaults.concurrency,
+        timeout_s=timeout_s if timeout_s is not None else defaults.timeout_s,
+        workers=workers or defaults.workers,
         tags=list(tags),
+        run_id=run_id,
     )
 
 

@@ -14,7 +14,7 @@ from seatrial.assertion import (
     _l3,
     _rules,
 )
-from seatrial.assertion._evaluate import Evaluation, evaluate
+from seatrial.assertion._evaluate import Evaluation, Planned, evaluate, plan
 from seatrial.assertion._evaluate_async import evaluate_async
 from seatrial.assertion._l1_recovery import Recovery, recoveries
 from seatrial.assertion._registry import (
@@ -43,6 +43,7 @@ __all__ = [
     "Check",
     "Evaluation",
     "JudgeHandle",
+    "Planned",
     "Recovery",
     "ReviewRequest",
     "aliases",
@@ -51,5 +52,6 @@ __all__ = [
     "evaluate_async",
     "known_types",
     "lookup",
+    "plan",
     "recoveries",
 ]

@@ -7,8 +7,8 @@ an assertion that could not be evaluated never counts as passed.
 from __future__ import annotations
 
 import inspect
-import threading
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -31,7 +31,6 @@ NEEDS_ASYNC = (
     "not evaluated: this check is asynchronous (an LLM judge); it runs when the runner has a "
     "judge configured (see docs/judge.md)"
 )
-_PLAN_CACHE_SIZE = 4096
 
 
 class Evaluation(BaseModel):
@@ -101,7 +100,7 @@ def _checked(
     return checked.kind, checked.params
 
 
-def plan(case: Case) -> list[Planned]:
+def plan(case: Case) -> tuple[Planned, ...]:
     """The case's assertions in evaluation order: L1 written, L1 implied, L2, then L3.
 
     Raises :class:`SuiteError` naming every unknown type and invalid parameter.
@@ -145,25 +144,7 @@ def plan(case: Case) -> list[Planned]:
                 weight=weight,
             )
         )
-    return planned
-
-
-# Cases are immutable and a run evaluates each one many times (repeats): plan once per case.
-# Keeping the case in the entry keeps its id() from being reused while cached.
-_plans: dict[int, tuple[Case, list[Planned]]] = {}
-_plans_lock = threading.Lock()
-
-
-def _cached_plan(case: Case) -> list[Planned]:
-    entry = _plans.get(id(case))
-    if entry is not None and entry[0] is case:
-        return entry[1]
-    planned = plan(case)
-    with _plans_lock:
-        if len(_plans) >= _PLAN_CACHE_SIZE:
-            _plans.pop(next(iter(_plans)))
-        _plans[id(case)] = (case, planned)
-    return planned
+    return tuple(planned)
 
 
 _VERDICTS = frozenset(("pass", "fail", "not_evaluated"))
@@ -262,13 +243,19 @@ def _fail(decider: AssertionResult, results: list[AssertionResult], prefix: str 
     )
 
 
-def evaluate(case: Case, ctx: AssertionContext) -> Evaluation:
+def evaluate(
+    case: Case, ctx: AssertionContext, planned: Sequence[Planned] | None = None
+) -> Evaluation:
     """Run the case's assertions on what the agent did and decide the verdict.
+
+    ``planned`` is the case's :func:`plan`, when the caller made it once for many attempts
+    (the runner's ``CasePlan``); without it the case is planned here.
 
     Raises :class:`SuiteError` when the case names an unknown type or invalid parameters
     (loading a suite reports these earlier).
     """
-    planned = _cached_plan(case)
+    if planned is None:
+        planned = plan(case)
     results = [_run(p, ctx) for p in planned if p.level != "L3"]
     skipped = skip_l3(planned, results)
     if skipped is not None:
@@ -281,7 +268,7 @@ def evaluate(case: Case, ctx: AssertionContext) -> Evaluation:
     return decide(case, results, advisory, reviews)
 
 
-def skip_l3(planned: list[Planned], results: list[AssertionResult]) -> Evaluation | None:
+def skip_l3(planned: Sequence[Planned], results: list[AssertionResult]) -> Evaluation | None:
     """FAIL without spending L3 when an L1/L2 hard constraint failed, else None."""
     hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
     if not hard_failures:

@@ -8,15 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import inspect
+from collections.abc import Sequence
 
 from seatrial.assertion._evaluate import (
     Evaluation,
     Planned,
-    _cached_plan,
     broken,
     decide,
     not_a_check,
     outcome,
+    plan,
     skip_l3,
 )
 from seatrial.assertion._registry import AssertionContext, Check, ReviewRequest
@@ -39,12 +40,16 @@ async def call_async(planned: Planned, ctx: AssertionContext) -> Check:
     return check
 
 
-async def evaluate_async(case: Case, ctx: AssertionContext) -> Evaluation:
-    """Like :func:`seatrial.assertion.evaluate`, awaiting asynchronous checks (the judge).
+async def evaluate_async(
+    case: Case, ctx: AssertionContext, planned: Sequence[Planned] | None = None
+) -> Evaluation:
+    """Like :func:`seatrial.assertion.evaluate`, awaiting asynchronous checks (the judge);
+    ``planned`` as there.
 
     L3 is not started at all after a hard L1/L2 failure: no judge call is spent on it.
     """
-    planned = _cached_plan(case)
+    if planned is None:
+        planned = plan(case)
     advisory: list[AssertionResult] = []
     reviews: list[ReviewRequest] = []
     results = [

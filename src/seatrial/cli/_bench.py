@@ -211,8 +211,8 @@ def bench_command(
     failure types, and which differences are significant. Exit 0 unless the input is bad."""
     import asyncio
 
+    from seatrial._execute import default_options
     from seatrial.compare import bench_leaderboard
-    from seatrial.run import RunOptions
 
     if format not in BENCH_FORMATS:
         raise InputError(f"unknown format {format!r}: use one of {', '.join(BENCH_FORMATS)}")
@@ -223,12 +223,14 @@ def bench_command(
         names = parse_agents(agents)
     elif suite_path is not None or agents is not None:
         raise InputError("--show prints a stored benchmark: give it without SUITE and --agents")
-    defaults = config.run
-    base = RunOptions(
-        repeats=repeats or defaults.repeats,
-        concurrency=concurrency or defaults.concurrency,
-        timeout_s=timeout if timeout is not None else defaults.timeout_s,
+    # A benchmark's runs keep to this process (seatrial.yaml's run.workers is not read).
+    base = default_options(
+        config,
+        repeats=repeats,
         tags=tag or [],
+        concurrency=concurrency,
+        timeout_s=timeout,
+        workers=1,
     )
     # Progress and notices go to stderr when stdout carries Markdown or JSON.
     chatter = console if format == "text" and output is None else err_console

@@ -76,22 +76,22 @@ def run(
     """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
     import asyncio
 
-    from seatrial._execute import execute_suite_async
+    from seatrial._execute import default_options, execute_suite_async
     from seatrial.report import print_summary
-    from seatrial.run import RunOptions, new_run_id, progress_for
+    from seatrial.run import new_run_id, progress_for
 
     config = project()
-    defaults = config.run
     if resume is None and suite_path is None and dataset is None:
         raise typer.BadParameter("give a SUITE file, --dataset NAME, or --resume RUN_ID")
     if backend not in ("local", "celery"):
         raise typer.BadParameter(f"--backend {backend}: choose local or celery")
-    options = RunOptions(
-        repeats=repeats or defaults.repeats,
-        concurrency=concurrency or defaults.concurrency,
-        timeout_s=timeout if timeout is not None else defaults.timeout_s,
+    options = default_options(
+        config,
+        repeats=repeats,
         tags=tag or [],
-        workers=workers or defaults.workers,
+        concurrency=concurrency,
+        timeout_s=timeout,
+        workers=workers,
         # Chosen here so that an interrupted run can be named for --resume.
         run_id=new_run_id() if resume is None else None,
     )

@@ -17,11 +17,10 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from seatrial.agent import AgentAdapter, resolve_agent
-from seatrial.case import Case
 from seatrial.config import Config
 from seatrial.errors import ConfigError
 from seatrial.record import DEFAULT_CONCURRENCY, RunInfo
-from seatrial.run import JudgeRuntime
+from seatrial.run import CasePlan, JudgeRuntime, plan_cases
 from seatrial.store import Store
 
 if TYPE_CHECKING:
@@ -34,8 +33,9 @@ class RunRuntime:
 
     info: RunInfo
     """The run's stored header."""
-    cases: dict[str, Case]
-    """The run's cases by id, as stored when it started."""
+    cases: dict[str, CasePlan]
+    """The run's cases by id, as stored when it started, each planned once for the worker's
+    attempts of it."""
     adapter: AgentAdapter
     """The agent, resolved from the stored spec with the worker's configuration."""
     timeout_s: float | None
@@ -113,7 +113,7 @@ async def open_run_runtime(
             configuration.
     """
     info = store.get_run(run_id)
-    cases = {case.id: case for case in store.run_cases(run_id)}
+    cases = plan_cases(store.run_cases(run_id))
     timeout_s = info.settings.timeout_s
     async with contextlib.AsyncExitStack() as stack:
         adapter = resolve_agent(

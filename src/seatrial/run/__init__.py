@@ -11,6 +11,8 @@ from seatrial.run._gateway_hook import (
 )
 from seatrial.run._git import GitRefs, git_refs, git_settings, pull_request_target
 from seatrial.run._judge_hook import JudgeRuntime
+from seatrial.run._placement import Placement, pinned_here, placement
+from seatrial.run._plan import CasePlan, plan_cases
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
 from seatrial.run._rerun import RerunResult, rerun_attempt, rerun_attempt_async
 from seatrial.run._rerun_plan import RerunMode
@@ -35,10 +37,12 @@ from seatrial.run._workers import can_fork
 
 __all__ = [
     "STOP_TOKEN",
+    "CasePlan",
     "Dispatch",
     "GitRefs",
     "JudgeRuntime",
     "PlainProgress",
+    "Placement",
     "Progress",
     "RerunMode",
     "RerunResult",
@@ -57,6 +61,9 @@ __all__ = [
     "git_refs",
     "git_settings",
     "new_run_id",
+    "pinned_here",
+    "placement",
+    "plan_cases",
     "progress_for",
     "pull_request_target",
     "rerun_attempt",

@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from seatrial.agent import (
-    SANDBOX_TOOLS,
     AgentAdapter,
     AgentOutput,
     AttemptContext,
@@ -25,8 +24,9 @@ from seatrial.case import Case
 from seatrial.errors import AgentError, ModelFailure
 from seatrial.record import SIMULATOR_FAILURE, AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
+from seatrial.run._plan import CasePlan
 from seatrial.run._simulator import simulated_user
-from seatrial.run._snapshot import attempt_snapshot, case_facts
+from seatrial.run._snapshot import attempt_snapshot
 from seatrial.trace import TraceRecorder, trusted_model
 from seatrial.trace import attrs as A
 
@@ -39,14 +39,6 @@ os.register_at_fork(after_in_child=_IDS.seed)
 if TYPE_CHECKING:
     from seatrial.gateway import GatewayServer
     from seatrial.run._judge_hook import JudgeRuntime
-
-
-def needs_workspace(case: Case) -> bool:
-    """A workspace is made when the case has a fixture or names a sandbox tool."""
-    if case.fixture:
-        return True
-    named = set(case.allowed_tools or ()) | set(case.permissions)
-    return not named.isdisjoint(SANDBOX_TOOLS)
 
 
 def user_id_for(case: Case) -> str:
@@ -65,7 +57,7 @@ def _maybe_workspace(case: Case) -> Iterator[Path | None]:
 
 async def run_attempt(
     adapter: AgentAdapter,
-    case: Case,
+    case: Case | CasePlan,
     attempt: int,
     run_id: str,
     timeout_s: float | None,
@@ -77,19 +69,21 @@ async def run_attempt(
 
     ``judge`` answers the LLM-judged assertions (without one they are reported as not
     evaluated); ``gateway`` gives the agent its own base URL on that server. The runner
-    passes the run's.
+    passes the run's, and the case as it planned it once for the run (a :class:`CasePlan`);
+    a bare :class:`Case` is planned here, for this attempt alone.
     """
+    planned = case if isinstance(case, CasePlan) else CasePlan.of(case)
+    case = planned.case
     recorder = TraceRecorder()
     session_id = f"sess_{_IDS.getrandbits(64):016x}"
     user_id = user_id_for(case)
     started = time.time()
-    facts = case_facts(run_id, case)
     output: AgentOutput | None = None
     error: AgentError | None = None
     # Most attempts need neither a workspace nor a gateway URL: a nullcontext costs less to
     # enter than the generator-based managers that would yield None.
     with (
-        _maybe_workspace(case) if needs_workspace(case) else nullcontext() as workspace,
+        _maybe_workspace(case) if planned.needs_workspace else nullcontext() as workspace,
         (
             attempt_gateway(gateway, recorder, run_id, case.id, attempt)
             if gateway is not None
@@ -159,7 +153,15 @@ async def run_attempt(
             "session_id": session_id,
             "started_at": started,
             "trace": trace,
-            "snapshot": attempt_snapshot(run_id, case, attempt, trace, ctx.agent_metadata, facts),
+            "snapshot": attempt_snapshot(
+                run_id,
+                case,
+                attempt,
+                trace,
+                ctx.agent_metadata,
+                planned.case_hash,
+                planned.fixture_hash,
+            ),
         }
         if error is not None:
             return AttemptRecord(
@@ -201,12 +203,12 @@ async def run_attempt(
             workspace=workspace,
         )
         if judge is None:
-            evaluation = evaluate(case, assertion_context)
+            evaluation = evaluate(case, assertion_context, planned.assertions)
         else:
             assertion_context.judge = judge.for_attempt(run_id, case.id, attempt, trace)
             assert judge_spans is not None
             with judge_spans.recorder.activate():
-                evaluation = await evaluate_async(case, assertion_context)
+                evaluation = await evaluate_async(case, assertion_context, planned.assertions)
             common["trace"] = judge_spans.into(trace)
             judge.queue(evaluation, run_id, case.id, attempt)
     common.update(

@@ -7,9 +7,9 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import TYPE_CHECKING
 
 from seatrial.agent import AgentAdapter
-from seatrial.case import Case
 from seatrial.record import AttemptRecord
 from seatrial.run._attempt import run_attempt
+from seatrial.run._plan import CasePlan
 
 if TYPE_CHECKING:
     from seatrial.gateway import GatewayServer
@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 
 
 async def drain(
-    plan: list[tuple[Case, int]],
+    plan: list[tuple[CasePlan, int]],
     adapter: AgentAdapter,
     run_id: str,
     timeout_s: float | None,
@@ -28,11 +28,12 @@ async def drain(
     gateway: GatewayServer | None = None,
     room: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
-    """Run every (case, attempt) of ``plan`` with at most ``concurrency`` in flight, each
-    with the run's ``judge`` and ``gateway`` server (when it has them). ``room``, when
-    given, is awaited before each attempt starts: the store's writer holds attempts back
-    while it has too many waiting (:meth:`AttemptWriter.room`)."""
-    jobs: Iterator[tuple[Case, int]] = iter(plan)
+    """Run every (case, attempt) of ``plan`` (each case planned once for the run) with at
+    most ``concurrency`` in flight, each with the run's ``judge`` and ``gateway`` server
+    (when it has them). ``room``, when given, is awaited before each attempt starts: the
+    store's writer holds attempts back while it has too many waiting
+    (:meth:`AttemptWriter.room`)."""
+    jobs: Iterator[tuple[CasePlan, int]] = iter(plan)
 
     async def lane() -> None:
         for case, attempt in jobs:

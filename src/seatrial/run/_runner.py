@@ -23,8 +23,10 @@ from seatrial.record import (
 )
 from seatrial.run._context import active_gateway, run_process_settings
 from seatrial.run._drain import drain
+from seatrial.run._placement import placement
+from seatrial.run._plan import CasePlan
 from seatrial.run._snapshot import run_snapshot
-from seatrial.run._workers import can_fork, run_in_workers
+from seatrial.run._workers import run_in_workers
 from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
 
@@ -111,12 +113,13 @@ def suite_hash(cases: list[Case]) -> str:
 
 def _plan(
     cases: list[Case], repeats: int | None, done: set[tuple[str, int]]
-) -> list[tuple[Case, int]]:
+) -> list[tuple[CasePlan, int]]:
+    """Every (case, attempt) still to run, each case planned once for all its attempts."""
     return [
-        (case, n)
-        for case in cases
-        for n in range(1, (repeats or case.repeats) + 1)
-        if (case.id, n) not in done
+        (planned, n)
+        for planned in map(CasePlan.of, cases)
+        for n in range(1, (repeats or planned.case.repeats) + 1)
+        if (planned.case.id, n) not in done
     ]
 
 
@@ -157,8 +160,9 @@ async def run_suite_async(
         seatrial_version=__version__,
         settings=settings,
     )
-    store.create_run(info, suite.cases)
+    # Planned before the run is stored: a case the runner cannot plan stores nothing.
     plan = _plan(suite.cases, options.repeats, set())
+    store.create_run(info, suite.cases)
     return await _execute(info.run_id, plan, 0, adapter, store, options, progress, gateway)
 
 
@@ -193,7 +197,7 @@ async def resume_async(
 
 async def _execute(
     run_id: str,
-    plan: list[tuple[Case, int]],
+    plan: list[tuple[CasePlan, int]],
     already_done: int,
     adapter: AgentAdapter,
     store: Store,
@@ -214,12 +218,16 @@ async def _execute(
     interrupted = True
     try:
         with run_process_settings():
-            # The judge's connections and the gateway's proxy belong to this process's event
-            # loop: no forked workers.
-            in_process = options.judge is not None or gateway is not None
+            where = placement(
+                workers=options.workers,
+                attempts=len(plan),
+                dispatch=options.dispatch is not None,
+                judge=options.judge is not None,
+                gateway=gateway is not None,
+            )
             if options.dispatch is not None:
-                await options.dispatch(run_id, plan, on_record)
-            elif options.workers > 1 and len(plan) > 1 and can_fork() and not in_process:
+                await options.dispatch(run_id, [(p.case, n) for p, n in plan], on_record)
+            elif where == "workers":
                 await run_in_workers(run_id, plan, adapter, store, options, on_record)
             else:
                 writer = AttemptWriter(store)

@@ -4,8 +4,8 @@ A run's snapshot (Seatrial and Python versions, the agent's spec and module hash
 gateway's configuration hash and cassette) is stored in its settings when it starts. An
 attempt's snapshot (case and fixture hashes, the models asked and answering, the agent's own
 metadata, its cassette entry) is stored with the attempt. The case and fixture hashes are
-computed once per case per run: hashing a fixture folder per attempt would cost more than
-the rest of the attempt's bookkeeping.
+computed once per case per run, in its ``CasePlan`` (run/_plan.py): hashing a fixture folder
+per attempt would cost more than the rest of the attempt's bookkeeping.
 """
 
 from __future__ import annotations
@@ -34,9 +34,6 @@ if TYPE_CHECKING:
 
 CASSETTE_ATTRIBUTE = "seatrial.gateway.cassette"
 """The chat-span attribute the gateway sets to ``record`` or ``replay`` (gateway/_spans.py)."""
-
-_CACHE_LIMIT = 4096
-_case_facts: dict[tuple[str, str], tuple[str, str | None]] = {}
 
 
 def case_hash(case: Case) -> str:
@@ -73,17 +70,6 @@ def file_hash(path: Path | None) -> str | None:
     if path is None or not path.is_file():
         return None
     return hashlib.sha256(path.read_bytes()).hexdigest()[:16]
-
-
-def case_facts(run_id: str, case: Case) -> tuple[str, str | None]:
-    """The case's hash and its fixture's, computed once per case and run in this process."""
-    key = (run_id, case.id)
-    found = _case_facts.get(key)
-    if found is None:
-        if len(_case_facts) >= _CACHE_LIMIT:
-            _case_facts.clear()
-        found = _case_facts[key] = (case_hash(case), fixture_hash(case.fixture))
-    return found
 
 
 def gateway_config_hash(config: GatewayConfig) -> str:
@@ -145,7 +131,8 @@ def attempt_snapshot(
     attempt: int,
     trace: Trace,
     agent_metadata: dict[str, Any] | None,
-    facts: tuple[str, str | None],
+    case_hash: str,
+    fixture_hash: str | None,
 ) -> AttemptSnapshot:
     """The attempt-level snapshot, read off its finished trace."""
     requested: set[str] = set()
@@ -162,8 +149,8 @@ def attempt_snapshot(
         if attributes.get(CASSETTE_ATTRIBUTE) == "record":
             recorded += 1
     fields: dict[str, Any] = {
-        "case_hash": facts[0],
-        "fixture_hash": facts[1],
+        "case_hash": case_hash,
+        "fixture_hash": fixture_hash,
         "models_requested": sorted(requested),
         "models_answered": sorted(answered),
         "agent": agent_metadata,

@@ -22,10 +22,10 @@ from multiprocessing.queues import Queue
 from typing import TYPE_CHECKING, Any
 
 from seatrial.agent import AgentAdapter
-from seatrial.case import Case
 from seatrial.errors import SeatrialError
 from seatrial.record import AttemptRecord
 from seatrial.run._drain import drain
+from seatrial.run._plan import CasePlan
 from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
 
@@ -45,7 +45,7 @@ def can_fork() -> bool:
 
 def _child(
     run_id: str,
-    share: list[tuple[Case, int]],
+    share: list[tuple[CasePlan, int]],
     adapter: AgentAdapter,
     db_url: str,
     timeout_s: float | None,
@@ -125,7 +125,7 @@ def _read_messages(
 
 async def run_in_workers(
     run_id: str,
-    plan: list[tuple[Case, int]],
+    plan: list[tuple[CasePlan, int]],
     adapter: AgentAdapter,
     store: Store,
     options: RunOptions,

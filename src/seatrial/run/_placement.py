@@ -1,0 +1,45 @@
+"""Where a run's attempts run, decided in one place for the runner and the front door.
+
+Three places: sent elsewhere (a ``Dispatch``: Celery workers), shared between forked worker
+processes of this machine (``--workers``), or here, on this process's event loop. A run with
+an LLM judge or a gateway stays here whatever ``--workers`` asks: the judge's connections
+and the gateway's proxy belong to this process's event loop.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from seatrial.run._workers import can_fork
+
+Placement = Literal["dispatch", "workers", "here"]
+"""Where a run's attempts run."""
+
+Pin = Literal["judge", "gateway"]
+"""What keeps a run's attempts in this process."""
+
+
+def pinned_here(*, judge: bool, gateway: bool) -> Pin | None:
+    """What keeps a run in this process (the judge first), or None when nothing does."""
+    if judge:
+        return "judge"
+    if gateway:
+        return "gateway"
+    return None
+
+
+def placement(
+    *, workers: int, attempts: int, dispatch: bool, judge: bool, gateway: bool
+) -> Placement:
+    """Where ``attempts`` attempts run: a dispatch takes them all; more than one worker and
+    attempt forks workers where the platform can and nothing keeps the run here."""
+    if dispatch:
+        return "dispatch"
+    if (
+        workers > 1
+        and attempts > 1
+        and can_fork()
+        and pinned_here(judge=judge, gateway=gateway) is None
+    ):
+        return "workers"
+    return "here"
