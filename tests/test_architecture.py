@@ -714,6 +714,69 @@ def _is_text(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
+NESTED_SETTINGS = ("git", "dataset", "baseline", "bench", "replay_of")
+"""The RunSettings fields that are typed sub-models: read by attribute, never by key."""
+
+
+def _is_nested_settings(node: ast.expr, bound: set[str]) -> bool:
+    """``settings.git``, ``(info.settings.baseline or {})``, ``dict(settings.bench)``, or a
+    name bound to one of these in the same module."""
+    if isinstance(node, ast.Name):
+        return node.id in bound
+    if isinstance(node, ast.Attribute):
+        return node.attr in NESTED_SETTINGS and _is_settings(node.value)
+    if isinstance(node, ast.BoolOp):
+        return any(_is_nested_settings(value, bound) for value in node.values)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.args:
+        return node.func.id == "dict" and _is_nested_settings(node.args[0], bound)
+    return False
+
+
+def nested_settings_key_reads(src: Path, root: str = ROOT) -> list[str]:
+    """Every ``.get("KEY")``, ``["KEY"]`` and ``"KEY" in`` on a nested run setting (see
+    :data:`NESTED_SETTINGS`) outside ``seatrial/record.py``."""
+    found = []
+    for path in sorted((src / root).rglob("*.py")):
+        where = path.relative_to(src).as_posix()
+        if where == SETTINGS_OWNER:
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        bound: set[str] = set()
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Assign)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and _is_nested_settings(node.value, set())
+            ):
+                bound.add(node.targets[0].id)
+        for node in ast.walk(tree):
+            by_key = (
+                (
+                    isinstance(node, ast.Call)
+                    and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in ("get", "pop", "setdefault")
+                    and _is_nested_settings(node.func.value, bound)
+                    and bool(node.args)
+                    and _is_text(node.args[0])
+                )
+                or (
+                    isinstance(node, ast.Subscript)
+                    and _is_nested_settings(node.value, bound)
+                    and _is_text(node.slice)
+                )
+                or (
+                    isinstance(node, ast.Compare)
+                    and _is_text(node.left)
+                    and isinstance(node.ops[0], ast.In | ast.NotIn)
+                    and _is_nested_settings(node.comparators[0], bound)
+                )
+            )
+            if by_key:
+                found.append(f"{where}:{getattr(node, 'lineno', 0)}")
+    return found
+
+
 def settings_key_reads(src: Path, root: str = ROOT) -> list[str]:
     """Every ``settings.get("KEY")``, ``settings["KEY"]`` and ``"KEY" in settings`` outside
     ``seatrial/record.py`` (where :class:`RunSettings` names each key as an attribute)."""
@@ -792,3 +855,60 @@ def test_attributes_the_owner_and_other_lookups_are_no_settings_key_read(tmp_pat
         },
     )
     assert settings_key_reads(src) == []
+
+
+def test_no_nested_run_setting_is_read_by_key_outside_the_record():
+    reads = nested_settings_key_reads(SRC)
+    assert not reads, "read the nested settings' attributes (seatrial.record) instead:\n" + (
+        "\n".join(f"  {line}" for line in reads)
+    )
+
+
+def test_the_checked_nested_settings_are_the_typed_sub_models():
+    from pydantic import BaseModel
+
+    from seatrial.record import RunSettings
+
+    typed = {
+        name
+        for name, field in RunSettings.model_fields.items()
+        if any(
+            isinstance(arg, type) and issubclass(arg, BaseModel)
+            for arg in getattr(field.annotation, "__args__", ())
+        )
+    }
+    assert typed == set(NESTED_SETTINGS)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'def f(settings):\n    return (settings.baseline or {}).get("run_id")\n',
+        'def f(info):\n    git = info.settings.git\n    return git.get("branch")\n',
+        'def f(info):\n    bench = info.settings.bench or {}\n    return bench["agent"]\n',
+        'def f(info):\n    return info.settings.replay_of["run_id"]\n',
+        'def f(info):\n    return "name" in dict(info.settings.dataset)\n',
+    ],
+    ids=["get-or-empty", "bound-get", "bound-subscript", "subscript", "in-dict"],
+)
+def test_a_nested_setting_read_by_key_is_found(tmp_path, text):
+    src = _package(tmp_path, {"__init__.py": "", "a/_user.py": text})
+    (line,) = nested_settings_key_reads(src)
+    assert line.startswith("seatrial/a/_user.py:")
+
+
+def test_nested_attributes_the_owner_and_other_dicts_are_no_nested_key_read(tmp_path):
+    src = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "record.py": 'def f(settings):\n    return (settings.git or {}).get("branch")\n',
+            "a/_user.py": (
+                "def f(info, report, git, config):\n"
+                "    info.settings.git.branch, info.settings.baseline.run_id\n"
+                '    report.dataset.get("name"), git.get("branch"), config.git["x"]\n'
+                '    return (info.settings.judge or {}).get("model")\n'
+            ),
+        },
+    )
+    assert nested_settings_key_reads(src) == []

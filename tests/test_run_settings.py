@@ -39,7 +39,8 @@ def test_settings_stored_before_the_format_version_load_and_keep_every_key(tmp_p
     assert read.timeout_s is None  # stored "no limit" stays no limit, not the default
     assert read.concurrency == 4 and read.workers == 2
     assert read.gates_source == "file:/work/project/gates.yaml"
-    assert read.git == {"branch": "feature/订单", "commit": "b" * 40}
+    assert read.git is not None
+    assert (read.git.branch, read.git.commit) == ("feature/订单", "b" * 40)
     assert read.model_extra == {"plugin_marker": {"written_by": "a plugin", "n": [1, 2, 3]}}
     assert RunSettings.model_validate(read.stored()) == read  # and round-trips again
 
@@ -48,8 +49,13 @@ def test_settings_of_this_version_round_trip_through_the_store_unchanged(tmp_pat
     new = _golden("run_settings_v1.json")
     read = _stored_and_read_back(tmp_path, new)
     assert read.stored() == new
-    assert read.dataset == {"name": "退款", "version": 4}
-    assert read.replay_of == {"run_id": "r1", "case_id": "c1", "attempt": 2}
+    assert read.dataset is not None and (read.dataset.name, read.dataset.version) == ("退款", 4)
+    assert read.replay_of is not None
+    assert (read.replay_of.run_id, read.replay_of.case_id, read.replay_of.attempt) == (
+        "r1",
+        "c1",
+        2,
+    )
     dumped = RunInfo(run_id="r", suite="s", agent="a", settings=new).model_dump_json()
     assert "退款" in dumped  # Chinese as written, no \u escapes
 
@@ -85,3 +91,34 @@ def test_a_query_key_must_name_a_settings_field():
     assert settings_key("dataset") == "dataset"
     with pytest.raises(KeyError, match="datset"):
         settings_key("datset")
+
+
+def test_nested_settings_read_as_attributes_and_round_trip_with_their_unknown_keys(tmp_path):
+    nested = _golden("run_settings_nested.json")
+    read = _stored_and_read_back(tmp_path, nested)
+    assert read.stored() == nested  # no default added, no key lost, nested extras kept
+    assert read.git is not None and read.git.branch == "功能/退款"
+    assert read.baseline is not None and read.baseline.run_id is None
+    assert read.baseline.ref == "latest-passing"
+    assert read.dataset is not None and read.dataset.verified is False
+    assert read.dataset.model_extra == {"备注": "客服黄金集"}
+    assert read.bench is not None and read.bench.agents == ["甲", "乙"]
+    assert read.bench.position == 1
+    assert read.replay_of is not None and read.replay_of.attempt == 3
+    dumped = RunInfo(run_id="r", suite="s", agent="a", settings=nested).model_dump_json()
+    assert "客服黄金集" in dumped and "功能/退款" in dumped  # as written, no \\u escapes
+
+
+def test_a_nested_setting_is_frozen_and_refuses_a_wrong_type_by_name():
+    settings = RunSettings.model_validate({"git": {"branch": "main"}})
+    assert settings.git is not None
+    with pytest.raises(ValidationError):
+        settings.git.branch = "other"  # type: ignore[misc]
+    with pytest.raises(ValidationError, match="dataset.version"):
+        RunSettings.model_validate({"dataset": {"name": "d", "version": "newest"}})
+
+
+def test_a_nested_setting_stores_only_the_keys_the_run_set():
+    settings = RunSettings.model_validate({"baseline": {"ref": "latest"}})
+    assert settings.baseline is not None and settings.baseline.run_id is None
+    assert settings.stored()["baseline"] == {"ref": "latest"}

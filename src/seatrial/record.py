@@ -280,6 +280,75 @@ class Summary(BaseModel):
     """passed / attempts."""
 
 
+class _NestedSetting(BaseModel):
+    """A nested part of :class:`RunSettings`: frozen, unknown keys kept as extras, and only
+    the keys a run set stored again, so a stored run's settings round-trip unchanged."""
+
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    @model_serializer(mode="wrap")
+    def _only_set(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        """Only the keys the run set (and extras)."""
+        dumped: dict[str, Any] = handler(self)
+        kept = self.model_fields_set | set(self.model_extra or {})
+        return {key: value for key, value in dumped.items() if key in kept}
+
+
+class GitSetting(_NestedSetting):
+    """The branch and commit a run was made from (``RunSettings.git``)."""
+
+    branch: str | None = None
+    """The branch checked out (or named by CI); None when detached and unnamed."""
+    commit: str | None = None
+    """The commit's full sha."""
+
+
+class DatasetSetting(_NestedSetting):
+    """The golden set a run drew cases from (``RunSettings.dataset``)."""
+
+    name: str | None = None
+    """The golden set's name."""
+    version: int | None = None
+    """The version of the set that ran."""
+    hash: str | None = None
+    """The content hash of that version when the run started."""
+    verified: bool | None = None
+    """False when the set's history failed verification as the run started."""
+
+
+class BaselineSetting(_NestedSetting):
+    """The baseline chosen when a run started (``RunSettings.baseline``)."""
+
+    ref: str | None = None
+    """The reference as given (``latest``, ``latest-passing``, a run id or a tag)."""
+    run_id: str | None = None
+    """The run it resolved to; None when none was stored yet."""
+
+
+class BenchSetting(_NestedSetting):
+    """The benchmark a run belongs to (``RunSettings.bench``, ``seatrial bench``)."""
+
+    id: str | None = None
+    """The benchmark's id."""
+    agents: list[str] | None = None
+    """Every agent of the benchmark, in the order given."""
+    agent: str | None = None
+    """This run's agent, as named in the benchmark."""
+    position: int | None = None
+    """This run's agent's place in ``agents`` (from 0)."""
+
+
+class ReplayOfSetting(_NestedSetting):
+    """The stored attempt a ``seatrial rerun`` replayed (``RunSettings.replay_of``)."""
+
+    run_id: str | None = None
+    """The run of the replayed attempt."""
+    case_id: str | None = None
+    """Its case."""
+    attempt: int | None = None
+    """Its number."""
+
+
 class RunSettings(BaseModel):
     """What a run ran with, written once when it starts (``RunInfo.settings``).
 
@@ -320,19 +389,19 @@ class RunSettings(BaseModel):
     """What the whole run ran with (a :class:`RunSnapshot` dump); None before snapshots."""
     judge: dict[str, Any] | None = None
     """The LLM judge's record (model, prompt version ...) when the run had one."""
-    git: dict[str, Any] | None = None
+    git: GitSetting | None = None
     """The branch and commit the run was made from (``branch``, ``commit``)."""
-    dataset: dict[str, Any] | None = None
+    dataset: DatasetSetting | None = None
     """The golden set the run drew cases from (its name and version)."""
-    baseline: dict[str, Any] | None = None
+    baseline: BaselineSetting | None = None
     """The baseline chosen when the run started (``ref``, ``run_id``)."""
     backend: str | None = None
     """``celery`` when the attempts ran on workers; None ran them in this machine."""
     gateway: dict[str, Any] | None = None
     """What workers rebuild the run's gateway from, for a run on workers with one."""
-    bench: dict[str, Any] | None = None
+    bench: BenchSetting | None = None
     """The benchmark the run belongs to (``seatrial bench``)."""
-    replay_of: dict[str, Any] | None = None
+    replay_of: ReplayOfSetting | None = None
     """The attempt a ``seatrial rerun`` replayed (``run_id``, ``case_id``, ``attempt``)."""
     mode: str | None = None
     """How a rerun replayed its attempt (its cassette mode)."""

@@ -125,16 +125,16 @@ def test_the_board_names_the_significant_difference_and_not_the_near_miss(bench:
 def test_the_runs_are_linked_by_the_bench_id_with_the_same_cases_and_repeats(bench: Bench) -> None:
     with Store.open(bench.db) as store:
         runs = store.list_runs(tag=f"bench:{bench.bench_id}")
-        assert {run.settings.bench["id"] for run in runs} == {bench.bench_id}
-        assert sorted(run.settings.bench["agent"] for run in runs) == ["near", "strong", "weak"]
-        assert {tuple(run.settings.bench["agents"]) for run in runs} == {("strong", "weak", "near")}
+        assert {run.settings.bench.id for run in runs} == {bench.bench_id}
+        assert sorted(run.settings.bench.agent for run in runs) == ["near", "strong", "weak"]
+        assert {tuple(run.settings.bench.agents) for run in runs} == {("strong", "weak", "near")}
         assert {run.settings.repeats for run in runs} == {REPEATS}
         assert len({run.settings.suite_hash for run in runs}) == 1
         for run in runs:
             records = store.attempts(run.run_id, with_traces=True)
             assert len(records) == CASES * REPEATS
             # Every model call went through the gateway: in the trace, with its cost.
-            model = f"{run.settings.bench['agent']}-v1"
+            model = f"{run.settings.bench.agent}-v1"
             calls = [c for r in records for c in r.trace.model_calls()]
             assert {c.model for c in calls} == {model}
             assert all(c.cost_usd == pytest.approx(120e-6) for c in calls)

@@ -76,8 +76,8 @@ def test_pr_tier_compares_a_pull_request_with_mains_latest_passing_run(demo):
     with Store.open(project_dir=demo) as store:
         stored = store.get_run(v2)
     assert set(stored.tags) == {"ci", "tier:pr", "branch:feature"}
-    assert stored.settings.git == {"branch": "feature", "commit": "b" * 40}
-    assert stored.settings.baseline["run_id"] == v1
+    assert stored.settings.git.model_dump() == {"branch": "feature", "commit": "b" * 40}
+    assert stored.settings.baseline.run_id == v1
     assert stored.settings.repeats == 1
 
 

@@ -134,7 +134,7 @@ def test_nightly_baseline_is_stored_and_read_by_the_regression_gate(tmp_path, mo
     assert second.exit_code == 0, second.output
     with Store.open(project_dir=project) as store:
         newest, earlier = store.list_runs()
-    assert newest.settings.baseline == {"ref": "latest", "run_id": earlier.run_id}
+    assert newest.settings.baseline.model_dump() == {"ref": "latest", "run_id": earlier.run_id}
     _, lines = gate_lines(project, newest.run_id)
     assert any(
         line.startswith("overall max_regression: change +0.0 points") and line.endswith("met")

@@ -83,7 +83,7 @@ def test_another_branchs_newer_passing_run_is_not_taken(project, store, monkeypa
 
 def test_a_run_with_only_a_recorded_git_branch_counts_for_that_branch(project, store, monkeypatch):
     recorded = run(project, store, monkeypatch, git_branch="main")
-    assert store.get_run(recorded).settings.git["branch"] == "main"
+    assert store.get_run(recorded).settings.git.branch == "main"
     run(project, store, monkeypatch, git_branch="feature")
     assert latest_passing_on(store, "main") == recorded
 

@@ -89,7 +89,7 @@ def test_a_run_on_v3_still_reports_v3_after_v4_exists(
     )
     again = build_report(store, on_v3.run_id)
     recorded = recorded_as(store, "refunds", 3)
-    assert again.info.settings.dataset == recorded
+    assert again.info.settings.dataset.model_dump() == recorded
     assert again.dataset_text == "dataset refunds v3"
     assert to_json(again)["dataset"] == recorded
     assert "Ran dataset refunds v3." in to_markdown(again)
@@ -108,7 +108,7 @@ def test_a_suite_naming_no_version_runs_and_records_the_newest(
 
     result = execute_suite(suite, agent.url, store=store, write_report_files=False)
 
-    assert result.report.info.settings.dataset == recorded_as(store, "refunds", 4)
+    assert result.report.info.settings.dataset.model_dump() == recorded_as(store, "refunds", 4)
     assert run_ids_cases(store, result.run_id) == ["r2", "r3", "r4"]
 
 
@@ -143,7 +143,9 @@ def test_seatrial_run_dataset_option_runs_a_version_and_report_shows_it(
 
     assert ran.exit_code == 0, ran.output
     assert "dataset: refunds v2 (2 cases)" in ran.stdout
-    assert run.suite == "refunds" and run.settings.dataset == recorded_as(store, "refunds", 2)
+    assert run.suite == "refunds" and run.settings.dataset.model_dump() == recorded_as(
+        store, "refunds", 2
+    )
     assert run_ids_cases(store, run.run_id) == ["r1", "r2"]
     assert json.loads((tmp_path / "out" / "report.json").read_text())["dataset"]["version"] == 2
     assert reported.exit_code == 0, reported.output
@@ -167,7 +169,7 @@ def test_run_suite_runs_a_golden_set_version_as_the_command_does(
         suite, agent.url, db=store.url, project_dir=tmp_path, dataset="refunds@3"
     )
 
-    assert report.info.settings.dataset == recorded_as(store, "refunds", 3)
+    assert report.info.settings.dataset.model_dump() == recorded_as(store, "refunds", 3)
     assert run_ids_cases(store, report.info.run_id) == ["own-1", "r1", "r2", "r3"]
 
 
@@ -195,7 +197,7 @@ def test_a_run_of_a_set_whose_history_was_edited_in_the_database_warns_and_says_
     warnings = [text for level, text in notices if level == "warning"]
     assert any("refunds v1 case r1" in text for text in warnings), notices
     recorded = result.report.info.settings.dataset
-    assert recorded["verified"] is False and recorded["version"] == 3
+    assert recorded.verified is False and recorded.version == 3
     assert "its history was changed in the database" in to_markdown(result.report)
     assert to_json(result.report)["dataset"]["verified"] is False
 
@@ -217,5 +219,5 @@ def test_a_run_of_an_intact_set_gives_no_history_warning(
     )
 
     assert not [text for level, text in notices if "history" in text], notices
-    assert result.report.info.settings.dataset["verified"] is True
+    assert result.report.info.settings.dataset.verified is True
     assert "changed in the database" not in to_markdown(result.report)

@@ -44,7 +44,7 @@ async def test_a_recorded_attempt_reruns_from_its_cassette_with_the_model_gone(
     assert len(upstream.requests) == asked == 2
     info = store.get_run(result.run_id)
     assert info.tags == ["replay"]
-    assert info.settings.replay_of == {"run_id": run_id, "case_id": CASE, "attempt": 1}
+    assert info.settings.replay_of.model_dump() == {"run_id": run_id, "case_id": CASE, "attempt": 1}
     assert info.settings.mode == "cassette"
     assert result.replayed.trace is not None and result.stored.trace is not None
     old_calls = [c.span.attributes for c in result.stored.trace.model_calls()]

@@ -31,7 +31,7 @@ def run_branch(info: RunInfo) -> str | None:
         if tag.startswith(BRANCH_TAG) and len(tag) > len(BRANCH_TAG):
             return tag[len(BRANCH_TAG) :]
     git = info.settings.git
-    branch = git.get("branch") if isinstance(git, dict) else None
+    branch = git.branch if git is not None else None
     return str(branch) if branch else None
 
 

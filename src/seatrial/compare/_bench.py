@@ -55,11 +55,12 @@ def bench_leaderboard(store: Store, bench_id: str, alpha: float = ALPHA) -> Lead
     picked: dict[str, BoardRun] = {}
     order: dict[str, int] = {}
     for info in found:  # newest first: the first run of a name wins
-        bench = info.settings.bench or {}
-        name = str(bench.get("agent") or info.agent)
+        bench = info.settings.bench
+        name = str((bench.agent if bench is not None else None) or info.agent)
         if name not in picked:
             run = AgentRun(info.run_id, info.agent, info.started_at, info.settings)
             picked[name] = BoardRun(name, run)
-            order[name] = int(bench.get("position", len(order)))
+            position = bench.position if bench is not None else None
+            order[name] = int(len(order) if position is None else position)
     chosen = sorted(picked.values(), key=lambda board: order[board.name])
     return rank_runs(store, chosen, found[0].suite, bench_id=bench_id, alpha=alpha)

@@ -50,7 +50,7 @@ def gates_written(settings: RunSettings) -> bool:
 
 def stored_baseline_id(settings: RunSettings) -> str | None:
     """The baseline run a run stored when it started (resolved then), if any."""
-    return (settings.baseline or {}).get("run_id") or None
+    return (settings.baseline.run_id if settings.baseline is not None else None) or None
 
 
 def gates_changed(settings: RunSettings, project_dir: Path | None = None) -> str | None:

@@ -226,7 +226,9 @@ def build_report(
         spend_usd=store.spend_by_purpose(run_id),
         unpriced_models=store.unpriced_models(run_id),
         judge=info.settings.judge or None,
-        dataset=info.settings.dataset or None,
+        dataset=info.settings.dataset.model_dump(mode="json") or None
+        if info.settings.dataset is not None
+        else None,
         statistics=run_statistics(run),
         flaky=flaky,
         baseline=_against_baseline(store, gate.baseline, run, flaky),

@@ -66,8 +66,9 @@ def _recorded_source(
     if recording.cassette_mode == "record":
         return info.run_id, attempt
     replayed = info.settings.replay_of
-    if recording.cassette_mode == "replay" and isinstance(replayed, dict):
-        return str(replayed["run_id"]), int(replayed["attempt"])
+    if recording.cassette_mode == "replay" and replayed is not None:
+        if replayed.run_id is not None and replayed.attempt is not None:
+            return replayed.run_id, replayed.attempt
     return None
 
 
