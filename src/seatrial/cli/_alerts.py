@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -10,9 +10,6 @@ from seatrial.cli._app import app, guarded
 from seatrial.cli._context import project
 from seatrial.cli._output import print_delivery
 from seatrial.errors import ConfigError
-
-if TYPE_CHECKING:
-    pass
 
 alerts_app = typer.Typer(
     help="Alerts to Feishu, DingTalk, WeCom, Slack or a webhook (seatrial.yaml `alerts:`).",

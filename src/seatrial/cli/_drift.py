@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -13,9 +13,6 @@ from seatrial.cli._context import open_store
 from seatrial.cli._options import Db, DriftBaseline, TextOrJson
 from seatrial.cli._output import print_drift
 from seatrial.errors import InputError
-
-if TYPE_CHECKING:
-    pass
 
 FORMATS = ("text", "json")
 

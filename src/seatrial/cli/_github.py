@@ -4,15 +4,12 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.errors import InputError
-
-if TYPE_CHECKING:
-    pass
 
 github_app = typer.Typer(
     help="GitHub: the pull-request comment (one per pull request, updated on every run).",

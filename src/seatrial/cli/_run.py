@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 
@@ -24,9 +24,6 @@ from seatrial.cli._options import (
     Timeout,
 )
 from seatrial.cli._output import print_notice
-
-if TYPE_CHECKING:
-    pass
 
 
 @app.command()

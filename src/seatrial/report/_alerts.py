@@ -210,21 +210,26 @@ def metric_drop_notification(
     )
 
 
+def _drops(store: Store, report: RunReport, confidence: float) -> list[PassRateDrop]:
+    """The pass rates that fell significantly against the baseline the run stored; none when
+    it stored none, or the baseline was collected since."""
+    baseline_id = report.gate.baseline
+    if baseline_id is None:
+        return []
+    try:
+        base, run = load_run(store, baseline_id), load_run(store, report.info.run_id)
+    except RunNotFound:
+        return []
+    return pass_rate_drops(base, run, confidence)
+
+
 def run_notifications(
     store: Store, report: RunReport, dashboard_url: str | None = None, confidence: float = 0.95
 ) -> list[Notification]:
     """The alert a finished run raises, at most one: ``gate_failed`` when it did not meet its
     gates (carrying ``metric_drop`` too when a pass rate also fell significantly against the
     baseline it stored), else ``metric_drop`` when a pass rate fell."""
-    drops: list[PassRateDrop] = []
-    baseline_id = report.gate.baseline
-    if baseline_id is not None:
-        try:
-            base, run = load_run(store, baseline_id), load_run(store, report.info.run_id)
-        except RunNotFound:  # the baseline was collected since: nothing to compare with
-            pass
-        else:
-            drops = pass_rate_drops(base, run, confidence)
+    drops = _drops(store, report, confidence)
     if not report.gate.passed:
         return [gate_failed_notification(report, dashboard_url, drops)]
     drop = metric_drop_notification(report, drops, dashboard_url)
