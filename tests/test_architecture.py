@@ -700,7 +700,7 @@ def test_the_owner_docstrings_and_attribute_names_are_no_second_spelling(tmp_pat
     assert gen_ai_spellings(src) == []
 
 
-SETTINGS_OWNER = "seatrial/record.py"
+SETTINGS_OWNER = "seatrial/record/_settings.py"
 
 
 def _is_settings(node: ast.expr) -> bool:
@@ -734,7 +734,7 @@ def _is_nested_settings(node: ast.expr, bound: set[str]) -> bool:
 
 def nested_settings_key_reads(src: Path, root: str = ROOT) -> list[str]:
     """Every ``.get("KEY")``, ``["KEY"]`` and ``"KEY" in`` on a nested run setting (see
-    :data:`NESTED_SETTINGS`) outside ``seatrial/record.py``."""
+    :data:`NESTED_SETTINGS`) outside ``seatrial/record/_settings.py``."""
     found = []
     for path in sorted((src / root).rglob("*.py")):
         where = path.relative_to(src).as_posix()
@@ -779,7 +779,7 @@ def nested_settings_key_reads(src: Path, root: str = ROOT) -> list[str]:
 
 def settings_key_reads(src: Path, root: str = ROOT) -> list[str]:
     """Every ``settings.get("KEY")``, ``settings["KEY"]`` and ``"KEY" in settings`` outside
-    ``seatrial/record.py`` (where :class:`RunSettings` names each key as an attribute)."""
+    ``seatrial/record/_settings.py`` (where :class:`RunSettings` names each key as an attribute)."""
     found = []
     for path in sorted((src / root).rglob("*.py")):
         where = path.relative_to(src).as_posix()
@@ -842,7 +842,7 @@ def test_attributes_the_owner_and_other_lookups_are_no_settings_key_read(tmp_pat
         tmp_path,
         {
             "__init__.py": "",
-            "record.py": 'def f(settings):\n    return settings.get("timeout_s")\n',
+            "record/_settings.py": 'def f(settings):\n    return settings.get("timeout_s")\n',
             "a/_user.py": (
                 "from seatrial.record import settings_key\n"
                 "def f(info, adapter, runs, options, recorded, name):\n"
@@ -902,7 +902,7 @@ def test_nested_attributes_the_owner_and_other_dicts_are_no_nested_key_read(tmp_
         tmp_path,
         {
             "__init__.py": "",
-            "record.py": 'def f(settings):\n    return (settings.git or {}).get("branch")\n',
+            "record/_settings.py": 'def f(settings):\n    return (settings.git or {}).get("branch")\n',
             "a/_user.py": (
                 "def f(info, report, git, config):\n"
                 "    info.settings.git.branch, info.settings.baseline.run_id\n"
