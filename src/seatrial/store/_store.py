@@ -21,12 +21,12 @@ from seatrial.store._bulk import insert_many
 from seatrial.store._codec import EncodedAttempts, encode_attempts
 from seatrial.store._engine import make_engine
 from seatrial.store._gc import GcMixin
-from seatrial.store._golden import GoldenMixin
 from seatrial.store._golden_chain import ChainMixin
 from seatrial.store._judging import JudgingMixin
 from seatrial.store._ledger import LedgerMixin
 from seatrial.store._migrate import upgrade
 from seatrial.store._once import unstored
+from seatrial.store._pending import PendingMixin
 from seatrial.store._schema import attempts, run_cases, run_tags, runs, spans
 from seatrial.store._traces import TracesMixin
 from seatrial.store._translate import message, reason, translated
@@ -39,7 +39,7 @@ RUN_STATUSES = ("running", "finished", "interrupted")
 
 
 class Store(
-    AttemptReadsMixin, LedgerMixin, JudgingMixin, TracesMixin, GoldenMixin, ChainMixin, GcMixin
+    AttemptReadsMixin, LedgerMixin, JudgingMixin, TracesMixin, PendingMixin, ChainMixin, GcMixin
 ):
     """Where runs are kept. Open it with :meth:`Store.open`; close it (or use ``with``).
 
