@@ -21,7 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from seatrial import SuiteRun, execute_suite
+from seatrial.run import RunOptions
 from seatrial.store import Store
+from tests.distributed.scripted import suite_text
 from tests.store.conftest import pg_schemas, pg_url, pg_user
 
 __all__ = ["pg_schemas", "pg_user"]  # fixtures used here, defined with the store's tests
@@ -181,3 +184,22 @@ def stored_total(store: Store) -> int:
     if not runs:
         return 0
     return sum(store.verdict_counts([runs[0].run_id])[runs[0].run_id].values())
+
+
+def local_verdicts(
+    tmp_path: Path, cases: int, repeats: int
+) -> tuple[Path, SuiteRun, dict[tuple[str, int], tuple[str, str | None]]]:
+    """Write the scripted suite of ``cases`` cases into ``tmp_path`` and run it in this
+    process (SQLite, ``repeats`` each): the suite's path, the local run, and the verdicts a
+    distributed run of it must reproduce."""
+    suite = tmp_path / "suite.yaml"
+    suite.write_text(suite_text(cases), encoding="utf-8")
+    local = execute_suite(
+        suite,
+        AGENT,
+        db=f"sqlite:///{tmp_path / 'local.db'}",
+        options=RunOptions(repeats=repeats, timeout_s=3),
+        write_report_files=False,
+    )
+    with Store.open(f"sqlite:///{tmp_path / 'local.db'}") as store:
+        return suite, local, verdicts_of(store, local.run_id)

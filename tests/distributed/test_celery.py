@@ -14,17 +14,15 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from seatrial import execute_suite
 from seatrial.cli import app
-from seatrial.run import RunOptions
 from seatrial.store import Store
 from tests.distributed.conftest import (
     AGENT,
     WorkerProcess,
     finish,
+    local_verdicts,
     run_command,
     stored_total,
-    verdicts_of,
 )
 from tests.distributed.scripted import suite_text
 
@@ -41,17 +39,7 @@ def test_killed_worker_loses_nothing_and_doubles_nothing(
     broker_env: dict[str, str],
     start_worker: Callable[..., WorkerProcess],
 ) -> None:
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(suite_text(CASES), encoding="utf-8")
-    local = execute_suite(
-        suite,
-        AGENT,
-        db=f"sqlite:///{tmp_path / 'local.db'}",
-        options=RunOptions(repeats=REPEATS, timeout_s=3),
-        write_report_files=False,
-    )
-    with Store.open(f"sqlite:///{tmp_path / 'local.db'}") as store:
-        expected = verdicts_of(store, local.run_id)
+    suite, local, expected = local_verdicts(tmp_path, CASES, REPEATS)
     assert len(expected) == ATTEMPTS
     assert {verdict for verdict, _ in expected.values()} == {"PASS", "FAIL", "ERROR"}
 

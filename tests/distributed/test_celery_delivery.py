@@ -14,19 +14,16 @@ from pathlib import Path
 
 import pytest
 
-from seatrial import execute_suite
 from seatrial.distributed import BrokerSettings, celery_app
-from seatrial.run import RunOptions
 from seatrial.store import Store
 from seatrial.testing import AgentServer
 from tests.distributed.conftest import (
-    AGENT,
     SEATRIAL,
     WorkerProcess,
     finish,
+    local_verdicts,
     run_command,
     stored_total,
-    verdicts_of,
 )
 from tests.distributed.scripted import counted_reply, suite_text
 
@@ -115,17 +112,7 @@ def test_interrupted_coordinator_drops_queued_attempts_and_resume_finishes_once(
     start_worker: Callable[..., WorkerProcess],
 ) -> None:
     cases, repeats = 10, 4
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(suite_text(cases), encoding="utf-8")
-    local = execute_suite(
-        suite,
-        AGENT,
-        db=f"sqlite:///{tmp_path / 'local.db'}",
-        options=RunOptions(repeats=repeats, timeout_s=3),
-        write_report_files=False,
-    )
-    with Store.open(f"sqlite:///{tmp_path / 'local.db'}") as store:
-        expected = verdicts_of(store, local.run_id)
+    suite, local, expected = local_verdicts(tmp_path, cases, repeats)
     env = {**broker_env, "SEATRIAL_DB_URL": pg_store_url, "SEATRIAL_TEST_SLEEP": "0.3"}
     worker = start_worker(env, concurrency=2)
     coordinator = subprocess.Popen(

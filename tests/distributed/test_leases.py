@@ -14,19 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from seatrial import execute_suite
 from seatrial.distributed._lease import lease_key
-from seatrial.run import RunOptions
 from seatrial.store import Store
 from tests.distributed.conftest import (
-    AGENT,
     WorkerProcess,
     finish,
+    local_verdicts,
     run_command,
     stored_total,
-    verdicts_of,
 )
-from tests.distributed.scripted import suite_text
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
 
@@ -41,17 +37,7 @@ def test_a_killed_workers_attempts_come_back_through_their_leases_within_the_hou
     start_worker: Callable[..., WorkerProcess],
 ) -> None:
     redis = pytest.importorskip("redis")
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(suite_text(CASES), encoding="utf-8")
-    local = execute_suite(
-        suite,
-        AGENT,
-        db=f"sqlite:///{tmp_path / 'local.db'}",
-        options=RunOptions(repeats=REPEATS, timeout_s=3),
-        write_report_files=False,
-    )
-    with Store.open(f"sqlite:///{tmp_path / 'local.db'}") as store:
-        expected = verdicts_of(store, local.run_id)
+    suite, local, expected = local_verdicts(tmp_path, CASES, REPEATS)
 
     # The broker alone would bring the killed worker's messages back after an hour: a run
     # that ends within the test's limit got them back some other way.

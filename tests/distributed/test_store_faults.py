@@ -17,11 +17,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from seatrial import execute_suite
-from seatrial.run import RunOptions
 from seatrial.store import Store
-from tests.distributed.conftest import AGENT, WorkerProcess, finish, run_command, verdicts_of
-from tests.distributed.scripted import suite_text
+from tests.distributed.conftest import WorkerProcess, finish, local_verdicts, run_command
 from tests.store.conftest import PG_DATABASE, PG_HOST, PG_PORT, pg_url
 
 pytestmark = [pytest.mark.slow, pytest.mark.postgres]
@@ -108,17 +105,7 @@ def test_a_run_survives_its_connections_ended_mid_poll_and_mid_write(
     broker_env: dict[str, str],
     start_worker: Callable[..., WorkerProcess],
 ) -> None:
-    suite = tmp_path / "suite.yaml"
-    suite.write_text(suite_text(CASES), encoding="utf-8")
-    local = execute_suite(
-        suite,
-        AGENT,
-        db=f"sqlite:///{tmp_path / 'local.db'}",
-        options=RunOptions(repeats=REPEATS, timeout_s=3),
-        write_report_files=False,
-    )
-    with Store.open(f"sqlite:///{tmp_path / 'local.db'}") as store:
-        expected = verdicts_of(store, local.run_id)
+    suite, local, expected = local_verdicts(tmp_path, CASES, REPEATS)
     backends = Backends(pg_user, pg_schemas())
     Store.open(backends.coordinator_url).close()
     env = {**broker_env, "SEATRIAL_DB_URL": backends.workers_url, "SEATRIAL_TEST_SLEEP": "0.3"}
