@@ -902,7 +902,9 @@ def test_nested_attributes_the_owner_and_other_dicts_are_no_nested_key_read(tmp_
         tmp_path,
         {
             "__init__.py": "",
-            "record/_settings.py": 'def f(settings):\n    return (settings.git or {}).get("branch")\n',
+            "record/_settings.py": (
+                'def f(settings):\n    return (settings.git or {}).get("branch")\n'
+            ),
             "a/_user.py": (
                 "def f(info, report, git, config):\n"
                 "    info.settings.git.branch, info.settings.baseline.run_id\n"
