@@ -714,7 +714,16 @@ def _is_text(node: ast.expr) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
-NESTED_SETTINGS = ("git", "dataset", "baseline", "bench", "replay_of")
+NESTED_SETTINGS = (
+    "git",
+    "dataset",
+    "baseline",
+    "bench",
+    "replay_of",
+    "judge",
+    "gateway",
+    "snapshot",
+)
 """The RunSettings fields that are typed sub-models: read by attribute, never by key."""
 
 
@@ -888,8 +897,20 @@ def test_the_checked_nested_settings_are_the_typed_sub_models():
         'def f(info):\n    bench = info.settings.bench or {}\n    return bench["agent"]\n',
         'def f(info):\n    return info.settings.replay_of["run_id"]\n',
         'def f(info):\n    return "name" in dict(info.settings.dataset)\n',
+        'def f(info):\n    return (info.settings.judge or {}).get("model")\n',
+        'def f(info):\n    return info.settings.gateway["config_hash"]\n',
+        'def f(settings):\n    snapshot = settings.snapshot or {}\n    return snapshot.get("agent")\n',
     ],
-    ids=["get-or-empty", "bound-get", "bound-subscript", "subscript", "in-dict"],
+    ids=[
+        "get-or-empty",
+        "bound-get",
+        "bound-subscript",
+        "subscript",
+        "in-dict",
+        "judge",
+        "gateway",
+        "snapshot",
+    ],
 )
 def test_a_nested_setting_read_by_key_is_found(tmp_path, text):
     src = _package(tmp_path, {"__init__.py": "", "a/_user.py": text})
@@ -909,7 +930,8 @@ def test_nested_attributes_the_owner_and_other_dicts_are_no_nested_key_read(tmp_
                 "def f(info, report, git, config):\n"
                 "    info.settings.git.branch, info.settings.baseline.run_id\n"
                 '    report.dataset.get("name"), git.get("branch"), config.git["x"]\n'
-                '    return (info.settings.judge or {}).get("model")\n'
+                '    info.settings.snapshot.gateway.models.get("qwen")  # a model by its name\n'
+                '    return info.settings.judge.model, (report.judge or {}).get("model")\n'
             ),
         },
     )

@@ -122,3 +122,44 @@ def test_a_nested_setting_stores_only_the_keys_the_run_set():
     settings = RunSettings.model_validate({"baseline": {"ref": "latest"}})
     assert settings.baseline is not None and settings.baseline.run_id is None
     assert settings.stored()["baseline"] == {"ref": "latest"}
+
+
+def test_the_judge_gateway_and_snapshot_read_as_attributes_and_keep_their_unknown_keys(tmp_path):
+    written = _golden("run_settings_judge_gateway_snapshot.json")
+    read = _stored_and_read_back(tmp_path, written)
+    assert read.stored() == written  # no default added, no key lost, nested extras kept
+    assert read.judge is not None
+    assert (read.judge.model, read.judge.prompt_version) == ("judge", "v3")
+    assert (read.judge.calibrated, read.judge.agreement, read.judge.items) == (True, 0.92, 50)
+    assert read.judge.model_extra == {"rubric_set": "客服"}
+    assert read.gateway is not None
+    assert (read.gateway.enabled, read.gateway.config_hash) == (True, "beef")
+    assert read.snapshot is not None and read.snapshot.gateway is not None
+    assert read.snapshot.gateway.models == {"qwen": "qwen2.5-7b-instruct"}
+    assert read.snapshot.gateway.cassette_mode == "record"
+    assert read.snapshot.agent.code_hash == "0f0f"
+    assert read.snapshot.agent.model_extra == {"签名": "v2"}
+    assert read.snapshot.model_extra == {"platform": "linux"}
+
+
+def test_an_older_runs_partial_judge_gateway_and_snapshot_read_their_defaults(tmp_path):
+    read = _stored_and_read_back(tmp_path, _golden("run_settings_before_format_version.json"))
+    assert read.judge is not None and read.judge.model == "judge"
+    assert read.judge.prompt_hash is None and read.judge.calibrated is None  # never stored
+    assert read.gateway is not None and read.gateway.enabled  # had one, no hash to compare
+    assert read.gateway.config_hash is None and read.gateway.model_extra == {"redis": True}
+    assert read.snapshot is not None and read.snapshot.gateway is None
+    assert (read.snapshot.agent.spec, read.snapshot.agent.kind) == ("agents/booking.py:run", "")
+    # A snapshot with only its gateway's models (an early format) still names them.
+    early = RunSettings.model_validate({"snapshot": {"gateway": {"models": {"q": "q-1"}}}})
+    assert early.snapshot is not None and early.snapshot.gateway is not None
+    assert early.snapshot.seatrial_version == "" and early.snapshot.gateway.config_hash == ""
+    assert early.snapshot.gateway.models == {"q": "q-1"}
+    assert early.stored()["snapshot"] == {"gateway": {"models": {"q": "q-1"}}}
+
+
+def test_a_judge_gateway_or_snapshot_of_the_wrong_type_is_refused_by_name():
+    with pytest.raises(ValidationError, match="judge.agreement"):
+        RunSettings.model_validate({"judge": {"agreement": "high"}})
+    with pytest.raises(ValidationError, match="snapshot.gateway.cassette_mode"):
+        RunSettings.model_validate({"snapshot": {"gateway": {"cassette_mode": "sometimes"}}})

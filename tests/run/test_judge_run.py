@@ -134,10 +134,11 @@ async def test_an_uncalibrated_judges_fail_is_stored_as_warning_with_review_item
     ]
     assert {(i.judge_model, i.judge_verdict, i.output) for i in items} == {("judge", "FAIL", REPLY)}
     recorded = store.get_run(run_id).settings.judge
-    assert recorded["model"] == "judge"
-    assert recorded["prompt_hash"] == judge.prompt_hash
-    assert recorded["calibrated"] is False
-    assert recorded["agreement"] is None
+    assert recorded is not None
+    assert recorded.model == "judge"
+    assert recorded.prompt_hash == judge.prompt_hash
+    assert recorded.calibrated is False
+    assert recorded.agreement is None
 
 
 async def test_a_calibrated_judges_fail_fails_the_attempts(write_suite, store, judge, server):
@@ -150,7 +151,8 @@ async def test_a_calibrated_judges_fail_fails_the_attempts(write_suite, store, j
     assert {a.failure_type for a in attempts} == {"semantic_mismatch"}
     assert store.review_items(run_id=run_id) == []
     recorded = store.get_run(run_id).settings.judge
-    assert (recorded["calibrated"], recorded["agreement"]) == (True, 0.92)
+    assert recorded is not None
+    assert (recorded.calibrated, recorded.agreement) == (True, 0.92)
     # The suite's rubric for the case's category reached the judge.
     assert "names the order and when the money arrives" in json.dumps(
         server.requests[0].body, ensure_ascii=False
@@ -163,7 +165,8 @@ async def test_a_calibration_under_the_bar_keeps_the_judge_advisory(write_suite,
     run_id = await run_with(suite_from(write_suite), store, judge, ModelAgent())
 
     assert {a.verdict for a in store.attempts(run_id)} == {"WARNING"}
-    assert store.get_run(run_id).settings.judge["agreement"] == 0.80
+    recorded = store.get_run(run_id).settings.judge
+    assert recorded is not None and recorded.agreement == 0.80
 
 
 async def test_no_judge_call_is_spent_on_attempts_that_failed_a_hard_constraint(
@@ -265,4 +268,5 @@ def test_seatrial_run_raises_the_alarm_when_agreement_fell_below_the_bar(tmp_pat
     assert "91.0%" in done.stderr and "78.0%" in done.stderr
     with project_store(tmp_path) as store:
         recorded = store.get_run(store.resolve_run_id("latest")).settings.judge
-    assert (recorded["calibrated"], recorded["agreement"]) == (False, 0.78)
+    assert recorded is not None
+    assert (recorded.calibrated, recorded.agreement) == (False, 0.78)

@@ -21,13 +21,10 @@ REPLAY_TAG = "replay"
 def agent_version(info: RunInfo) -> tuple[str, str]:
     """What makes two runs "the same agent version": the agent spec, and the hash of its
     code or its reported version when the run's snapshot has one."""
-    snapshot = info.settings.snapshot or {}
-    agent = snapshot.get("agent") if isinstance(snapshot, dict) else None
-    if isinstance(agent, dict):
-        version = agent.get("version") or agent.get("code_hash") or ""
-    else:
-        version = ""
-    return info.agent, str(version)
+    snapshot = info.settings.snapshot
+    if snapshot is None:
+        return info.agent, ""
+    return info.agent, snapshot.agent.version or snapshot.agent.code_hash or ""
 
 
 def history(store: Store, info: RunInfo, runs: int = HISTORY) -> list[RunInfo]:

@@ -60,8 +60,8 @@ async def _open_gateway(
     worker's own proxy in front of it. Each worker runs its own proxy; limits and budgets
     that must hold across workers are kept where every worker sees them: rate limits in
     Redis (the broker's unless ``gateway.redis_url`` is set), budgets in the store's ledger."""
-    wants_proxy = bool(info.settings.gateway)
-    if not wants_proxy and not info.settings.judge:
+    wants_proxy = info.settings.gateway is not None and info.settings.gateway.enabled
+    if not wants_proxy and info.settings.judge is None:
         return None, None
     from seatrial.distributed._app import BROKER_URL_ENV
     from seatrial.gateway import Gateway, GatewayServer
@@ -84,8 +84,8 @@ async def _open_gateway(
 def _open_judge(store: Store, config: Config, info: RunInfo, gateway: Gateway) -> JudgeRuntime:
     from seatrial.judge import Judge
 
-    recorded = dict(info.settings.judge or {})
-    model = str(recorded.get("model") or "")
+    recorded = info.settings.judge
+    model = (recorded.model if recorded is not None else None) or ""
     if model not in config.models:
         raise ConfigError(
             f"run {info.run_id} is judged by {model!r}, which this worker's seatrial.yaml "
@@ -93,8 +93,8 @@ def _open_judge(store: Store, config: Config, info: RunInfo, gateway: Gateway) -
             "worker in the project folder (or --project DIR) that defines it"
         )
     update: dict[str, object] = {"model": model}
-    if recorded.get("prompt_version"):
-        update["prompt_version"] = recorded["prompt_version"]
+    if recorded is not None and recorded.prompt_version:
+        update["prompt_version"] = recorded.prompt_version
     settings = config.judge.model_copy(update=update)
     rubrics = dict(info.settings.rubrics)
     return JudgeRuntime.open(Judge(gateway, settings), store, rubrics)

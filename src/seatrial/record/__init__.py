@@ -18,9 +18,14 @@ from seatrial.record._settings import (
     BaselineSetting,
     BenchSetting,
     DatasetSetting,
+    GatewaySetting,
     GitSetting,
+    JudgeSetting,
     ReplayOfSetting,
     RunSettings,
+    RunSnapshot,
+    RunSnapshotAgent,
+    RunSnapshotGateway,
     settings_key,
 )
 from seatrial.trace import Trace, trusted_model
@@ -42,7 +47,9 @@ __all__ = [
     "CaseResult",
     "CassetteKey",
     "DatasetSetting",
+    "GatewaySetting",
     "GitSetting",
+    "JudgeSetting",
     "Level",
     "Metrics",
     "ReplayOfSetting",
@@ -190,45 +197,6 @@ class AttemptSnapshot(BaseModel):
     ``tool_schema_hash``, ``model`` ...); None when it gave none."""
     cassette: CassetteKey | None = None
     """The cassette entry of its model answers, when the gateway recorded them."""
-
-
-class RunSnapshotAgent(BaseModel):
-    """The agent a run used, as far as Seatrial can see it."""
-
-    spec: str
-    """The spec the run was given (``python:...``, ``http://...``, a name)."""
-    kind: str = ""
-    """``python``, ``http`` or ``replay``."""
-    file: str | None = None
-    """A Python agent's module file."""
-    code_hash: str | None = None
-    """sha256 (first 16 hex digits) of that file when the run started."""
-
-
-class RunSnapshotGateway(BaseModel):
-    """The gateway a run's model calls went through."""
-
-    config_hash: str
-    """sha256 (first 16 hex digits) of the gateway configuration, cassette section left out."""
-    models: dict[str, str] = Field(default_factory=dict)
-    """Configured model names and the pinned model id each sends upstream."""
-    cassette_mode: Literal["off", "record", "replay"] = "off"
-    """The cassette mode of the run."""
-    cassette_path: str | None = None
-    """The cassette folder (absolute) when the mode is not ``off``."""
-
-
-class RunSnapshot(BaseModel):
-    """What a whole run ran with; stored as ``RunInfo.settings.snapshot`` when it starts."""
-
-    seatrial_version: str
-    """Seatrial's version."""
-    python_version: str
-    """The Python version, e.g. ``3.11.7``."""
-    agent: RunSnapshotAgent
-    """The agent under test."""
-    gateway: RunSnapshotGateway | None = None
-    """The run's gateway; None when the run had none."""
 
 
 class AttemptRecord(BaseModel):

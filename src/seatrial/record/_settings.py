@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
@@ -90,6 +90,83 @@ class ReplayOfSetting(_NestedSetting):
     """Its number."""
 
 
+class JudgeSetting(_NestedSetting):
+    """The LLM judge a run had and its trust when the run started (``RunSettings.judge``);
+    reports quote it, workers rebuild the judge from its model and prompt version."""
+
+    model: str | None = None
+    """The judge's model, a name under ``models:``."""
+    prompt_version: str | None = None
+    """The judge prompt's version (``judge.prompt_version``)."""
+    prompt_hash: str | None = None
+    """sha256 of that prompt's text."""
+    calibrated: bool | None = None
+    """True when its latest calibration met the bar: its FAIL verdicts count."""
+    agreement: float | None = None
+    """The latest calibration's agreement with people; None without one."""
+    items: int | None = None
+    """How many labelled items that calibration used."""
+    reason: str | None = None
+    """One line saying why its FAIL verdicts count or stay advisory."""
+
+
+class GatewaySetting(_NestedSetting):
+    """What workers rebuild a run's gateway from, for a run on workers with one
+    (``RunSettings.gateway``)."""
+
+    enabled: bool = True
+    """The run's model calls go through a gateway (each worker runs its own proxy)."""
+    config_hash: str | None = None
+    """Hash of the coordinator's gateway configuration (``redis_url`` and the cassette left
+    out): a worker whose own hashes otherwise says so in its log."""
+
+
+class RunSnapshotAgent(_NestedSetting):
+    """The agent a run used, as far as Seatrial can see it (``RunSnapshot.agent``)."""
+
+    spec: str = ""
+    """The spec the run was given (``python:...``, ``http://...``, a name)."""
+    kind: str = ""
+    """``python``, ``http`` or ``replay``."""
+    file: str | None = None
+    """A Python agent's module file."""
+    code_hash: str | None = None
+    """sha256 (first 16 hex digits) of that file when the run started."""
+    version: str | None = None
+    """A version the agent gave of itself, where a snapshot carries one; what tells two
+    versions of an agent apart before ``code_hash``."""
+
+
+class RunSnapshotGateway(_NestedSetting):
+    """The gateway a run's model calls went through (``RunSnapshot.gateway``)."""
+
+    config_hash: str = ""
+    """sha256 (first 16 hex digits) of the gateway configuration, cassette section left out."""
+    models: dict[str, str] = Field(default_factory=dict)
+    """Configured model names and the pinned model id each sends upstream."""
+    cassette_mode: Literal["off", "record", "replay"] = "off"
+    """The cassette mode of the run."""
+    cassette_path: str | None = None
+    """The cassette folder (absolute) when the mode is not ``off``."""
+
+
+class RunSnapshot(_NestedSetting):
+    """What a whole run ran with, taken when it starts (``RunSettings.snapshot``).
+
+    A key a snapshot lacks reads its default (empty, or None), so a run stored by an older
+    Seatrial still loads; ``seatrial rerun`` says what it cannot compare.
+    """
+
+    seatrial_version: str = ""
+    """Seatrial's version."""
+    python_version: str = ""
+    """The Python version, e.g. ``3.11.7``."""
+    agent: RunSnapshotAgent = Field(default_factory=RunSnapshotAgent)
+    """The agent under test."""
+    gateway: RunSnapshotGateway | None = None
+    """The run's gateway; None when the run had none."""
+
+
 class RunSettings(BaseModel):
     """What a run ran with, written once when it starts (``RunInfo.settings``).
 
@@ -126,10 +203,10 @@ class RunSettings(BaseModel):
     """sha256 of the cases as run."""
     probe: bool = False
     """The suite is a drift probe (``seatrial drift``)."""
-    snapshot: dict[str, Any] | None = None
-    """What the whole run ran with (a :class:`RunSnapshot` dump); None before snapshots."""
-    judge: dict[str, Any] | None = None
-    """The LLM judge's record (model, prompt version ...) when the run had one."""
+    snapshot: RunSnapshot | None = None
+    """What the whole run ran with (versions, the agent, the gateway); None before snapshots."""
+    judge: JudgeSetting | None = None
+    """The LLM judge (model, prompt version and hash, its trust) when the run had one."""
     git: GitSetting | None = None
     """The branch and commit the run was made from (``branch``, ``commit``)."""
     dataset: DatasetSetting | None = None
@@ -138,7 +215,7 @@ class RunSettings(BaseModel):
     """The baseline chosen when the run started (``ref``, ``run_id``)."""
     backend: str | None = None
     """``celery`` when the attempts ran on workers; None ran them in this machine."""
-    gateway: dict[str, Any] | None = None
+    gateway: GatewaySetting | None = None
     """What workers rebuild the run's gateway from, for a run on workers with one."""
     bench: BenchSetting | None = None
     """The benchmark the run belongs to (``seatrial bench``)."""

@@ -225,7 +225,9 @@ def build_report(
         gate=gate,
         spend_usd=store.spend_by_purpose(run_id),
         unpriced_models=store.unpriced_models(run_id),
-        judge=info.settings.judge or None,
+        judge=info.settings.judge.model_dump(mode="json") or None
+        if info.settings.judge is not None
+        else None,
         dataset=info.settings.dataset.model_dump(mode="json") or None
         if info.settings.dataset is not None
         else None,

@@ -40,11 +40,9 @@ class VersionDrift(BaseModel):
 def pinned_models(settings: RunSettings) -> dict[str, str]:
     """Configured name -> pinned id, from a run's stored snapshot (empty without a gateway)."""
     snapshot = settings.snapshot
-    gateway = snapshot.get("gateway") if isinstance(snapshot, Mapping) else None
-    models = gateway.get("models") if isinstance(gateway, Mapping) else None
-    if not isinstance(models, Mapping):
+    if snapshot is None or snapshot.gateway is None:
         return {}
-    return {str(name): str(model) for name, model in models.items() if model}
+    return {name: model for name, model in snapshot.gateway.models.items() if model}
 
 
 def version_drift(

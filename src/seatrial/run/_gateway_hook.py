@@ -17,11 +17,12 @@ ledger (``seatrial.gateway.Budget``). The run stores the coordinator's configura
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Iterator, Mapping
+from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from seatrial.record import GatewaySetting
 from seatrial.run._context import use_gateway
 from seatrial.run._snapshot import gateway_config_hash
 from seatrial.store import Store
@@ -73,17 +74,17 @@ def attempt_gateway(
         yield base_url
 
 
-def gateway_record(config: GatewayConfig) -> dict[str, Any]:
+def gateway_record(config: GatewayConfig) -> GatewaySetting:
     """What a run on workers stores about its gateway (``RunSettings.gateway``): that it has
     one, and the hash of the coordinator's configuration (without ``redis_url``, which each
     process names for itself, and without the cassette section, as in the run snapshot)."""
-    return {"enabled": True, "config_hash": gateway_config_hash(_shared_part(config))}
+    return GatewaySetting(enabled=True, config_hash=gateway_config_hash(_shared_part(config)))
 
 
 def worker_gateway_config(
     config: GatewayConfig,
     broker_url: str | None,
-    stored: Mapping[str, Any] | bool | None = None,
+    stored: GatewaySetting | None = None,
     *,
     run_id: str | None = None,
 ) -> GatewayConfig:
@@ -104,7 +105,7 @@ def worker_gateway_config(
             "gateway.redis_url is unset; set gateway.redis_url in the workers' seatrial.yaml "
             "so every worker shares one limit"
         )
-    expected = stored.get("config_hash") if isinstance(stored, Mapping) else None
+    expected = stored.config_hash if stored is not None else None
     if expected and expected != gateway_config_hash(_shared_part(config)):
         log.warning(
             "run %s: this worker's models:/gateway: configuration differs from the one the run "

@@ -10,10 +10,11 @@ each attempt (``RunOptions.judge``), never looked up from the context.
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from seatrial.assertion import Evaluation
 from seatrial.judge import AttemptJudge, agent_models, trust_of
+from seatrial.record import JudgeSetting
 from seatrial.trace import Trace, TraceRecorder, trusted_model
 
 if TYPE_CHECKING:
@@ -40,15 +41,15 @@ class JudgeRuntime:
         """The runtime for ``judge``, its trust read from ``store``'s calibrations."""
         return cls(judge, trust_of(judge, store.calibrations(judge.model)), rubrics)
 
-    def record(self) -> dict[str, Any]:
+    def record(self) -> JudgeSetting:
         """What the run's settings say about the judge (reports quote it)."""
-        return {
+        return JudgeSetting(
             **self.judge.identity(),
-            "calibrated": self.trust.calibrated,
-            "agreement": self.trust.agreement,
-            "items": self.trust.items,
-            "reason": self.trust.reason,
-        }
+            calibrated=self.trust.calibrated,
+            agreement=self.trust.agreement,
+            items=self.trust.items,
+            reason=self.trust.reason,
+        )
 
     def for_attempt(self, run_id: str, case_id: str, attempt: int, trace: Trace) -> AttemptJudge:
         """The handle the attempt's L3 checks use."""

@@ -44,8 +44,7 @@ class RerunPlan:
 
 def run_snapshot_of(info: RunInfo) -> RunSnapshot | None:
     """A run's snapshot from its settings; None for a run stored before snapshots."""
-    raw = info.settings.snapshot
-    return RunSnapshot.model_validate(raw) if isinstance(raw, dict) else None
+    return info.settings.snapshot
 
 
 def _used_gateway(snapshot: RunSnapshot | None, stored: AttemptRecord) -> bool:

@@ -145,7 +145,7 @@ async def run_suite_async(
             "rubrics": suite.rubrics,
             "suite_hash": suite_hash(suite.cases),
             "probe": suite.probe,
-            "snapshot": run_snapshot(adapter, gateway).model_dump(mode="json"),
+            "snapshot": run_snapshot(adapter, gateway),
             **options.settings,
             **({"judge": options.judge.record()} if options.judge is not None else {}),
         }
