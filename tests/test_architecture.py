@@ -899,7 +899,8 @@ def test_the_checked_nested_settings_are_the_typed_sub_models():
         'def f(info):\n    return "name" in dict(info.settings.dataset)\n',
         'def f(info):\n    return (info.settings.judge or {}).get("model")\n',
         'def f(info):\n    return info.settings.gateway["config_hash"]\n',
-        'def f(settings):\n    snapshot = settings.snapshot or {}\n    return snapshot.get("agent")\n',
+        "def f(settings):\n    snapshot = settings.snapshot or {}\n"
+        '    return snapshot.get("agent")\n',
     ],
     ids=[
         "get-or-empty",

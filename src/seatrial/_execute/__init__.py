@@ -48,8 +48,10 @@ from seatrial.run import (
     Progress,
     RunOptions,
     RunOutcome,
+    active_gateway,
     gateway_for_run,
     git_settings,
+    new_run_settings,
     resume_async,
     with_simulator_models,
 )
@@ -138,9 +140,12 @@ async def _drive(
     config: Config,
     gateway: bool,
     judge: JudgeSettings | None,
+    recorded: dict[str, Any],
     progress: Progress | None,
     say: OnNotice,
 ) -> RunOutcome:
+    """Open the run's judge and gateway, then run ``suite`` with the settings written here
+    (``recorded`` and what the judge and gateway add), or finish the run ``resume``."""
     try:
         async with contextlib.AsyncExitStack() as stack:
             if judge is not None:
@@ -156,11 +161,12 @@ async def _drive(
                 )
                 say("info", f"gateway: {server.base_url} (each attempt gets its own path)")
             if resume is not None:
-                return await resume_async(
-                    resume, adapter, store, progress, options.judge, options.dispatch
-                )
+                return await resume_async(resume, adapter, store, progress, options)
             assert suite is not None
-            return await _run_cases_async(suite, adapter, store, options, progress)
+            settings = new_run_settings(suite, adapter, options, active_gateway(), recorded)
+            return await _run_cases_async(
+                suite, adapter, store, options, progress, settings=settings
+            )
     finally:
         await adapter.aclose()
 
@@ -202,7 +208,7 @@ async def execute_suite_async(
         config: the project configuration; default: seatrial.yaml found from the current
             folder.
         options: repeats, concurrency, timeout, workers, tags; default: seatrial.yaml
-            ``run:``.
+            ``run:``. A resumed run keeps the ones it stored.
         gates: a gates file that wins over the suite's and seatrial.yaml's ``gates:``, or
             :func:`seatrial.compare.gate_settings` of gates written elsewhere (a CI tier's).
         baseline: the run that ``max_regression`` gates compare with: ``latest-passing``,
@@ -282,12 +288,13 @@ async def execute_suite_async(
             )
         resumed = store.resolve_run_id(resume) if resume is not None else None
         if resumed is not None:
+            stored = store.get_run(resumed)
+            # A resumed run finishes with what it stored, whatever this call's options say.
+            options = dataclasses.replace(RunOptions.of_run(stored), judge=options.judge)
             if isinstance(agent, AgentAdapter):
                 adapter = agent
             else:
-                adapter = agent_for(
-                    agent or store.get_run(resumed).agent, None, config, options, agent_dir
-                )
+                adapter = agent_for(agent or stored.agent, None, config, options, agent_dir)
             await check_agent(adapter)
         assert adapter is not None
         run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
@@ -298,22 +305,27 @@ async def execute_suite_async(
         if resumed is None:  # every new run records the branch and commit it was made from
             recorded.update(git_settings(config.project_dir))
         if backend == "celery":
-            # A resumed run keeps its own per-attempt timeout: that is the one to check.
-            timeout_s = (
-                store.get_run(resumed).settings.timeout_s
-                if resumed is not None
-                else options.timeout_s
+            options.dispatch = celery_dispatch(
+                store, options.timeout_s, config, gateway, recorded, say
             )
-            options.dispatch = celery_dispatch(store, timeout_s, config, gateway, recorded, say)
         golden_ref = dataset or (loaded.dataset if loaded is not None else None)
         if golden_ref is not None and loaded is not None:
             loaded, golden = with_golden_set(store, loaded, golden_ref, say)
             recorded.update(dataset=golden)
         if baseline is not None and loaded is not None:
             recorded.update(baseline=baseline_for(store, baseline, loaded, say))
-        options.settings.update(recorded)
         outcome = await _drive(
-            adapter, store, loaded, resumed, options, config, gateway, judged, progress, say
+            adapter,
+            store,
+            loaded,
+            resumed,
+            options,
+            config,
+            gateway,
+            judged,
+            recorded,
+            progress,
+            say,
         )
         report = build_report(
             store, outcome.run_id, with_traces=with_traces, project_dir=config.project_dir

@@ -16,6 +16,7 @@ from seatrial.run._plan import CasePlan, plan_cases
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
 from seatrial.run._rerun import RerunResult, rerun_attempt, rerun_attempt_async
 from seatrial.run._rerun_plan import RerunMode
+from seatrial.run._run_settings import new_run_settings, suite_hash
 from seatrial.run._runner import (
     Dispatch,
     Progress,
@@ -24,7 +25,6 @@ from seatrial.run._runner import (
     new_run_id,
     resume_async,
     run_suite_async,
-    suite_hash,
 )
 from seatrial.run._simulator import (
     STOP_TOKEN,
@@ -61,6 +61,7 @@ __all__ = [
     "git_refs",
     "git_settings",
     "new_run_id",
+    "new_run_settings",
     "pinned_here",
     "placement",
     "plan_cases",

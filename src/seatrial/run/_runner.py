@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 import secrets
 import time
 from collections.abc import Callable
@@ -25,7 +23,7 @@ from seatrial.run._context import active_gateway, run_process_settings
 from seatrial.run._drain import drain
 from seatrial.run._placement import placement
 from seatrial.run._plan import CasePlan
-from seatrial.run._snapshot import run_snapshot
+from seatrial.run._run_settings import new_run_settings
 from seatrial.run._workers import run_in_workers
 from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
@@ -77,13 +75,27 @@ class RunOptions:
     judge: JudgeRuntime | None = None
     """The LLM judge of L3 assertions; a run with one stays in this process."""
     settings: dict[str, Any] = field(default_factory=dict)
-    """More settings to store with the run when it starts (its gates, its baseline ...), by
-    :class:`~seatrial.record.RunSettings` field name; validated into the run's settings."""
+    """More settings to store with the run when it starts (a benchmark's, a rerun's ...), by
+    :class:`~seatrial.record.RunSettings` field name; :func:`new_run_settings` validates
+    them into the run's settings."""
     run_id: str | None = None
     """The new run's id; None makes one (:func:`new_run_id`). ``seatrial rerun`` picks it
     beforehand to point the gateway's cassette at the attempt it replays."""
     dispatch: Dispatch | None = None
     """Run the attempts elsewhere (``--backend celery``); None runs them in this machine."""
+
+    @classmethod
+    def of_run(cls, info: RunInfo) -> RunOptions:
+        """The options a stored run ran with (its settings and tags), to finish it with:
+        the one place they are read back, for the front door and :func:`resume_async`."""
+        settings = info.settings
+        return cls(
+            repeats=settings.repeats,
+            concurrency=settings.concurrency,
+            timeout_s=settings.timeout_s,
+            tags=list(info.tags),
+            workers=settings.workers,
+        )
 
 
 @dataclass
@@ -105,12 +117,6 @@ def new_run_id() -> str:
     return time.strftime("%Y%m%d-%H%M%S", time.gmtime()) + f"-{secrets.token_hex(3)}"
 
 
-def suite_hash(cases: list[Case]) -> str:
-    """sha256 of the cases as run, so a report can tell whether the suite changed."""
-    text = json.dumps([c.model_dump(mode="json") for c in cases], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()
-
-
 def _plan(
     cases: list[Case], repeats: int | None, done: set[tuple[str, int]]
 ) -> list[tuple[CasePlan, int]]:
@@ -129,27 +135,21 @@ async def run_suite_async(
     store: Store,
     options: RunOptions | None = None,
     progress: Progress | None = None,
+    *,
+    settings: RunSettings | None = None,
 ) -> RunOutcome:
-    """Run every case and repeat of ``suite`` against ``adapter``, storing each attempt."""
+    """Run every case and repeat of ``suite`` against ``adapter``, storing each attempt.
+
+    ``settings`` is the record the run stores, as the front door built it
+    (:func:`new_run_settings`); None builds it here from ``suite``, ``adapter`` and
+    ``options`` with the same function.
+    """
     options = options or RunOptions()
     gateway = active_gateway()
     if options.judge is not None:
         options.judge.rubrics = dict(suite.rubrics)
-    settings = RunSettings.model_validate(
-        {
-            "repeats": options.repeats,
-            "concurrency": options.concurrency,
-            "timeout_s": options.timeout_s,
-            "workers": options.workers,
-            "gate": suite.gate.model_dump(),
-            "rubrics": suite.rubrics,
-            "suite_hash": suite_hash(suite.cases),
-            "probe": suite.probe,
-            "snapshot": run_snapshot(adapter, gateway),
-            **options.settings,
-            **({"judge": options.judge.record()} if options.judge is not None else {}),
-        }
-    )
+    if settings is None:
+        settings = new_run_settings(suite, adapter, options, gateway)
     info = RunInfo(
         run_id=options.run_id or new_run_id(),
         suite=suite.name,
@@ -171,23 +171,17 @@ async def resume_async(
     adapter: AgentAdapter,
     store: Store,
     progress: Progress | None = None,
-    judge: JudgeRuntime | None = None,
-    dispatch: Dispatch | None = None,
+    options: RunOptions | None = None,
 ) -> RunOutcome:
-    """Finish a run that was interrupted, without redoing the attempts already stored."""
+    """Finish a run that was interrupted, without redoing the attempts already stored.
+
+    ``options`` are the run's own (:meth:`RunOptions.of_run`, with its judge and dispatch
+    when it has them); None reads them from the stored run.
+    """
     info = store.get_run(run_id)
-    settings = info.settings
-    options = RunOptions(
-        repeats=settings.repeats,
-        concurrency=settings.concurrency,
-        timeout_s=settings.timeout_s,
-        tags=list(info.tags),
-        workers=settings.workers,
-        judge=judge,
-        dispatch=dispatch,
-    )
-    if judge is not None:
-        judge.rubrics = dict(settings.rubrics)
+    options = options or RunOptions.of_run(info)
+    if options.judge is not None:
+        options.judge.rubrics = dict(info.settings.rubrics)
     done = store.finished_attempts(run_id)
     plan = _plan(store.run_cases(run_id), options.repeats, done)
     return await _execute(
