@@ -10,12 +10,10 @@ stores attempts.
 
 from __future__ import annotations
 
-import queue
-import threading
 from collections import defaultdict
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
-from seatrial.distributed._grouped import take_group
+from seatrial.distributed._grouped import GroupThread, Handed
 from seatrial.store import Store
 
 MAX_GROUP = 500
@@ -23,52 +21,36 @@ MAX_GROUP = 500
 
 
 @dataclass
-class _Question:
+class _Question(Handed):
     run_id: str
     key: tuple[str, int]
-    done: threading.Event = field(default_factory=threading.Event)
     stored: bool = False
-    failure: BaseException | None = None
 
 
-class GroupLookup:
+class GroupLookup(GroupThread[_Question]):
     """Answers "is this attempt stored?" from many threads, many per query."""
 
     def __init__(self, store: Store) -> None:
         self._store = store
-        self._queue: queue.SimpleQueue[_Question | None] = queue.SimpleQueue()
-        self._thread = threading.Thread(target=self._loop, name="seatrial-lookup", daemon=True)
-        self._thread.start()
+        super().__init__("seatrial-lookup", MAX_GROUP)
 
     def stored(self, run_id: str, case_id: str, attempt: int) -> bool:
         """Whether the attempt is stored; raise what the read raised."""
-        question = _Question(run_id, (case_id, attempt))
-        self._queue.put(question)
-        question.done.wait()
-        if question.failure is not None:
-            raise question.failure
-        return question.stored
+        return self.hand(_Question(run_id=run_id, key=(case_id, attempt))).stored
 
-    def close(self) -> None:
-        """Answer what was asked, then stop the thread."""
-        self._queue.put(None)
-        self._thread.join(30)
-
-    def _loop(self) -> None:
-        stopping = False
-        while not stopping:
-            group, stopping = take_group(self._queue, MAX_GROUP)
-            by_run: dict[str, list[_Question]] = defaultdict(list)
-            for question in group:
-                by_run[question.run_id].append(question)
-            for run_id, questions in by_run.items():
-                try:
-                    found = self._store.stored_among(run_id, [q.key for q in questions])
-                except BaseException as exc:  # handed to every waiting thread
-                    for question in questions:
-                        question.failure = exc
-                else:
-                    for question in questions:
-                        question.stored = question.key in found
+    def serve(self, group: list[_Question]) -> None:
+        """Answer the group's questions with one query per run."""
+        by_run: dict[str, list[_Question]] = defaultdict(list)
+        for question in group:
+            by_run[question.run_id].append(question)
+        for run_id, questions in by_run.items():
+            failure: BaseException | None = None
+            try:
+                found = self._store.stored_among(run_id, [q.key for q in questions])
+            except BaseException as exc:  # handed to every waiting thread
+                failure = exc
+            else:
                 for question in questions:
-                    question.done.set()
+                    question.stored = question.key in found
+            for question in questions:
+                question.served(failure)
