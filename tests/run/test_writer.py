@@ -4,6 +4,8 @@ and a store slower than the agent holds new attempts back."""
 from __future__ import annotations
 
 import asyncio
+import queue
+import threading
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -11,7 +13,7 @@ from pathlib import Path
 from seatrial.agent import resolve_agent
 from seatrial.case import Case, Suite
 from seatrial.record import AttemptRecord, RunInfo
-from seatrial.run import RunOptions, run_suite_async
+from seatrial.run import RunOptions, run_suite_async, take_group
 from seatrial.run._writer import MAX_BATCH, MAX_QUEUED, AttemptWriter
 from seatrial.store import EncodedAttempts, Store
 
@@ -106,3 +108,22 @@ def test_a_store_slower_than_the_agent_holds_new_attempts_back_so_memory_stays_f
         assert len(store.finished_attempts(run_id)) == 4000
         # Queued for the writer, being committed, and in flight: never the whole run.
         assert 0 < store.most_ahead <= MAX_QUEUED + MAX_BATCH + concurrency
+
+
+def test_a_group_stays_open_for_what_is_handed_within_its_wait() -> None:
+    handed: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+    handed.put(1)
+
+    def later() -> None:
+        handed.put(2)
+        handed.put(None)
+
+    threading.Timer(0.05, later).start()
+    # The stop ends the wait: the group holds what came within it, whenever that was.
+    assert take_group(handed, 10, wait_s=30.0) == ([1, 2], True)
+
+
+def test_without_a_wait_a_group_is_what_was_waiting_when_it_opened() -> None:
+    handed: queue.SimpleQueue[int | None] = queue.SimpleQueue()
+    handed.put(1)
+    assert take_group(handed, 10) == ([1], False)

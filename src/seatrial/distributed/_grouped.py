@@ -3,7 +3,8 @@ its last round, in one database round.
 
 :class:`~seatrial.distributed._commit.GroupCommit` (stores attempts) and
 :class:`~seatrial.distributed._lookup.GroupLookup` (asks whether attempts are stored) are
-both a :class:`GroupThread`; each says only how it serves one group.
+both a :class:`GroupThread`; each says only how it serves one group. Its groups are taken
+as the runner's writer takes its own (:func:`seatrial.run.take_group`), without the wait.
 """
 
 from __future__ import annotations
@@ -13,26 +14,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
-T = TypeVar("T")
-
-
-def take_group(handed: queue.SimpleQueue[T | None], most: int) -> tuple[list[T], bool]:
-    """Wait for the first item, then take what else is waiting, up to ``most`` items.
-
-    Returns the group and whether ``None`` (the signal to stop) was among what was handed:
-    the items taken before it are still served.
-    """
-    group: list[T] = []
-    item = handed.get()
-    while item is not None:
-        group.append(item)
-        if len(group) >= most:
-            return group, False
-        try:
-            item = handed.get_nowait()
-        except queue.Empty:
-            return group, False
-    return group, True
+from seatrial.run import take_group
 
 
 @dataclass(kw_only=True)

@@ -34,6 +34,7 @@ from seatrial.run._simulator import (
 )
 from seatrial.run._snapshot import case_hash, fixture_hash
 from seatrial.run._workers import can_fork
+from seatrial.run._writer import take_group
 
 __all__ = [
     "STOP_TOKEN",
@@ -74,6 +75,7 @@ __all__ = [
     "run_suite_async",
     "simulator_prompt",
     "suite_hash",
+    "take_group",
     "use_gateway",
     "with_simulator_models",
     "worker_gateway_config",

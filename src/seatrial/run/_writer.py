@@ -19,12 +19,14 @@ import asyncio
 import queue
 import threading
 import time
+from typing import TypeVar
 
 from seatrial.errors import StoreError
 from seatrial.record import AttemptRecord
 from seatrial.store import EncodedAttempts, Store, encode_attempts
 
-_STOP = object()
+T = TypeVar("T")
+
 MAX_BATCH = 500
 """The most attempts one transaction commits."""
 
@@ -53,7 +55,7 @@ class AttemptWriter:
     def __init__(self, store: Store, *, group_wait_s: float = GROUP_WAIT_S) -> None:
         self._store = store
         self._group_wait_s = group_wait_s
-        self._queue: queue.SimpleQueue[object] = queue.SimpleQueue()
+        self._queue: queue.SimpleQueue[EncodedAttempts | None] = queue.SimpleQueue()
         self._failure: BaseException | None = None
         self.written = 0
         self.commits = 0
@@ -83,7 +85,7 @@ class AttemptWriter:
 
     def close(self) -> None:
         """Write everything queued, then stop; raises if a write failed."""
-        self._queue.put(_STOP)
+        self._queue.put(None)
         self._thread.join()
         if self._failure is not None:
             raise StoreError(f"could not store attempts: {self._failure}") from self._failure
@@ -91,7 +93,7 @@ class AttemptWriter:
     def _loop(self) -> None:
         stopping = False
         while not stopping:
-            batch, stopping = self._collect(self._queue.get())
+            batch, stopping = take_group(self._queue, MAX_BATCH, self._group_wait_s)
             if batch and self._failure is None:
                 try:
                     self._store.save_encoded(batch)
@@ -100,28 +102,31 @@ class AttemptWriter:
                 except BaseException as exc:  # reported to the runner, which stops the run
                     self._failure = exc
 
-    def _collect(self, item: object) -> tuple[list[EncodedAttempts], bool]:
-        """The group that ``item`` opens, and whether the writer was told to stop.
 
-        Takes what is queued, then waits for more until the group is full, the stop comes,
-        or :data:`GROUP_WAIT_S` has passed since ``item``.
-        """
-        deadline = time.monotonic() + self._group_wait_s
-        batch: list[EncodedAttempts] = []
-        while True:
-            if item is _STOP:
-                return batch, True
-            assert isinstance(item, EncodedAttempts)
-            batch.append(item)
-            if len(batch) >= MAX_BATCH:
-                return batch, False
+def take_group(
+    handed: queue.SimpleQueue[T | None], most: int, wait_s: float = 0.0
+) -> tuple[list[T], bool]:
+    """Wait for the first item, take what else is waiting, then wait up to ``wait_s`` after
+    the first for more, until ``most`` items: one group of a group commit.
+
+    Returns the group and whether ``None`` (the signal to stop) was among what was handed:
+    the items taken before it are still served.
+    """
+    group: list[T] = []
+    item = handed.get()
+    deadline = time.monotonic() + wait_s
+    while item is not None:
+        group.append(item)
+        if len(group) >= most:
+            return group, False
+        try:
+            item = handed.get_nowait()
+        except queue.Empty:
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return group, False
             try:
-                item = self._queue.get_nowait()
+                item = handed.get(timeout=left)
             except queue.Empty:
-                left = deadline - time.monotonic()
-                if left <= 0:
-                    return batch, False
-                try:
-                    item = self._queue.get(timeout=left)
-                except queue.Empty:
-                    return batch, False
+                return group, False
+    return group, True
