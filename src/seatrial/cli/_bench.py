@@ -21,6 +21,7 @@ from rich.markup import escape
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import (
+    TEXT_JSON_OR_MD,
     Concurrency,
     Db,
     Gateway,
@@ -30,6 +31,7 @@ from seatrial.cli._options import (
     Tags,
     TextJsonOrMd,
     Timeout,
+    chosen_format,
 )
 from seatrial.cli._output import print_notice
 from seatrial.errors import InputError
@@ -41,8 +43,6 @@ if TYPE_CHECKING:
     from seatrial.config import Config
     from seatrial.run import RunOptions
     from seatrial.store import Store
-
-BENCH_FORMATS = ("text", "md", "json")
 
 
 def parse_agents(value: str | None) -> list[str]:
@@ -214,8 +214,7 @@ def bench_command(
     from seatrial._execute import default_options
     from seatrial.compare import bench_leaderboard
 
-    if format not in BENCH_FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(BENCH_FORMATS)}")
+    chosen_format(format, TEXT_JSON_OR_MD)
     config = project()
     if show is None:
         if suite_path is None:

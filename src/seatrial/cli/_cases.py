@@ -12,16 +12,14 @@ from rich.table import Table
 
 from seatrial.cli._app import app, cases_app, console, guarded
 from seatrial.cli._context import open_store
-from seatrial.cli._options import AgentFilter, Db, StaleSuite, TextOrJson
-from seatrial.errors import InputError, RunNotFound
+from seatrial.cli._options import AgentFilter, Db, StaleSuite, TextOrJson, chosen_format
+from seatrial.errors import RunNotFound
 
 if TYPE_CHECKING:
     from seatrial.compare import StaleCase, StaleReport
 
 
 app.add_typer(cases_app, name="cases")
-
-FORMATS = ("text", "json")
 
 
 def _table(cases: tuple[StaleCase, ...], verdicts: bool) -> Table:
@@ -84,8 +82,7 @@ def stale(
     (review)."""
     from seatrial.compare import stale_cases
 
-    if format not in FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    chosen_format(format)
     with open_store(db) as store:
         if suite is None:
             newest = store.list_runs(limit=1, agent=agent)

@@ -27,6 +27,7 @@ from seatrial.cli._options import (
     RunsLimit,
     SuiteFilter,
     TagFilter,
+    chosen_format,
 )
 from seatrial.errors import InputError
 
@@ -119,8 +120,7 @@ def report(
         return
     if date is not None:
         raise InputError("--date goes with `seatrial report daily`, not with a run")
-    if format not in (*FORMATS, "github"):
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}, github")
+    chosen_format(format, (*FORMATS, "github"))
     if baseline is not None and format != "github":
         raise InputError("--baseline goes with --format github")
     config = project()

@@ -10,10 +10,7 @@ import typer
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db, Output, TextJsonOrMd
-from seatrial.errors import InputError
-
-COMPARE_FORMATS = ("text", "json", "md")
+from seatrial.cli._options import TEXT_JSON_OR_MD, Db, Output, TextJsonOrMd, chosen_format
 
 
 @app.command(name="compare")
@@ -39,8 +36,7 @@ def compare_command(
     changes with intervals by category, metric and failure-type shifts."""
     from seatrial.compare import compare_runs, resolve_run_ref, to_markdown, to_text
 
-    if format not in COMPARE_FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(COMPARE_FORMATS)}")
+    chosen_format(format, TEXT_JSON_OR_MD)
     config = project()
     with open_store(db, config) as store:
         comparison = compare_runs(

@@ -18,6 +18,7 @@ from rich.markup import escape
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import project
 from seatrial.cli._options import (
+    TEXT_JSON_OR_MD,
     Concurrency,
     ContractAgent,
     Db,
@@ -25,6 +26,7 @@ from seatrial.cli._options import (
     TableOutput,
     TextJsonOrMd,
     Timeout,
+    chosen_format,
 )
 from seatrial.errors import InputError
 
@@ -32,7 +34,6 @@ if TYPE_CHECKING:
     from seatrial.agent import AgentAdapter
     from seatrial.config import Config
 
-CONTRACT_FORMATS = ("text", "md", "json")
 CONTRACT_RESULT = "python:seatrial.dataset:contract_result"
 """The implementation a bare ``model:NAME`` agent's tools get in a contract run."""
 CONTRACT_PROMPT = "You are an assistant with tools. Use them to do what the user asks."
@@ -139,8 +140,7 @@ def contract_command(
     from seatrial.errors import AgentSpecError
     from seatrial.run import progress_for
 
-    if format not in CONTRACT_FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(CONTRACT_FORMATS)}")
+    chosen_format(format, TEXT_JSON_OR_MD)
     kinds = parse_faults(faults)
     config = project()
     try:

@@ -10,10 +10,7 @@ import typer
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store
-from seatrial.cli._options import Db, TextJsonOrMd
-from seatrial.errors import InputError
-
-_FORMATS = ("text", "json", "md")
+from seatrial.cli._options import TEXT_JSON_OR_MD, Db, TextJsonOrMd, chosen_format
 
 
 @app.command()
@@ -55,8 +52,7 @@ def diff(
         render_terminal,
     )
 
-    if format not in _FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
+    chosen_format(format, TEXT_JSON_OR_MD)
     with open_store(db) as store:
         ref_a = parse_attempt_ref(store, attempt_a, case, attempt)
         # `diff RUN1:CASE RUN2` means the same case in RUN2.

@@ -10,11 +10,8 @@ import typer
 
 from seatrial.cli._app import app, guarded
 from seatrial.cli._context import open_store
-from seatrial.cli._options import Db, DriftBaseline, TextOrJson
+from seatrial.cli._options import Db, DriftBaseline, TextOrJson, chosen_format
 from seatrial.cli._output import print_drift
-from seatrial.errors import InputError
-
-FORMATS = ("text", "json")
 
 
 @app.command()
@@ -35,8 +32,7 @@ def drift(
     on a drift alarm, 0 without, 2 on bad input."""
     from seatrial.compare import probe_drift, resolve_run_ref
 
-    if format not in FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    chosen_format(format)
     with open_store(db) as store:
         run_id = resolve_run_ref(store, run)
         baseline_id = resolve_run_ref(store, baseline) if baseline is not None else None

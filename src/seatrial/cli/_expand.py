@@ -27,6 +27,7 @@ from seatrial.cli._options import (
     SuiteFile,
     TextOrJson,
     Who,
+    chosen_format,
 )
 from seatrial.errors import ConfigError, InputError
 
@@ -35,15 +36,8 @@ if TYPE_CHECKING:
     from seatrial.dataset import Expansion
     from seatrial.store import PendingCase, Store
 
-FORMATS = ("text", "json")
 SHOWN_CHARS = 80
 """Characters of a case's user turns shown in a table row."""
-
-
-def _format(value: str) -> str:
-    if value not in FORMATS:
-        raise InputError(f"unknown format {value!r}: use one of {', '.join(FORMATS)}")
-    return value
 
 
 def _parent(store: Store, case_id: str, suite: Path | None, dataset: str | None) -> Case:
@@ -159,7 +153,7 @@ def expand(
 
     from seatrial.store import PendingCase
 
-    _format(format)
+    chosen_format(format)
     with open_store(db) as store:
         parent = _parent(store, case_id, suite, dataset)
         expansion = asyncio.run(_expand(store, parent, model, n, kinds.split(","), dataset))
@@ -210,7 +204,7 @@ def pending(
     """List generated cases waiting for a person (or decided ones), oldest first."""
     from seatrial.store import PENDING_STATUSES
 
-    _format(format)
+    chosen_format(format)
     if status != "all" and status not in PENDING_STATUSES:
         raise InputError(f"--status is one of {', '.join(PENDING_STATUSES)} or all, not {status!r}")
     with open_store(db) as store:

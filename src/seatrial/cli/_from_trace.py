@@ -15,7 +15,14 @@ from rich.table import Table
 
 from seatrial.cli._app import app, cases_app, console, guarded
 from seatrial.cli._context import open_store, project
-from seatrial.cli._options import CheckLimit, Db, TextOrJson, TraceFormat, TracesLimit
+from seatrial.cli._options import (
+    CheckLimit,
+    Db,
+    TextOrJson,
+    TraceFormat,
+    TracesLimit,
+    chosen_format,
+)
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -29,7 +36,6 @@ traces_app = typer.Typer(
 )
 app.add_typer(traces_app, name="traces")
 
-FORMATS = ("text", "json")
 CHECK_LIMIT = 1_000
 """Traces `seatrial traces check` reads by default, newest first."""
 DETAIL_CHARS = 120
@@ -42,12 +48,6 @@ Since = Annotated[
 Until = Annotated[str, typer.Option(help="Traces started before the end of this day or minute.")]
 Service = Annotated[str, typer.Option(help="Only traces of this service (the agent).")]
 Tool = Annotated[str, typer.Option(help="Only traces that called this tool.")]
-
-
-def _format(value: str) -> str:
-    if value not in FORMATS:
-        raise InputError(f"unknown format {value!r}: use one of {', '.join(FORMATS)}")
-    return value
 
 
 def _summary(proposed: ProposedCase) -> str:
@@ -189,7 +189,7 @@ def list_traces(
     """List stored production traces, newest first."""
     from seatrial.dataset import TraceFilter
 
-    _format(format)
+    chosen_format(format)
     chosen = TraceFilter(since, until, service, tool, error, failed_check)
     with open_store(db) as store:
         heads = store.trace_heads(chosen.query(limit=limit))
@@ -235,7 +235,7 @@ def show_trace(
     db: Db = None,
 ) -> None:
     """Show one stored production trace: its summary, checks and spans."""
-    _format(format)
+    chosen_format(format)
     with open_store(db) as store:
         head = store.trace_head(trace_id)
         trace = store.ingested_trace(trace_id)

@@ -20,8 +20,8 @@ from seatrial.cli._options import (
     Resamples,
     Seed,
     TextOrJson,
+    chosen_format,
 )
-from seatrial.errors import InputError
 
 if TYPE_CHECKING:
     from seatrial.judge import AgreementReport, JudgeSettings, PositionalFigures
@@ -32,8 +32,6 @@ judge_app = typer.Typer(
     no_args_is_help=True,
 )
 app.add_typer(judge_app, name="judge")
-
-FORMATS = ("text", "json")
 
 
 def _figure(value: float | None) -> str:
@@ -128,8 +126,7 @@ def agreement(
     each order, their mean (average accuracy), correct on both orders, and the positional
     agreement rate.
     """
-    if format not in FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    chosen_format(format)
     from seatrial.judge import agreement_report, load_labels, load_predictions, match_judgements
 
     label_set = load_labels(labels)
@@ -217,8 +214,7 @@ def calibrate(
 
     from seatrial.judge import calibration_alarm, meets_bar
 
-    if format not in FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(FORMATS)}")
+    chosen_format(format)
     with open_store(db) as store:
         calibration, report, settings = asyncio.run(
             _calibrate(labels, judge, prompt, store, concurrency, resamples, seed)

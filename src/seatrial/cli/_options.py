@@ -9,11 +9,13 @@ alias here, side by side, so a new command picks one instead of writing a fourth
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from seatrial.errors import InputError
 from seatrial.trace import TRACE_FORMATS
 
 # -- where and what: the store, the agent, the output ----------------------------------------
@@ -67,9 +69,23 @@ CheckLimit = Annotated[
 HistoryLimit = Annotated[int, typer.Option("--limit", min=1, help="Due times --history shows.")]
 
 TextOrJson = Annotated[str, typer.Option("--format", "-f", help="text or json.")]
+TEXT_OR_JSON = ("text", "json")
+"""What :data:`TextOrJson` takes."""
 TextJsonOrMd = Annotated[
     str, typer.Option("--format", "-f", help="text, json or md (Markdown, e.g. a PR comment).")
 ]
+TEXT_JSON_OR_MD = ("text", "json", "md")
+"""What :data:`TextJsonOrMd` takes."""
+
+
+def chosen_format(value: str, formats: Sequence[str] = TEXT_OR_JSON) -> str:
+    """``value`` when it is one of ``formats``; else the error every command gives for a
+    ``--format`` it does not write (exit 2)."""
+    if value not in formats:
+        raise InputError(f"unknown format {value!r}: use one of {', '.join(formats)}")
+    return value
+
+
 ReportFormat = Annotated[
     str, typer.Option("--format", "-f", help="json, junit, md, or github (a PR comment).")
 ]

@@ -16,13 +16,10 @@ from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db, TextOrJson
-from seatrial.errors import InputError
+from seatrial.cli._options import Db, TextOrJson, chosen_format
 
 if TYPE_CHECKING:
     from seatrial.run import RerunResult
-
-_FORMATS = ("text", "json")
 
 
 def _verdict(verdict: str, failure_type: str | None) -> str:
@@ -95,8 +92,7 @@ def rerun(
     """
     from seatrial.run import rerun_attempt
 
-    if format not in _FORMATS:
-        raise InputError(f"unknown format {format!r}: use one of {', '.join(_FORMATS)}")
+    chosen_format(format)
     config = project()
     with open_store(db, config) as store:
         result = rerun_attempt(store, attempt, config=config, live=live)
