@@ -14,7 +14,7 @@ BASELINE = "20261201-000000-base00"
 RUN = "20261202-000000-cand00"
 STARTED = 1_764_633_600.0
 
-ODD = '坏了 <b>"quoted"</b> & \'apostrophe\'\n\tsecond line ]]> 🚀'
+ODD = "坏了 <b>\"quoted\"</b> & 'apostrophe'\n\tsecond line ]]> 🚀"
 """Text that XML, JSON and Markdown each escape differently."""
 
 
@@ -77,7 +77,11 @@ def store_runs(store: Store) -> str:
             settings["baseline"] = {"ref": BASELINE, "run_id": BASELINE}
             settings["gates"] = [
                 {"id": "no regressions", "max_regression": {"points": 0.0}},
-                {"id": "latency", "max_latency_p95_ms": 10_000, "max_failures_of_type": {"timeout": 0}},
+                {
+                    "id": "latency",
+                    "max_latency_p95_ms": 10_000,
+                    "max_failures_of_type": {"timeout": 0},
+                },
             ]
         store.create_run(
             RunInfo(
