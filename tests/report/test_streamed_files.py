@@ -4,14 +4,18 @@ what the report code that held every attempt in memory wrote (tests/report/golde
 from __future__ import annotations
 
 import io
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from rich.console import Console
 
+from seatrial import execute_suite
+from seatrial.config import load_config
 from seatrial.report import build_report, print_summary, render, write_reports
 from seatrial.store import Store
+from tests.conftest import agent_spec
 from tests.report.streamed_run import store_runs
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -58,3 +62,40 @@ def _with_page(method: Any, page: int) -> Any:
         return method(self, run_id, cases, page)
 
     return paged
+
+
+SUITE = """
+suite: streamed
+cases:
+  - id: hello
+    input: hello
+    repeats: 3
+    assertions:
+      - {type: contains, value: hello}
+  - id: refund
+    input: refund please
+    category: billing
+    assertions:
+      - {type: contains, value: "工单号"}
+"""
+
+
+def test_seatrial_run_keeps_no_attempt_in_memory_and_writes_every_one_to_its_files(
+    write_suite: Callable[[str], Path], tmp_path: Path, store: Store
+) -> None:
+    run = execute_suite(
+        write_suite(SUITE),
+        agent_spec("echo"),
+        config=load_config(tmp_path),
+        store=store,
+        report_dir=tmp_path / "out",
+        with_attempts=False,  # as `seatrial run` calls it
+    )
+    assert [(c.case_id, c.attempt_count, c.attempts) for c in run.report.cases] == [
+        ("hello", 3, []),
+        ("refund", 1, []),
+    ]
+    assert run.report.cases[1].failure_type == "format"  # its first failing attempt
+    whole = build_report(store, run.run_id)  # every attempt held, as before
+    for name, fmt in zip(FILES, ("json", "junit", "md"), strict=True):
+        assert (tmp_path / "out" / name).read_text(encoding="utf-8") == render(whole, fmt), name
