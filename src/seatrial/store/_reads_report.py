@@ -129,6 +129,12 @@ def run_figures(
             attempts.c.attempt,
         )
     )
-    with reading(store, f"read the figures of run {run_id!r}") as connection:
-        for row in connection.execute(query):
+    # A thousand rows at a time: PostgreSQL's driver would otherwise hold the whole result
+    # (some 250 bytes a row) until the last one is read.
+    query = query.execution_options(yield_per=1000)
+    with (
+        reading(store, f"read the figures of run {run_id!r}") as connection,
+        connection.execute(query) as result,  # closed as well when the caller stops early
+    ):
+        for row in result:
             yield AttemptFigures._make(row)
