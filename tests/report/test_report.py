@@ -129,7 +129,7 @@ def test_report_files_carry_the_documented_fields(store, tmp_path):
 
 def test_markdown_escapes_table_breaking_characters(store):
     report = build_report(store, _store_run(store))
-    report.cases[0].attempts[0].reason = "a | b\nc"
+    report.cases[0].reason = "a | b\nc"
     assert "a \\| b c" in render(report, "md")
 
 

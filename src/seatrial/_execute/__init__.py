@@ -188,6 +188,7 @@ async def execute_suite_async(
     agent_dir: Path | None = None,
     report_dir: Path | None = None,
     write_report_files: bool = True,
+    with_attempts: bool = True,
     with_traces: bool = False,
     progress: Progress | None = None,
     on_notice: OnNotice | None = None,
@@ -224,7 +225,11 @@ async def execute_suite_async(
         report_dir: where report.json, junit.xml and summary.md go (default: seatrial.yaml
             ``run.report_dir``, else ``.seatrial/reports``, then the run id).
         write_report_files: False writes no report files.
-        with_traces: put each attempt's trace in the returned report.
+        with_attempts: put every attempt in the returned report (``report.cases[].attempts``);
+            False keeps the report to its figures (a few numbers per attempt, whatever the
+            run's size) and streams the attempts from the store into the report files, as
+            ``seatrial run`` does.
+        with_traces: put each attempt, with its trace, in the returned report.
         progress: receives each attempt as it finishes.
         on_notice: receives what the run says as it starts (baseline, judge, gateway).
         backend: ``celery`` sends the attempts to Celery workers (``seatrial worker``;
@@ -327,17 +332,24 @@ async def execute_suite_async(
             progress,
             say,
         )
+        kept = with_attempts or with_traces
         report = build_report(
-            store, outcome.run_id, with_traces=with_traces, project_dir=config.project_dir
+            store,
+            outcome.run_id,
+            with_traces=with_traces,
+            project_dir=config.project_dir,
+            with_attempts=kept,
         )
         for drift in report.version_drift:
             say("warning", f"{drift.line()}: not the pinned version (models: in seatrial.yaml)")
         if config.alerts.channels and not outcome.interrupted:
             await send_alerts(store, report, config, say)
-    written: list[Path] = []
-    if write_report_files:
-        root = config.report_path() or config.project_dir / ".seatrial" / "reports"
-        written = write_reports(report, report_dir or root / outcome.run_id)
+        written: list[Path] = []
+        if write_report_files:
+            root = config.report_path() or config.project_dir / ".seatrial" / "reports"
+            directory = report_dir or root / outcome.run_id
+            # A report without its attempts streams them from the store, which is open here.
+            written = write_reports(report, directory, None if kept else store)
     return SuiteRun(outcome.run_id, report, tuple(written), outcome.interrupted)
 
 

@@ -159,6 +159,7 @@ async def _run_bench(
                 judge=judge,
                 store=store,
                 write_report_files=False,
+                with_attempts=False,
                 progress=progress_for(chatter),
                 on_notice=_notices_to(chatter),
             )

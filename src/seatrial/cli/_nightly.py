@@ -95,6 +95,7 @@ def nightly(
                     store=store,
                     progress=progress_for(console),
                     on_notice=print_notice,
+                    with_attempts=False,
                 )
             )
             print_summary(result.report, console)

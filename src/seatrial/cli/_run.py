@@ -108,6 +108,7 @@ def run(
                 db=db,
                 report_dir=report_dir,
                 progress=progress_for(console),
+                with_attempts=False,  # the summary and files need no attempt in memory
                 on_notice=print_notice,
                 backend="celery" if backend == "celery" else "local",
             )

@@ -102,6 +102,7 @@ from seatrial.compare._runs import (
     figures_of,
     load_run,
     run_data,
+    verdict_of_counts,
     verdict_of_repeats,
 )
 from seatrial.compare._stale import StaleCase, StaleReport, stale_cases
@@ -231,6 +232,7 @@ __all__ = [
     "to_markdown",
     "to_text",
     "total_variation",
+    "verdict_of_counts",
     "verdict_of_repeats",
     "wilson_interval",
 ]

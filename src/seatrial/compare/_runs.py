@@ -1,19 +1,20 @@
 """A stored run as comparisons need it: per case, its verdicts and metrics over the repeats.
 
-Read without traces (verdicts, failure types and metrics are columns of the attempts), so
-loading a run of thousands of attempts for a comparison stays cheap.
+Read from the attempts' columns (verdicts, failure types and metrics), never their records or
+traces, so loading a run of 100,000 attempts for a comparison or a gate stays cheap: a few
+numbers per attempt.
 """
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from seatrial.case import Case
 from seatrial.record import AttemptRecord, RunInfo, Verdict
-from seatrial.store import AttemptFigures, Store
+from seatrial.store import AttemptFigures, Store, run_figures
 
 
 def verdict_of_repeats(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict:
@@ -22,13 +23,18 @@ def verdict_of_repeats(verdicts: list[Verdict] | tuple[Verdict, ...]) -> Verdict
     PASS when more than half the attempts passed; else WARNING when passes and warnings
     together are more than half; else ERROR when more than half errored; else FAIL.
     """
-    counts = Counter(verdicts)
-    half = len(verdicts) / 2
-    if counts["PASS"] > half:
+    return verdict_of_counts(Counter(verdicts))
+
+
+def verdict_of_counts(counts: Mapping[str, int]) -> Verdict:
+    """:func:`verdict_of_repeats` of attempts counted by verdict (as the store counts them)."""
+    half = sum(counts.values()) / 2
+    passes, warnings, errors = (counts.get(v, 0) for v in ("PASS", "WARNING", "ERROR"))
+    if passes > half:
         return "PASS"
-    if counts["PASS"] + counts["WARNING"] > half:
+    if passes + warnings > half:
         return "WARNING"
-    if counts["ERROR"] > half:
+    if errors > half:
         return "ERROR"
     return "FAIL"
 
@@ -144,41 +150,61 @@ def run_data(
 
     Cases come in ``listed`` (suite) order, a listed case with no attempt left out; then the
     cases of attempts the run did not list, in the order their attempts first come, with an
-    empty head. ``attempts`` are given in attempt order within each case.
+    empty head. ``attempts`` are given in attempt order within each case; only their figures
+    are kept (a few numbers per attempt, however many there are).
     """
-    by_case: dict[str, list[AttemptFigures]] = defaultdict(list)
+    by_case: dict[str, _Columns] = {}
     for row in attempts:
-        by_case[row.case_id].append(row)
-    cases = [
-        _outcome(head, by_case.pop(head.case_id)) for head in listed if head.case_id in by_case
-    ]
-    cases += [_outcome(CaseHead(case_id), rows) for case_id, rows in by_case.items()]
+        columns = by_case.get(row.case_id)
+        if columns is None:
+            columns = by_case[row.case_id] = _Columns()
+        columns.add(row)
+    cases = [by_case.pop(head.case_id).outcome(head) for head in listed if head.case_id in by_case]
+    cases += [columns.outcome(CaseHead(case_id)) for case_id, columns in by_case.items()]
     return RunData(info=info, cases=tuple(cases))
 
 
-def _outcome(head: CaseHead, rows: list[AttemptFigures]) -> CaseOutcome:
-    # The conversions make a database's numeric types (PostgreSQL sums) plain Python numbers.
-    return CaseOutcome(
-        case_id=head.case_id,
-        name=head.name,
-        category=head.category,
-        priority=head.priority,
-        tags=head.tags,
-        verdicts=tuple(r.verdict for r in rows),
-        failure_types=tuple(r.failure_type for r in rows),
-        wall_time_ms=tuple(float(r.wall_time_ms) for r in rows),
-        tokens=tuple(int(r.tokens) for r in rows),
-        cost_usd=tuple(float(r.cost_usd) for r in rows),
-        tool_calls=tuple(int(r.tool_calls) for r in rows),
-    )
+class _Columns:
+    """One case's figures as they are read, a list per figure."""
+
+    __slots__ = ("cost_usd", "failure_types", "tokens", "tool_calls", "verdicts", "wall_time_ms")
+
+    def __init__(self) -> None:
+        self.verdicts: list[Verdict] = []
+        self.failure_types: list[str | None] = []
+        self.wall_time_ms: list[float] = []
+        self.tokens: list[int] = []
+        self.cost_usd: list[float] = []
+        self.tool_calls: list[int] = []
+
+    def add(self, row: AttemptFigures) -> None:
+        # The conversions make a database's numeric types (PostgreSQL sums) plain numbers.
+        self.verdicts.append(row.verdict)
+        self.failure_types.append(row.failure_type)
+        self.wall_time_ms.append(float(row.wall_time_ms))
+        self.tokens.append(int(row.tokens))
+        self.cost_usd.append(float(row.cost_usd))
+        self.tool_calls.append(int(row.tool_calls))
+
+    def outcome(self, head: CaseHead) -> CaseOutcome:
+        return CaseOutcome(
+            case_id=head.case_id,
+            name=head.name,
+            category=head.category,
+            priority=head.priority,
+            tags=head.tags,
+            verdicts=tuple(self.verdicts),
+            failure_types=tuple(self.failure_types),
+            wall_time_ms=tuple(self.wall_time_ms),
+            tokens=tuple(self.tokens),
+            cost_usd=tuple(self.cost_usd),
+            tool_calls=tuple(self.tool_calls),
+        )
 
 
 def load_run(store: Store, run_id: str) -> RunData:
-    """Read a stored run for comparison (no traces)."""
-    records = store.attempts(run_id)
-    first_seen: dict[str, int] = {}
-    for record in records:
-        first_seen.setdefault(record.case_id, len(first_seen))
-    records.sort(key=lambda r: (first_seen[r.case_id], r.attempt))
+    """Read a stored run for comparison: its attempts' figures, read by the database's
+    columns (:func:`seatrial.store.run_figures`), never their records or traces."""
+    info = store.get_run(run_id)
     listed = (CaseHead.of(case) for case in store.run_cases(run_id))
-    return run_data(store.get_run(run_id), listed, (figures_of(r) for r in records))
+    return run_data(info, listed, run_figures(store, run_id))

@@ -260,8 +260,16 @@ class CaseResult(BaseModel):
     """Majority over repeats (see docs/cases.md)."""
     pass_rate: float
     """Share of attempts that passed."""
+    attempt_count: int = 0
+    """Attempts stored (``len(attempts)`` when they are loaded)."""
+    failure_type: str | None = None
+    """The failure type of its first attempt that did not pass; None when every one passed
+    (or that attempt had none)."""
+    reason: str = ""
+    """The reason of its first attempt that did not pass; empty when every one passed."""
     attempts: list[AttemptRecord] = Field(default_factory=list)
-    """Every attempt."""
+    """Every attempt, in attempt order; empty when the report was built without them
+    (``build_report(..., with_attempts=False)``: its files stream them from the store)."""
 
 
 class Summary(BaseModel):

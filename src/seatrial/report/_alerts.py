@@ -123,9 +123,8 @@ def _failing_cases(report: RunReport) -> list[str]:
     for case in report.cases:
         if case.verdict == "PASS":
             continue
-        first = next((a for a in case.attempts if a.verdict != "PASS"), case.attempts[0])
-        failure = f" ({first.failure_type})" if first.failure_type else ""
-        reason = _quoted(first.reason)
+        failure = f" ({case.failure_type})" if case.failure_type else ""
+        reason = _quoted(case.reason)
         lines.append(f"{case.case_id} {case.verdict}{failure}" + (f": {reason}" if reason else ""))
     return lines
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -16,7 +17,6 @@ from seatrial.compare import (
     RunData,
     RunStatistics,
     compare,
-    figures_of,
     flaky_cases,
     gates_changed,
     headline,
@@ -25,13 +25,14 @@ from seatrial.compare import (
     run_meets_gates,
     run_statistics,
     stored_baseline,
+    verdict_of_counts,
     verdict_of_repeats,
     wilson_interval,
 )
 from seatrial.record import AttemptRecord, CaseResult, RunInfo, Summary, Verdict
 from seatrial.report._pinned import VersionDrift, pinned_models, version_drift
 from seatrial.report._simulator import SimulatorSummary, simulator_summary
-from seatrial.store import Store
+from seatrial.store import CaseCount, Store, case_counts, first_failures, run_figures
 
 
 class CategorySummary(BaseModel):
@@ -160,67 +161,112 @@ def _bounds(interval: Interval) -> tuple[float, float]:
     return interval.low, interval.high
 
 
-def _categories(cases: list[CaseResult]) -> list[CategorySummary]:
+class _Tally:
+    """One case's attempts as the database counted them."""
+
+    __slots__ = ("failures", "verdicts")
+
+    def __init__(self) -> None:
+        self.verdicts: Counter[str] = Counter()
+        self.failures: Counter[str] = Counter()
+        """failure_type -> attempts, of FAIL and ERROR attempts with one."""
+
+    def add(self, row: CaseCount) -> None:
+        self.verdicts[row.verdict] += row.attempts
+        if row.failure_type and row.verdict in ("FAIL", "ERROR"):
+            self.failures[row.failure_type] += row.attempts
+
+    @property
+    def attempts(self) -> int:
+        return sum(self.verdicts.values())
+
+
+def _categories(cases: list[CaseResult], tallies: dict[str, _Tally]) -> list[CategorySummary]:
     grouped: dict[str, list[CaseResult]] = defaultdict(list)
     for case in cases:
         grouped[case.category].append(case)
     result = []
     for category in sorted(grouped):
-        attempts = [a for c in grouped[category] for a in c.attempts]
-        passed = sum(a.verdict == "PASS" for a in attempts)
-        failures = Counter(
-            a.failure_type for a in attempts if a.failure_type and a.verdict in ("FAIL", "ERROR")
-        )
+        attempts = passed = 0
+        failures: Counter[str] = Counter()
+        for case in grouped[category]:
+            tally = tallies[case.case_id]
+            attempts += tally.attempts
+            passed += tally.verdicts["PASS"]
+            failures.update(tally.failures)
         result.append(
             CategorySummary(
                 category=category,
                 cases=len(grouped[category]),
-                attempts=len(attempts),
+                attempts=attempts,
                 passed=passed,
-                pass_rate=passed / len(attempts) if attempts else 0.0,
-                interval=_bounds(wilson_interval(passed, len(attempts))),
-                failures_by_type=dict(sorted(failures.items())),
+                pass_rate=passed / attempts if attempts else 0.0,
+                interval=_bounds(wilson_interval(passed, attempts)),
+                failures_by_type=dict(sorted((+failures).items())),
             )
         )
     return result
 
 
 def build_report(
-    store: Store, run_id: str, with_traces: bool = False, project_dir: Path | None = None
+    store: Store,
+    run_id: str,
+    with_traces: bool = False,
+    project_dir: Path | None = None,
+    *,
+    with_attempts: bool = True,
 ) -> RunReport:
-    """Gather a stored run into a report; ``project_dir`` resolves a relative gates source."""
+    """Gather a stored run into a report; ``project_dir`` resolves a relative gates source.
+
+    The figures are counted by the database (:func:`seatrial.store.case_counts`) and the
+    gate reads the attempts' figures (:func:`seatrial.compare.load_run`'s columns), never
+    their records. ``with_attempts=False`` leaves each case's ``attempts`` empty: such a
+    report holds a few numbers per attempt at any run size, and
+    ``write_reports(report, directory, store)`` streams the attempts into its files.
+    ``with_traces`` reads each loaded attempt's trace as well.
+    """
     info = store.get_run(run_id)
     run_cases: list[Case] = store.run_cases(run_id)
-    by_case: dict[str, list[AttemptRecord]] = defaultdict(list)
-    for record in store.attempts(run_id, with_traces=with_traces):
-        by_case[record.case_id].append(record)
+    counts = case_counts(store, run_id)
+    tallies: dict[str, _Tally] = defaultdict(_Tally)
+    for row in counts:
+        tallies[row.case_id].add(row)
+    first = first_failures(store, run_id)
+    loaded: dict[str, list[AttemptRecord]] = defaultdict(list)
+    if with_attempts or with_traces:
+        for record in store.attempts(run_id, with_traces=with_traces):
+            loaded[record.case_id].append(record)
     cases = []
     for case in run_cases:
-        attempts = sorted(by_case.get(case.id, []), key=lambda a: a.attempt)
-        if not attempts:
+        tally = tallies.get(case.id)
+        if tally is None:
             continue
+        failed = first.get(case.id)
         cases.append(
             CaseResult(
                 case_id=case.id,
                 name=case.name,
                 category=case.category,
                 priority=case.priority,
-                verdict=verdict_of_attempts(attempts),
-                pass_rate=sum(a.verdict == "PASS" for a in attempts) / len(attempts),
-                attempts=attempts,
+                verdict=verdict_of_counts(tally.verdicts),
+                pass_rate=tally.verdicts["PASS"] / tally.attempts,
+                attempt_count=tally.attempts,
+                failure_type=failed.failure_type if failed else None,
+                reason=failed.reason if failed else "",
+                attempts=sorted(loaded.pop(case.id, []), key=lambda a: a.attempt),
             )
         )
-    all_attempts = [a for c in cases for a in c.attempts]
-    summary = summarize(all_attempts, len(cases))
+    summary = _summary(tallies.values(), len(cases))
     # Only the attempts of listed cases: the report shows no other, so its gate sees no other.
-    listed_attempts = (figures_of(a) for c in cases for a in c.attempts)
-    run = run_data(info, (CaseHead.of(case) for case in run_cases), listed_attempts)
+    listed = run_figures(store, run_id, listed_only=True)
+    run = run_data(info, (CaseHead.of(case) for case in run_cases), listed)
     flaky = flaky_cases(store, run)
     gate = check_gate(store, run, flaky, project_dir)
+    simulated = {case.id for case in run_cases if case.user_simulator is not None}
     return RunReport(
         info=info,
         summary=summary,
-        categories=_categories(cases),
+        categories=_categories(cases, tallies),
         cases=cases,
         gate=gate,
         spend_usd=store.spend_by_purpose(run_id),
@@ -235,9 +281,23 @@ def build_report(
         flaky=flaky,
         baseline=_against_baseline(store, gate.baseline, run, flaky),
         version_drift=version_drift(pinned_models(info.settings), store.served_models(run_id)),
-        simulator=simulator_summary(
-            cases, {case.id for case in run_cases if case.user_simulator is not None}
-        ),
+        simulator=simulator_summary(counts, simulated),
+    )
+
+
+def _summary(tallies: Iterable[_Tally], cases: int) -> Summary:
+    counts: Counter[str] = Counter()
+    for tally in tallies:
+        counts.update(tally.verdicts)
+    total = counts.total()
+    return Summary(
+        cases=cases,
+        attempts=total,
+        passed=counts["PASS"],
+        failed=counts["FAIL"],
+        warnings=counts["WARNING"],
+        errors=counts["ERROR"],
+        pass_rate=counts["PASS"] / total if total else 0.0,
     )
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, TextIO
 from xml.etree import ElementTree as ET
@@ -12,9 +13,10 @@ from xml.etree import ElementTree as ET
 from pydantic_core import to_json as to_json_text
 
 from seatrial.compare import markdown_text
-from seatrial.record import AttemptRecord
+from seatrial.record import AttemptRecord, CaseResult
 from seatrial.report._build import RunReport
 from seatrial.report._why import assertion_lines
+from seatrial.store import Store
 
 REPORT_FORMAT_VERSION = 1
 FORMATS = ("json", "junit", "md")
@@ -35,7 +37,18 @@ def _attempt_json(a: AttemptRecord) -> dict[str, Any]:
 
 
 def to_json(report: RunReport) -> dict[str, Any]:
-    """The report.json document."""
+    """The report.json document (of a report built with its attempts)."""
+    document = _document(report, _loaded(report))
+    document["cases"] = [{**case, "attempts": list(case["attempts"])} for case in document["cases"]]
+    return document
+
+
+CaseAttempts = tuple[CaseResult, int, Iterable[AttemptRecord]]
+"""A case of a report, how many attempts it has, and those attempts in order."""
+
+
+def _document(report: RunReport, cases: Iterable[CaseAttempts]) -> dict[str, Any]:
+    """report.json's document with its cases, and each case's attempts, as iterators."""
     info = report.info
     return {
         "format_version": REPORT_FORMAT_VERSION,
@@ -59,7 +72,7 @@ def to_json(report: RunReport) -> dict[str, Any]:
         "version_drift": [d.model_dump() for d in report.version_drift],
         "simulator": report.simulator.model_dump() if report.simulator else None,
         "categories": [c.model_dump() for c in report.categories],
-        "cases": [
+        "cases": (
             {
                 "case_id": c.case_id,
                 "name": c.name,
@@ -67,15 +80,51 @@ def to_json(report: RunReport) -> dict[str, Any]:
                 "priority": c.priority,
                 "verdict": c.verdict,
                 "pass_rate": c.pass_rate,
-                "attempts": [_attempt_json(a) for a in c.attempts],
+                "attempts": map(_attempt_json, attempts),
             }
-            for c in report.cases
-        ],
+            for c, _, attempts in cases
+        ),
     }
 
 
+def _loaded(report: RunReport) -> Iterator[CaseAttempts]:
+    """The cases of a report built with its attempts."""
+    for case in report.cases:
+        yield case, len(case.attempts), case.attempts
+
+
+def _streamed(report: RunReport, store: Store) -> Iterator[CaseAttempts]:
+    """The cases of a report with their attempts read from ``store`` a page at a time
+    (:meth:`Store.attempts_in_pages`): each case's attempts must be used up before the next
+    case is taken, as the writers do."""
+    wanted = [(case.case_id, case.attempt_count) for case in report.cases]
+    records = store.attempts_in_pages(report.info.run_id, wanted)
+    pending = next(records, None)
+
+    def of_case(case_id: str) -> Iterator[AttemptRecord]:
+        nonlocal pending
+        while pending is not None and pending.case_id == case_id:
+            yield pending
+            pending = next(records, None)
+
+    for case in report.cases:
+        yield case, case.attempt_count, of_case(case.case_id)
+
+
 def to_junit(report: RunReport) -> str:
-    """JUnit XML: one testcase per attempt, classname = category."""
+    """JUnit XML (of a report built with its attempts): one testcase per attempt, classname =
+    category."""
+    text = io.StringIO()
+    _write_junit(text, report, _loaded(report))
+    return text.getvalue()
+
+
+def _write_junit(handle: TextIO, report: RunReport, cases: Iterable[CaseAttempts]) -> None:
+    """Write junit.xml a testcase at a time, as ElementTree writes the whole tree indented.
+
+    The head (the suite and its properties) is ElementTree's own text up to the end of the
+    properties; each testcase is ElementTree's text of that element, indented one level.
+    """
     s = report.summary
     suite = ET.Element(
         "testsuite",
@@ -94,28 +143,35 @@ def to_junit(report: RunReport) -> str:
     properties += [(f"gate_unmet_{n}", reason) for n, reason in enumerate(report.gate.reasons, 1)]
     for name, value in properties:
         ET.SubElement(props, "property", name=name, value=value)
-    for case in report.cases:
-        for a in case.attempts:
-            name = case.case_id if len(case.attempts) == 1 else f"{case.case_id}#{a.attempt}"
-            element = ET.SubElement(
-                suite,
-                "testcase",
-                classname=case.category or report.info.suite,
-                name=name,
-                time=f"{a.metrics.wall_time_ms / 1000:.3f}",
-            )
-            if a.verdict == "FAIL":
-                failure = ET.SubElement(
-                    element, "failure", type=a.failure_type or "", message=a.reason
-                )
-                failure.text = "\n".join(assertion_lines(a))
-            elif a.verdict == "ERROR":
-                error = ET.SubElement(element, "error", type=a.failure_type or "", message=a.reason)
-                error.text = a.error or ""
-            elif a.verdict == "WARNING":
-                ET.SubElement(element, "system-out").text = f"WARNING: {a.reason}"
     ET.indent(suite)
-    return ET.tostring(suite, encoding="unicode", xml_declaration=True) + "\n"
+    head = ET.tostring(suite, encoding="unicode", xml_declaration=True)
+    # Values are escaped, so the properties' closing tag is the only one in the text.
+    handle.write(head[: head.rindex("</properties>") + len("</properties>")])
+    for case, count, attempts in cases:
+        for a in attempts:
+            element = _testcase(report, case, count, a)
+            ET.indent(element, level=1)
+            handle.write("\n  " + ET.tostring(element, encoding="unicode"))
+    handle.write("\n</testsuite>\n")
+
+
+def _testcase(report: RunReport, case: CaseResult, count: int, a: AttemptRecord) -> ET.Element:
+    name = case.case_id if count == 1 else f"{case.case_id}#{a.attempt}"
+    element = ET.Element(
+        "testcase",
+        classname=case.category or report.info.suite,
+        name=name,
+        time=f"{a.metrics.wall_time_ms / 1000:.3f}",
+    )
+    if a.verdict == "FAIL":
+        failure = ET.SubElement(element, "failure", type=a.failure_type or "", message=a.reason)
+        failure.text = "\n".join(assertion_lines(a))
+    elif a.verdict == "ERROR":
+        error = ET.SubElement(element, "error", type=a.failure_type or "", message=a.reason)
+        error.text = a.error or ""
+    elif a.verdict == "WARNING":
+        ET.SubElement(element, "system-out").text = f"WARNING: {a.reason}"
+    return element
 
 
 def to_markdown(report: RunReport) -> str:
@@ -186,11 +242,10 @@ def to_markdown(report: RunReport) -> str:
             "|---|---|---|---|---|",
         ]
         for case in failing:
-            first = next((a for a in case.attempts if a.verdict != "PASS"), case.attempts[0])
-            failure = markdown_text(first.failure_type or "-")
+            failure = markdown_text(case.failure_type or "-")
             lines.append(
                 f"| `{case.case_id}` | {case.priority} | {case.verdict} | {failure} "
-                f"| {markdown_text(first.reason)} |"
+                f"| {markdown_text(case.reason)} |"
             )
     return "\n".join(lines) + "\n"
 
@@ -251,43 +306,73 @@ def _write_json(handle: TextIO, document: dict[str, Any]) -> None:
 
     Encoded in Rust (pydantic-core) a value at a time, each list element by itself: five
     times faster than the standard library's pure-Python indenting encoder, and the text of
-    a large run's report is never held whole (one more copy of every attempt in memory).
+    a large run's report is never held whole. An iterator stands for a list whose elements
+    are made as they are written (a report's cases and their attempts, streamed from the
+    store), so neither the document nor its text is ever held whole.
     """
+    _write_members(handle, document, 0)
+    handle.write("\n")
 
-    def encoded(value: Any, depth: int) -> str:
-        text = to_json_text(value, indent=2, inf_nan_mode="constants").decode()
-        return text.replace("\n", "\n" + "  " * depth) if depth else text
 
-    if not document:
-        handle.write("{}\n")
+def _encoded(value: Any, depth: int) -> str:
+    text = to_json_text(value, indent=2, inf_nan_mode="constants").decode()
+    return text.replace("\n", "\n" + "  " * depth) if depth else text
+
+
+def _write_value(handle: TextIO, value: Any, depth: int) -> None:
+    if isinstance(value, Iterator):
+        _write_items(handle, value, depth)
+    elif isinstance(value, dict) and any(isinstance(v, Iterator) for v in value.values()):
+        _write_members(handle, value, depth)
+    elif isinstance(value, list) and depth <= 1:
+        _write_items(handle, iter(value), depth)
+    else:
+        handle.write(_encoded(value, depth))
+
+
+def _write_members(handle: TextIO, members: dict[str, Any], depth: int) -> None:
+    if not members:
+        handle.write("{}")
         return
     handle.write("{")
-    for number, (key, value) in enumerate(document.items()):
-        handle.write(",\n  " if number else "\n  ")
-        handle.write(encoded(str(key), 0) + ": ")
-        if isinstance(value, list) and value:
-            handle.write("[")
-            for index, item in enumerate(value):
-                handle.write(",\n    " if index else "\n    ")
-                handle.write(encoded(item, 2))
-            handle.write("\n  ]")
-        else:
-            handle.write(encoded(value, 1))
-    handle.write("\n}\n")
+    inner = "\n" + "  " * (depth + 1)
+    for number, (key, value) in enumerate(members.items()):
+        handle.write("," + inner if number else inner)
+        handle.write(_encoded(str(key), 0) + ": ")
+        _write_value(handle, value, depth + 1)
+    handle.write("\n" + "  " * depth + "}")
 
 
-def write_reports(report: RunReport, directory: Path) -> list[Path]:
-    """Write report.json, junit.xml and summary.md; each file appears whole or not at all."""
+def _write_items(handle: TextIO, items: Iterator[Any], depth: int) -> None:
+    inner = "\n" + "  " * (depth + 1)
+    written = False
+    for item in items:
+        handle.write("," + inner if written else "[" + inner)
+        _write_value(handle, item, depth + 1)
+        written = True
+    handle.write("\n" + "  " * depth + "]" if written else "[]")
+
+
+def write_reports(report: RunReport, directory: Path, store: Store | None = None) -> list[Path]:
+    """Write report.json, junit.xml and summary.md; each file appears whole or not at all.
+
+    With ``store`` the attempts are read from it a page at a time, case by case, into
+    report.json and junit.xml (a report built with ``with_attempts=False`` has none of its
+    own); without it they are the report's own.
+    """
     directory.mkdir(parents=True, exist_ok=True)
     written = []
     for fmt, name in (("json", "report.json"), ("junit", "junit.xml"), ("md", "summary.md")):
         target = directory / name
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.")
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            cases = _loaded(report) if store is None else _streamed(report, store)
             if fmt == "json":
-                _write_json(handle, to_json(report))
+                _write_json(handle, _document(report, cases))
+            elif fmt == "junit":
+                _write_junit(handle, report, cases)
             else:
-                handle.write(render(report, fmt))
+                handle.write(to_markdown(report))
         os.replace(tmp, target)
         written.append(target)
     return written

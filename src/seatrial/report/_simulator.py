@@ -8,12 +8,13 @@ doing, and what the agent scored on the conversations the simulator held properl
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable
 
 from pydantic import BaseModel
 
 from seatrial.compare import wilson_interval
-from seatrial.record import SIMULATOR_FAILURE, CaseResult
+from seatrial.record import SIMULATOR_FAILURE
+from seatrial.store import CaseCount
 
 
 class SimulatorSummary(BaseModel):
@@ -47,21 +48,27 @@ class SimulatorSummary(BaseModel):
 
 
 def simulator_summary(
-    cases: list[CaseResult], simulated: Collection[str]
+    counts: Iterable[CaseCount], simulated: Collection[str]
 ) -> SimulatorSummary | None:
     """The summary over the attempts of the cases in ``simulated`` (ids of cases with a
-    ``user_simulator``); None when the run has none."""
-    attempts = [a for c in cases if c.case_id in simulated for a in c.attempts]
+    ``user_simulator``), from the run's attempts counted by case, verdict and failure type
+    (:func:`seatrial.store.case_counts`); None when the run has none."""
+    rows = [row for row in counts if row.case_id in simulated]
+    attempts = sum(row.attempts for row in rows)
     if not attempts:
         return None
-    spoiled = sum(a.verdict == "ERROR" and a.failure_type == SIMULATOR_FAILURE for a in attempts)
-    held = len(attempts) - spoiled
-    passed = sum(a.verdict == "PASS" for a in attempts)
-    interval = wilson_interval(spoiled, len(attempts))
+    spoiled = sum(
+        row.attempts
+        for row in rows
+        if row.verdict == "ERROR" and row.failure_type == SIMULATOR_FAILURE
+    )
+    held = attempts - spoiled
+    passed = sum(row.attempts for row in rows if row.verdict == "PASS")
+    interval = wilson_interval(spoiled, attempts)
     return SimulatorSummary(
-        attempts=len(attempts),
+        attempts=attempts,
         simulator_failures=spoiled,
-        error_rate=spoiled / len(attempts),
+        error_rate=spoiled / attempts,
         error_interval=(interval.low, interval.high),
         agent_failures=held - passed,
         agent_pass_rate=passed / held if held else None,

@@ -38,13 +38,12 @@ def print_summary(report: RunReport, console: Console) -> None:
     console.print(table)
     failing = [c for c in report.cases if c.verdict != "PASS"]
     for case in failing:
-        first = next((a for a in case.attempts if a.verdict != "PASS"), case.attempts[0])
         style = _STYLE[case.verdict]
         console.print(
             f"[{style}]{case.verdict:<7}[/] [bold]{case.case_id}[/] ({case.priority})"
-            f" [{style}]{first.failure_type or ''}[/]"
+            f" [{style}]{case.failure_type or ''}[/]"
         )
-        console.print(f"         {first.reason}", markup=False, highlight=False)
+        console.print(f"         {case.reason}", markup=False, highlight=False)
     stats = report.statistics
     rate = stats.pass_rate_text() if stats else f"{s.pass_rate:.1%}"
     console.print(

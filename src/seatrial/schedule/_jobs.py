@@ -113,6 +113,7 @@ async def _run_suites(
                 options=options,
                 store=store,
                 on_notice=notice,
+                with_attempts=False,
             )
             run_ids.append(result.run_id)
             if result.interrupted:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from typing import Any, NamedTuple
 
 from sqlalchemy import ColumnElement, and_, func, literal_column, select, tuple_
@@ -14,6 +14,10 @@ from seatrial.store import _codec as codec
 from seatrial.store._core import StoreCore
 from seatrial.store._schema import attempts, run_cases, spans
 from seatrial.trace import Trace
+
+PAGE = 500
+"""Attempts :meth:`AttemptReadsMixin.attempts_in_pages` reads at a time (about 16 KB each
+decoded without their traces: a page is some 8 MB, whatever the run's size)."""
 
 
 class StoredVerdicts(NamedTuple):
@@ -170,6 +174,64 @@ class AttemptReadsMixin(StoreCore):
                     for row in rows
                 ]
             )
+
+    def attempts_in_pages(
+        self, run_id: str, cases: Iterable[tuple[str, int]], page: int = PAGE
+    ) -> Iterator[AttemptRecord]:
+        """The attempts of ``cases`` (each a case id and how many attempts it has stored), in
+        that order, then by attempt; without traces. Read ``page`` attempts at a time: the
+        cases are read in groups of at most ``page`` attempts, a larger case a page at a time,
+        so what a report file streams costs the same memory at any run size.
+        """
+        group: list[str] = []
+        size = 0
+        for case_id, count in cases:
+            if group and size + count > page:
+                yield from self._attempts_of_cases(run_id, group)
+                group, size = [], 0
+            if count > page:
+                yield from self._attempts_of_case(run_id, case_id, page)
+                continue
+            group.append(case_id)
+            size += count
+        if group:
+            yield from self._attempts_of_cases(run_id, group)
+
+    def _attempts_of_cases(self, run_id: str, case_ids: list[str]) -> list[AttemptRecord]:
+        """Every attempt of ``case_ids`` (a group small enough for one page), in their order."""
+        query = select(attempts).where(
+            attempts.c.run_id == run_id, attempts.c.case_id.in_(case_ids)
+        )
+        place = {case_id: n for n, case_id in enumerate(case_ids)}
+        records = self._attempt_page(run_id, query)
+        return sorted(records, key=lambda r: (place[r.case_id], r.attempt))
+
+    def _attempts_of_case(self, run_id: str, case_id: str, page: int) -> Iterator[AttemptRecord]:
+        """Every attempt of one case, a page at a time (each page from where the last ended)."""
+        after = 0
+        while True:
+            query = (
+                select(attempts)
+                .where(
+                    attempts.c.run_id == run_id,
+                    attempts.c.case_id == case_id,
+                    attempts.c.attempt > after,
+                )
+                .order_by(attempts.c.attempt)
+                .limit(page)
+            )
+            records = self._attempt_page(run_id, query)
+            yield from records
+            if len(records) < page:
+                return
+            after = records[-1].attempt
+
+    def _attempt_page(self, run_id: str, query: Any) -> list[AttemptRecord]:
+        def read(connection: Connection) -> Sequence[Any]:
+            return connection.execute(query).mappings().all()
+
+        rows = self._reading(f"read the attempts of run {run_id!r}", read)
+        return self._decode(lambda: [codec.attempt_record(row, None) for row in rows])
 
     def attempt_trace(self, run_id: str, case_id: str, attempt: int) -> Trace:
         """The trace of one attempt."""
