@@ -10,8 +10,9 @@ import pytest
 
 from seatrial.errors import GatewayError
 from seatrial.gateway import _cache
-from seatrial.gateway._cache import ResponseCache, normalised_request
+from seatrial.gateway._cache import ResponseCache
 from seatrial.gateway._config import CacheConfig
+from seatrial.gateway._prepared import normalised_request
 from seatrial.gateway._types import ChatRequest, ChatResponse, ChatToolCall, Message, Usage
 
 WEATHER_TOOL = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import threading
 from collections.abc import AsyncIterator, Iterator
@@ -187,6 +188,29 @@ async def test_a_recorded_attempt_replays_with_identical_spans_and_no_upstream(
         model_call_view(s) for s in chat_spans(recorded)
     ]
     assert chat_spans(replayed)[0].attributes["seatrial.gateway.cassette"] == "replay"
+
+
+async def test_the_span_request_hash_names_the_request_the_cassette_and_the_cache_keep(
+    tmp_path: Path,
+) -> None:
+    # The request is normalised once per call and shared: the span's hash is the hash of
+    # the very request the cassette line holds, and an equal question hits the cache.
+    who = {"model": "m", "run_id": "run-h", "case_id": "case-1", "attempt": 1}
+    async with FakeOpenAI("an answer") as upstream:
+        config = GatewayConfig(models={"m": model("m", upstream)}, cassette={"mode": "record"})
+        recorder = TraceRecorder()
+        async with gateway(config, project_dir=tmp_path) as gw:
+            with recorder.activate():
+                first = await gw.chat(ask("hello", purpose="judge", **who))
+                again = await gw.chat(ask("hello", purpose="judge", **who))
+            assert gw.cassette is not None
+            lines = gw.cassette.path_for("run-h").read_text(encoding="utf-8").splitlines()
+    recorded = [json.loads(line)["request"] for line in lines]
+    text = json.dumps(recorded[0], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    hashes = [span.attributes["seatrial.gateway.request_hash"] for span in chat_spans(recorder)]
+    assert recorded[0] == recorded[1]
+    assert hashes == [hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]] * 2
+    assert (first.cached, again.cached, len(upstream.requests)) == (False, True, 1)
 
 
 async def test_a_stream_falls_back_when_the_primary_misses_its_first_byte() -> None:

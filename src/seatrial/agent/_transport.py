@@ -9,13 +9,16 @@ every connection open for the next POST (docs/performance.md,
 comes back is what the adapter and its retries (``seatrial.agent._retry``) already read: an
 ``httpx.Response`` holding the answer, or an httpx error:
 
-| aiohttp                                   | httpx                  | the adapter says        |
-|-------------------------------------------|------------------------|-------------------------|
-| connect timed out                         | ``ConnectTimeout``     | did not answer in time  |
-| no answer within the timeout              | ``ReadTimeout``        | did not answer in time  |
-| connection refused, host not found        | ``ConnectError``       | agent unreachable       |
-| connection closed or reset, bad answer    | ``RemoteProtocolError``| HTTP exchange failed    |
-| body cut short                            | ``ReadError``          | HTTP exchange failed    |
+| aiohttp, as :func:`seatrial._http_client.failure` reads it | httpx                  |
+|-------------------------------------------------------------|------------------------|
+| ``connect_timeout``: connect timed out                       | ``ConnectTimeout``     |
+| ``read_timeout``: no answer within the timeout               | ``ReadTimeout``        |
+| ``unreachable``: connection refused, host not found          | ``ConnectError``       |
+| ``broken``: connection closed or reset, bad answer           | ``RemoteProtocolError``|
+| ``cut_short``: body cut short                                | ``ReadError``          |
+
+The adapter says "did not answer in time" for the timeouts, "agent unreachable" for
+``ConnectError`` and "HTTP exchange failed" for the others.
 
 A refused and a lost connection are posted again under the agent's retry settings.
 A test plugs an ``httpx`` transport into the adapter instead (``HttpAgent(transport=...)``),
@@ -24,15 +27,14 @@ which then posts through an ``httpx.AsyncClient``.
 
 from __future__ import annotations
 
-import asyncio
 import json
-import urllib.request
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import urlsplit
 
 import aiohttp
 import httpx
+
+from seatrial._http_client import Failure, failure, proxy_for, ssl_for
 
 KEEPALIVE_EXPIRY_S = 60.0
 """How long an idle connection to the agent stays open for the next POST."""
@@ -41,31 +43,19 @@ CONNECT_TIMEOUT_S = 10.0
 """The longest wait for a TCP (and TLS) connection to the agent, under a shorter timeout."""
 
 
-def proxy_for(url: str) -> str | None:
-    """The proxy ``HTTP(S)_PROXY`` names for ``url`` unless ``NO_PROXY`` exempts it.
-
-    Read once per agent: aiohttp's ``trust_env`` would read the environment again on every
-    request, in a thread (two thread-pool hops per POST).
-    """
-    parts = urlsplit(url)
-    proxy = urllib.request.getproxies().get(parts.scheme)
-    if proxy is None or urllib.request.proxy_bypass(parts.netloc):
-        return None
-    return proxy
+_HTTPX_ERRORS: dict[Failure, type[httpx.TransportError]] = {
+    "connect_timeout": httpx.ConnectTimeout,
+    "read_timeout": httpx.ReadTimeout,
+    "unreachable": httpx.ConnectError,
+    "cut_short": httpx.ReadError,
+    "broken": httpx.RemoteProtocolError,
+}
 
 
 def httpx_error(exc: Exception, request: httpx.Request) -> httpx.TransportError:
     """The httpx error an aiohttp (or asyncio) error stands for (see the module's table)."""
     message = str(exc) or type(exc).__name__
-    if isinstance(exc, aiohttp.ConnectionTimeoutError):
-        return httpx.ConnectTimeout(message, request=request)
-    if isinstance(exc, asyncio.TimeoutError):
-        return httpx.ReadTimeout(message, request=request)
-    if isinstance(exc, aiohttp.ClientConnectorError):
-        return httpx.ConnectError(message, request=request)
-    if isinstance(exc, aiohttp.ClientPayloadError):
-        return httpx.ReadError(message, request=request)
-    return httpx.RemoteProtocolError(message, request=request)
+    return _HTTPX_ERRORS[failure(exc)](message, request=request)
 
 
 class AgentConnections:
@@ -88,8 +78,7 @@ class AgentConnections:
         # reading are timed, as under httpx.
         self._timeout = aiohttp.ClientTimeout(total=None, sock_connect=connect, sock_read=timeout_s)
         self._proxy = proxy_for(url)
-        # https: the certificates httpx would trust (its CA bundle, SSL_CERT_FILE).
-        self._ssl: Any = httpx.create_ssl_context() if url.startswith("https:") else True
+        self._ssl = ssl_for(url)
         self._request = httpx.Request("POST", url)  # named by errors and responses
         self._session: aiohttp.ClientSession | None = None
 

@@ -9,11 +9,9 @@ its own entries unless ``share_across_repeats`` says otherwise.
 from __future__ import annotations
 
 import hashlib
-import json
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -22,54 +20,14 @@ from pydantic import ValidationError
 
 from seatrial.errors import GatewayError
 from seatrial.gateway._config import CacheConfig
-from seatrial.gateway._types import ChatRequest, ChatResponse, Message
+from seatrial.gateway._prepared import PreparedRequest, canonical_json, prepared
+from seatrial.gateway._types import ChatRequest, ChatResponse
 
 DEFAULT_CACHE_PATH = Path(".seatrial") / "cache.db"
 """Where a project keeps its cache file, relative to the project folder."""
 
 CACHE_FORMAT_VERSION = 1
 """Part of every key: a change in what a key covers starts a fresh cache."""
-
-_PARAMETERS = ("tools", "tool_choice", "temperature", "max_tokens", "seed", "response_format")
-
-
-def normalised_request(request: ChatRequest, model: str | None = None) -> dict[str, Any]:
-    """What the model sees of a request, as plain JSON data, in one canonical form.
-
-    Streaming, who asks (run, case, attempt, purpose) and the cache override are left out;
-    defaults and absent values are dropped; tool call ids, which providers make at random,
-    are replaced by their order of appearance so two equal conversations compare equal.
-    """
-    ids: dict[str, str] = {}
-
-    def canonical_id(value: str) -> str:
-        return ids.setdefault(value, f"call_{len(ids)}")
-
-    normal: dict[str, Any] = {
-        "model": request.model if model is None else model,
-        "messages": [_message(message, canonical_id) for message in request.messages],
-    }
-    for name in _PARAMETERS:
-        value = getattr(request, name)
-        if value is not None:
-            normal[name] = value
-    return normal
-
-
-def _message(message: Message, canonical_id: Callable[[str], str]) -> dict[str, Any]:
-    out: dict[str, Any] = {"role": message.role}
-    if message.content is not None:
-        out["content"] = message.content
-    if message.name is not None:
-        out["name"] = message.name
-    if message.tool_calls:
-        out["tool_calls"] = [
-            {"id": canonical_id(call.id), "name": call.name, "arguments": call.arguments}
-            for call in message.tool_calls
-        ]
-    if message.tool_call_id is not None:
-        out["tool_call_id"] = canonical_id(message.tool_call_id)
-    return out
 
 
 class ResponseCache:
@@ -115,20 +73,21 @@ class ResponseCache:
             return request.cache
         return bool(getattr(self._config, request.purpose))
 
-    def key(self, request: ChatRequest, model: str) -> str:
+    def key(self, request: ChatRequest | PreparedRequest, model: str) -> str:
         """The cache key of ``request`` sent to the configured ``model``.
 
         Agent calls are also keyed on their run, case and attempt, so repeats never share an
         answer unless ``share_across_repeats`` is set.
         """
+        call = prepared(request)
         material: dict[str, Any] = {
             "v": CACHE_FORMAT_VERSION,
-            "request": normalised_request(request, model),
+            "request": call.normal_for(model),
         }
-        if request.purpose == "agent" and not self._config.share_across_repeats:
-            material["scope"] = [request.run_id, request.case_id, request.attempt]
-        text = json.dumps(material, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+        asked = call.request
+        if asked.purpose == "agent" and not self._config.share_across_repeats:
+            material["scope"] = [asked.run_id, asked.case_id, asked.attempt]
+        return hashlib.sha256(canonical_json(material).encode("utf-8")).hexdigest()
 
     def get(self, key: str) -> ChatResponse | None:
         """The cached answer, marked ``cached`` and costing nothing; None when absent or stale."""

@@ -27,8 +27,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from seatrial.errors import CassetteMismatch, GatewayError
-from seatrial.gateway._cache import normalised_request
 from seatrial.gateway._config import CassetteConfig
+from seatrial.gateway._prepared import PreparedRequest, prepared
 from seatrial.gateway._types import ChatRequest, ChatResponse
 
 CASSETTE_FORMAT_VERSION = 1
@@ -103,16 +103,19 @@ class Cassette:
             safe = f"{safe}-{hashlib.sha256(run_id.encode()).hexdigest()[:8]}"
         return self._folder / f"{safe}.jsonl"
 
-    def record(self, request: ChatRequest, response: ChatResponse | CutOff) -> None:
+    def record(
+        self, request: ChatRequest | PreparedRequest, response: ChatResponse | CutOff
+    ) -> None:
         """Append a call of the request's attempt to its run's cassette: its answer, or
         that the attempt's deadline cut it off."""
-        key = _key_of(request)
+        call = prepared(request)
+        key = _key_of(call.request)
         line: dict[str, Any] = {
             "v": CASSETTE_FORMAT_VERSION,
             "run_id": key[0],
             "case_id": key[1],
             "attempt": key[2],
-            "request": normalised_request(request),
+            "request": call.normal,
         }
         if isinstance(response, CutOff):
             line.update(response=None, cut_off_after_s=round(response.after_s, 3))
@@ -120,8 +123,7 @@ class Cassette:
             line["response"] = response.model_dump(mode="json")
         path = self.path_for(key[0])
         with self._lock:
-            call = self._recorded[key] = self._recorded.get(key, 0) + 1
-            line["call"] = call
+            line["call"] = self._recorded[key] = self._recorded.get(key, 0) + 1
             text = json.dumps(line, ensure_ascii=False, separators=(",", ":"))
             try:
                 self._folder.mkdir(parents=True, exist_ok=True)
@@ -160,22 +162,23 @@ class Cassette:
             self._replayed.pop(target, None)
             self._used.pop(target, None)
 
-    def replay(self, request: ChatRequest) -> ChatResponse | CutOff:
+    def replay(self, request: ChatRequest | PreparedRequest) -> ChatResponse | CutOff:
         """The recorded answer to this call of the request's attempt (or that it was cut
         off by the attempt's deadline)."""
-        key = _key_of(request)
+        asked = prepared(request)
+        key = _key_of(asked.request)
         with self._lock:
             source = self._source_of(key)
             entries = self._entries(source[0]).get(source, [])
             call = self._replayed[key] = self._replayed.get(key, 0) + 1
             used = self._used.setdefault(key, set())
-            index = self._match(request, source, call, entries, used)
+            index = self._match(asked, source, call, entries, used)
             used.add(index)
             return entries[index].response
 
     def _match(
         self,
-        request: ChatRequest,
+        request: PreparedRequest,
         source: AttemptKey,
         call: int,
         entries: list[_Entry],
@@ -191,7 +194,7 @@ class Cassette:
                 f"{len(entries)} calls for it; record the run again "
                 "(gateway.cassette.mode: record)"
             )
-        now = normalised_request(request)
+        now = request.normal
         if positional < len(entries) and positional not in used:
             if entries[positional].request == now:
                 return positional

@@ -4,29 +4,27 @@ from __future__ import annotations
 
 import asyncio
 import time
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from seatrial.errors import GatewayError
 from seatrial.gateway._config import ModelConfig
 from seatrial.gateway._cost import cost_usd, price_for
 from seatrial.gateway._fallback import fallback_chain, with_fallback
+from seatrial.gateway._parts import GatewayParts
 from seatrial.gateway._spans import OP_EMBEDDINGS, fail_span, open_span
 from seatrial.gateway._types import EmbeddingRequest, EmbeddingResponse
 from seatrial.store import ModelCallRow
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
 
-if TYPE_CHECKING:
-    from seatrial.gateway._gateway import Gateway
 
-
-async def embed(gateway: Gateway, request: EmbeddingRequest) -> EmbeddingResponse:
+async def embed(parts: GatewayParts, request: EmbeddingRequest) -> EmbeddingResponse:
     """Embed texts with the named model, else the first model marked ``embedding: true``."""
     started = time.perf_counter()
     name = request.model or next(
-        (m.name for m in gateway.config.models.values() if m.embedding), None
+        (m.name for m in parts.config.models.values() if m.embedding), None
     )
-    if name is None or name not in gateway.config.models:
+    if name is None or name not in parts.config.models:
         raise GatewayError(
             f"no embedding model {request.model or ''!s}; configure one under `models:` "
             "with `embedding: true`, or name a configured model"
@@ -34,13 +32,13 @@ async def embed(gateway: Gateway, request: EmbeddingRequest) -> EmbeddingRespons
     recorder = TraceRecorder.current()
     span = open_span(recorder, OP_EMBEDDINGS, name, {}) if recorder is not None else None
     try:
-        await gateway._budget.refresh(request.run_id)
-        gateway._budget.check(request.run_id)
-        chain = fallback_chain(gateway.config, name)
+        await parts.budget.refresh(request.run_id)
+        parts.budget.check(request.run_id)
+        chain = fallback_chain(parts.config, name)
 
         async def call(model: ModelConfig, _first_byte_s: float, timeout_s: float) -> Any:
-            await gateway._limits.acquire(model.name, sum(len(t) for t in request.input) // 4)
-            return await gateway._providers.provider_for(model).embed(
+            await parts.limits.acquire(model.name, sum(len(t) for t in request.input) // 4)
+            return await parts.providers.provider_for(model).embed(
                 request, model, timeout_s=timeout_s
             )
 
@@ -54,8 +52,8 @@ async def embed(gateway: Gateway, request: EmbeddingRequest) -> EmbeddingRespons
                 "latency_ms": _ms(started),
             }
         )
-        gateway._budget.add(request.run_id, response.cost_usd)
-        await gateway._write_rows(
+        parts.budget.add(request.run_id, response.cost_usd)
+        await parts.ledger.write(
             [
                 ModelCallRow(
                     run_id=request.run_id,

@@ -1,13 +1,13 @@
 """The gateway: one door for every model call, recorded, limited, priced, cached, replayable.
 
-:class:`Gateway` holds what outlives one call (router, limits, budget, cache, cassette,
-faults, exporter, providers); the steps of a chat call are in
-:mod:`seatrial.gateway._pipeline`, the same for whole and streamed answers.
+:class:`Gateway` builds what outlives one call (router, limits, budget, cache, cassette,
+faults, exporter, providers, ledger) into one frozen :class:`~._parts.GatewayParts`; the
+steps of a chat call are in :mod:`seatrial.gateway._pipeline`, which gets those parts and
+nothing else, the same for whole and streamed answers.
 """
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import AsyncIterator, Mapping
 from contextlib import aclosing
@@ -16,13 +16,13 @@ from pathlib import Path
 from seatrial.gateway._budget import Budget
 from seatrial.gateway._cache import ResponseCache
 from seatrial.gateway._cassette import Cassette, CutOff
-from seatrial.gateway._config import FaultSpec, GatewayConfig
-from seatrial.gateway._cost import model_call_row
+from seatrial.gateway._config import GatewayConfig
 from seatrial.gateway._embed import embed
 from seatrial.gateway._export import SpanExporter
 from seatrial.gateway._faults import FaultInjector
 from seatrial.gateway._limits import RateLimits
 from seatrial.gateway._metrics import GatewayMetrics
+from seatrial.gateway._parts import CallCounter, GatewayParts, Ledger
 from seatrial.gateway._pipeline import ChatCall
 from seatrial.gateway._providers import Provider, ProviderPool
 from seatrial.gateway._routing import Router
@@ -33,7 +33,7 @@ from seatrial.gateway._types import (
     EmbeddingRequest,
     EmbeddingResponse,
 )
-from seatrial.store import ModelCallRow, Store
+from seatrial.store import Store
 
 log = logging.getLogger("seatrial.gateway")
 
@@ -61,37 +61,47 @@ class Gateway:
         (e.g. a ``seatrial.testing.ScriptedModel``); the gateway makes the others itself on
         first use and closes them in :meth:`aclose`."""
         self.config = config
-        self.store = store
         self.warnings: list[str] = []
         """Budget warnings given so far (also logged to ``seatrial.gateway``)."""
         root = project_dir or Path.cwd()
-        self._router = Router(config)
-        self._limits = RateLimits(config.models, config.redis_url, config.max_limit_wait_s)
-        self._budget = Budget(config.budgets, store, warn=self._warn)
         cache_path = project_dir / ".seatrial" / "cache.db" if project_dir is not None else None
-        self._cache = ResponseCache(config.cache, cache_path)
         self.cassette = (
             Cassette(config.cassette, root, source_run_id=replay_run_id)
             if config.cassette.mode != "off"
             else None
         )
         """The cassette in record or replay mode (None when off)."""
-        self._faults = FaultInjector(config.faults, config.fault_seed) if config.faults else None
-        self._exporter = (
-            SpanExporter(config.tracing, seed=config.fault_seed)
-            if config.tracing.otlp_endpoint
-            else None
-        )
-        self._providers = ProviderPool(providers)
         self.metrics = GatewayMetrics(config.models)
         """This gateway's counters (``GET /metrics`` of its proxy); its own registry."""
-        self._calls: dict[tuple[str | None, str | None, int | None], int] = {}
+        self._parts = GatewayParts(
+            config=config,
+            router=Router(config),
+            limits=RateLimits(config.models, config.redis_url, config.max_limit_wait_s),
+            budget=Budget(config.budgets, store, warn=self._warn),
+            cache=ResponseCache(config.cache, cache_path),
+            cassette=self.cassette,
+            faults=FaultInjector(config.faults, config.fault_seed) if config.faults else None,
+            exporter=(
+                SpanExporter(config.tracing, seed=config.fault_seed)
+                if config.tracing.otlp_endpoint
+                else None
+            ),
+            providers=ProviderPool(providers),
+            metrics=self.metrics,
+            ledger=Ledger(store),
+            calls=CallCounter(),
+        )
+
+    @property
+    def store(self) -> Store | None:
+        """Where the model-call rows go (None: nowhere)."""
+        return self._parts.ledger.store
 
     # -- chat ------------------------------------------------------------------------------
 
     async def chat(self, request: ChatRequest) -> ChatResponse:
         """One chat completion through the whole pipeline (see :mod:`._pipeline`)."""
-        call = ChatCall(self, request, streamed=False)
+        call = ChatCall(self._parts, request, streamed=False)
         async with aclosing(call.run()) as nothing:
             async for _ in nothing:
                 pass  # a whole answer yields no chunks
@@ -105,7 +115,7 @@ class Gateway:
         mid-answer fails the call). Replays, cache hits and answer-rewriting faults are
         served whole, as chunks.
         """
-        async with aclosing(ChatCall(self, request, streamed=True).run()) as chunks:
+        async with aclosing(ChatCall(self._parts, request, streamed=True).run()) as chunks:
             async for chunk in chunks:
                 yield chunk
 
@@ -113,17 +123,16 @@ class Gateway:
 
     async def embed(self, request: EmbeddingRequest) -> EmbeddingResponse:
         """Embed texts with the named model, else the first model marked ``embedding: true``."""
-        return await embed(self, request)
+        return await embed(self._parts, request)
 
     async def aclose(self) -> None:
         """Release rate-limit buckets, provider clients and the exporter (flushing it)."""
-        await self._limits.aclose()
-        await self._providers.aclose()
-        if self._exporter is not None:
-            await self._exporter.aclose()
-        closer = getattr(self._cache, "close", None)
-        if callable(closer):
-            closer()
+        parts = self._parts
+        await parts.limits.aclose()
+        await parts.providers.aclose()
+        if parts.exporter is not None:
+            await parts.exporter.aclose()
+        parts.cache.close()
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -131,51 +140,14 @@ class Gateway:
         self.warnings.append(message)
         log.warning("%s", message)
 
-    def _count(self, request: ChatRequest) -> int:
-        """1-based number of this call within its attempt (faults may target the Nth)."""
-        key = (request.run_id, request.case_id, request.attempt)
-        self._calls[key] = self._calls.get(key, 0) + 1
-        return self._calls[key]
-
     def forget_attempt(self, run_id: str, case_id: str, attempt: int) -> None:
         """Drop an attempt's call counter once it finished (long runs keep memory flat)."""
-        self._calls.pop((run_id, case_id, attempt), None)
-
-    def _pick_fault(self, request: ChatRequest, model: str, call_index: int) -> FaultSpec | None:
-        if self._faults is None:
-            return None
-        return self._faults.pick(request, model, call_index)
+        self._parts.calls.forget((run_id, case_id, attempt))
 
     def cut_off(self, request: ChatRequest, after_s: float) -> None:
         """The attempt of ``request`` ended ``after_s`` into the call, before the model
         answered: in record mode the cassette says so, so a replay times out again instead
         of getting the late answer."""
-        if self.cassette is not None and self.config.cassette.mode == "record":
-            self.cassette.record(request, CutOff(after_s))
-
-    def _replay(self, request: ChatRequest) -> ChatResponse | CutOff | None:
-        if self.cassette is None or self.config.cassette.mode != "replay":
-            return None
-        return self.cassette.replay(request)
-
-    def _record(self, request: ChatRequest, response: ChatResponse) -> str | None:
-        if self.cassette is None or self.config.cassette.mode != "record":
-            return None
-        self.cassette.record(request, response)
-        return "record"
-
-    async def _ledger(self, request: ChatRequest, response: ChatResponse) -> None:
-        await self._write_rows([model_call_row(request, response)])
-
-    async def _ledger_failure(self, row: ModelCallRow) -> None:
-        # Written while the call's own error is on its way to the caller: a store that fails
-        # now is logged, never raised in its place.
-        try:
-            await self._write_rows([row])
-        except Exception as exc:
-            log.warning("the ledger row of a failed %s call was not stored: %s", row.model, exc)
-
-    async def _write_rows(self, rows: list[ModelCallRow]) -> None:
-        if self.store is not None:
-            # The store blocks on its database; keep the loop free for the other calls.
-            await asyncio.to_thread(self.store.record_model_calls, rows)
+        cassette = self._parts.recording
+        if cassette is not None:
+            cassette.record(request, CutOff(after_s))

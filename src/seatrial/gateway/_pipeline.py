@@ -19,23 +19,23 @@ import time
 from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, NoReturn
+from typing import NoReturn
 
 from seatrial.errors import ProviderError
 from seatrial.gateway._cassette import CutOff
 from seatrial.gateway._config import FaultSpec, ModelConfig
-from seatrial.gateway._cost import cost_usd, failed_call_row, price_for
+from seatrial.gateway._cost import cost_usd, failed_call_row, model_call_row, price_for
+from seatrial.gateway._export import SpanExporter
 from seatrial.gateway._fallback import fallback_chain, with_fallback
 from seatrial.gateway._limits import estimate_tokens
+from seatrial.gateway._parts import GatewayParts
+from seatrial.gateway._prepared import PreparedRequest
 from seatrial.gateway._routing import RouteDecision
 from seatrial.gateway._spans import close_chat_span, fail_span, open_chat_span
 from seatrial.gateway._stream import StreamAccumulator
 from seatrial.gateway._types import CallAttempt, ChatChunk, ChatRequest, ChatResponse, Usage
 from seatrial.gateway._wire import response_to_chunks
 from seatrial.trace import Span, TraceRecorder
-
-if TYPE_CHECKING:
-    from seatrial.gateway._gateway import Gateway
 
 _AFTER_FAULTS = frozenset({"empty", "malformed_tool_call"})
 """Faults that rewrite the answer: a stream with one is fetched whole, then re-chunked."""
@@ -57,9 +57,11 @@ class ChatCall:
     :meth:`run` is exhausted.
     """
 
-    def __init__(self, gateway: Gateway, request: ChatRequest, *, streamed: bool) -> None:
-        self._gw = gateway
+    def __init__(self, parts: GatewayParts, request: ChatRequest, *, streamed: bool) -> None:
+        self._parts = parts
         self._request = request
+        self._call = PreparedRequest(request)
+        """The request normalised and hashed at most once, for the span, cache and cassette."""
         self._streamed = streamed
         self._started = time.perf_counter()
         self._fault: FaultSpec | None = None
@@ -72,19 +74,19 @@ class ChatCall:
 
     async def run(self) -> AsyncGenerator[ChatChunk, None]:
         """Run the pipeline, ending the call's span either way."""
-        decision = self._gw._router.route(self._request)
-        span = CallSpan(self._gw, self._request, decision)
+        decision = self._parts.router.route(self._request)
+        span = CallSpan(self._parts.exporter, self._call, decision)
         try:
             async with aclosing(self._answer(decision)) as chunks:
                 async for chunk in chunks:
                     yield chunk
         except Exception as exc:
             span.fail(exc, self._fault)
-            self._gw.metrics.failed(decision.model, exc)
+            self._parts.metrics.failed(decision.model, exc)
             if self._tried is not None:
                 # The call reached a model and failed (a judge that timed out, a chain that
                 # ran out): the ledger says so, or its time and tries would leave no trace.
-                await self._gw._ledger_failure(
+                await self._parts.ledger.write_failure(
                     failed_call_row(self._request, self._tried, exc, self._ms())
                 )
             raise
@@ -93,20 +95,21 @@ class ChatCall:
             # that stopped reading the stream. The span is ended as failed so the trace holds
             # no open span, and the interruption goes on unchanged (never swallowed).
             span.fail(exc, self._fault)
-            self._gw.metrics.failed(decision.model, exc)
+            self._parts.metrics.failed(decision.model, exc)
             raise
         assert self.response is not None
         span.close(self.response, self._mode)
-        self._gw.metrics.answered(decision.model, self.response, self._mode)
+        self._parts.metrics.answered(decision.model, self.response, self._mode)
 
     async def _answer(self, decision: RouteDecision) -> AsyncGenerator[ChatChunk, None]:
-        gw, request = self._gw, self._request
-        await gw._budget.refresh(request.run_id)
-        gw._budget.check(request.run_id)
-        call_index = gw._count(request)
+        parts, request = self._parts, self._request
+        await parts.budget.refresh(request.run_id)
+        parts.budget.check(request.run_id)
+        call_index = parts.calls.next(request)
         whole, key = await self._lookup(decision)
         if whole is None:
-            self._fault = gw._pick_fault(request, decision.model, call_index)
+            if parts.faults is not None:
+                self._fault = parts.faults.pick(request, decision.model, call_index)
             if not self._streamed or self._fault is None or self._fault.kind not in _AFTER_FAULTS:
                 async with aclosing(self._fetch(decision, key, request, self._streamed)) as chunks:
                     async for chunk in chunks:
@@ -125,17 +128,19 @@ class ChatCall:
 
     async def _lookup(self, decision: RouteDecision) -> tuple[ChatResponse | None, str | None]:
         """A replayed or cached answer (setting the cassette mode), and the cache key to fill."""
-        gw, request = self._gw, self._request
-        replayed = gw._replay(request)
+        parts, request = self._parts, self._request
+        cassette = parts.replaying
+        replayed = cassette.replay(self._call) if cassette is not None else None
         if isinstance(replayed, CutOff):
             await self._cut_off_again(decision, replayed)
         if replayed is not None:
             self._mode = "replay"
             return replayed, None
-        key = gw._cache.key(request, decision.model) if gw._cache.enabled_for(request) else None
-        hit = gw._cache.get(key) if key is not None else None
+        cache = parts.cache
+        key = cache.key(self._call, decision.model) if cache.enabled_for(request) else None
+        hit = cache.get(key) if key is not None else None
         if key is not None:
-            gw.metrics.cache_lookup(decision.model, hit is not None)
+            parts.metrics.cache_lookup(decision.model, hit is not None)
         if hit is None:
             return None, key
         response = hit.model_copy(
@@ -148,15 +153,15 @@ class ChatCall:
                 "fault": None,
             }
         )
-        await gw._ledger(request, response)
-        self._mode = gw._record(request, response)
+        await self._book(request, response)
+        self._record(response)
         return response, key
 
     async def _cut_off_again(self, decision: RouteDecision, recorded: CutOff) -> NoReturn:
         """Replay a call its attempt's deadline cut off: wait for that deadline again (the
         attempt's end cancels this wait), at most the model's ``timeout_s``, then fail as a
         real call would have."""
-        model = self._gw.config.models.get(decision.model)
+        model = self._parts.config.models.get(decision.model)
         limit_s = model.timeout_s if model is not None else recorded.after_s
         await asyncio.sleep(limit_s)
         raise ProviderError(
@@ -170,20 +175,20 @@ class ChatCall:
         self, decision: RouteDecision, key: str | None, request: ChatRequest, streamed: bool
     ) -> AsyncGenerator[ChatChunk, None]:
         """Ask the models of the chain, then price, charge, cache and record the answer."""
-        gw, fault = self._gw, self._fault
-        chain = fallback_chain(gw.config, decision.model)
+        parts, fault = self._parts, self._fault
+        chain = fallback_chain(parts.config, decision.model)
         tokens = estimate_tokens(request)
         waited: list[float] = []
 
         async def attempt(model: ModelConfig, first_byte_s: float, timeout_s: float) -> _Answered:
-            wait_s = await gw._limits.acquire(model.name, tokens)
-            gw.metrics.limit_wait(model.name, wait_s)
+            wait_s = await parts.limits.acquire(model.name, tokens)
+            parts.metrics.limit_wait(model.name, wait_s)
             waited.append(wait_s)
             self._tried = model.name
-            injector = gw._faults if fault is not None and _applies(fault, model) else None
+            injector = parts.faults if fault is not None and _applies(fault, model) else None
             if injector is not None and fault is not None:
                 await injector.before_call(fault)
-            provider = gw._providers.provider_for(model)
+            provider = parts.providers.provider_for(model)
             if not streamed:
                 # A whole answer's first byte is the answer itself: only `timeout_s` bounds
                 # it (a first-byte clock would fail every slow local model's normal call).
@@ -232,8 +237,8 @@ class ChatCall:
         answer.limit_wait_ms = round(sum(waited) * 1000, 3)
         response = await self._settle(request, decision, answer, served_by, attempts, chain)
         if key is not None:
-            gw._cache.put(key, response)
-        self._mode = gw._record(request, response)
+            parts.cache.put(key, response)
+        self._record(response)
         self.response = response
 
     async def _settle(
@@ -261,9 +266,20 @@ class ChatCall:
                 "cached": False,
             }
         )
-        self._gw._budget.add(request.run_id, response.cost_usd)
-        await self._gw._ledger(request, response)
+        self._parts.budget.add(request.run_id, response.cost_usd)
+        await self._book(request, response)
         return response
+
+    async def _book(self, request: ChatRequest, response: ChatResponse) -> None:
+        """Write the call's ledger row."""
+        await self._parts.ledger.write([model_call_row(request, response)])
+
+    def _record(self, response: ChatResponse) -> None:
+        """Keep the answer on the cassette in record mode (marking the call ``record``)."""
+        cassette = self._parts.recording
+        if cassette is not None:
+            cassette.record(self._call, response)
+            self._mode = "record"
 
     def _ms(self) -> float:
         return (time.perf_counter() - self._started) * 1000.0
@@ -276,8 +292,10 @@ class CallSpan:
     still reaches the collector.
     """
 
-    def __init__(self, gateway: Gateway, request: ChatRequest, decision: RouteDecision) -> None:
-        self._exporter = gateway._exporter
+    def __init__(
+        self, exporter: SpanExporter | None, call: PreparedRequest, decision: RouteDecision
+    ) -> None:
+        self._exporter = exporter
         recorder = TraceRecorder.current()
         if recorder is None and self._exporter is not None:
             recorder = TraceRecorder()
@@ -285,7 +303,7 @@ class CallSpan:
         self._span: Span | None = None
         if recorder is None:
             return
-        self._span = open_chat_span(recorder, request, decision.model, decision.rule)
+        self._span = open_chat_span(recorder, call, decision.model, decision.rule)
         if decision.complexity is not None:
             recorder.set_attributes(
                 self._span, {"seatrial.gateway.complexity": decision.complexity}

@@ -6,12 +6,11 @@ Attribute names follow the OTel GenAI conventions where they have one
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
 
 from seatrial.errors import FallbackExhausted, ProviderError
-from seatrial.gateway._cache import normalised_request
+from seatrial.gateway._prepared import PreparedRequest, prepared
 from seatrial.gateway._types import CallAttempt, ChatRequest, ChatResponse, Message
 from seatrial.trace import Span, TraceRecorder
 from seatrial.trace import attrs as A
@@ -67,9 +66,14 @@ def open_span(
 
 
 def open_chat_span(
-    recorder: TraceRecorder, request: ChatRequest, model: str, route_rule: str | None
+    recorder: TraceRecorder,
+    call: ChatRequest | PreparedRequest,
+    model: str,
+    route_rule: str | None,
 ) -> Span:
     """Open the span of one chat call before anything is sent."""
+    call = prepared(call)
+    request = call.request
     attributes: dict[str, Any] = {PURPOSE: request.purpose}
     if route_rule is not None:
         attributes[ROUTE_RULE] = route_rule
@@ -79,15 +83,8 @@ def open_chat_span(
         attributes[A.REQUEST_MAX_TOKENS] = request.max_tokens
     if request.stream:
         attributes[STREAMED] = True
-    attributes[REQUEST_HASH] = request_hash(request)
+    attributes[REQUEST_HASH] = call.hash
     return open_span(recorder, A.OP_CHAT, model, attributes)
-
-
-def request_hash(request: ChatRequest) -> str:
-    """sha256 (first 16 hex digits) of the request in the cassette's normalised form."""
-    normal = normalised_request(request)
-    text = json.dumps(normal, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
 
 
 def output_messages(response: ChatResponse) -> str:

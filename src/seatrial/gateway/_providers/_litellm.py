@@ -22,13 +22,13 @@ from seatrial.gateway._providers._base import (
     raise_from,
 )
 from seatrial.gateway._providers._openai import (
-    SHAPE_ERRORS,
     openai_chunks,
     openai_error,
     openai_params,
     openai_response,
     openai_usage,
 )
+from seatrial.gateway._providers._openai_http import SHAPE_ERRORS
 from seatrial.gateway._types import (
     ChatChunk,
     ChatRequest,

@@ -1,7 +1,9 @@
-"""Any OpenAI-compatible endpoint through the official ``openai`` SDK.
+"""Any OpenAI-compatible endpoint: OpenAI itself and the servers that speak its
+chat-completions API (DeepSeek, Qwen's compatible mode, vLLM, Ollama, llama.cpp's server,
+Seatrial's own proxy).
 
-This covers OpenAI itself and the servers that speak its chat-completions API: DeepSeek,
-Qwen's compatible mode, vLLM, Ollama, llama.cpp's server, and Seatrial's own proxy.
+The calls go over aiohttp (:mod:`._openai_http`); the ``openai`` SDK's shapes and errors are
+read here too, for litellm, which answers in them.
 """
 
 from __future__ import annotations
@@ -22,6 +24,16 @@ from seatrial.gateway._providers._base import (
     redact,
     status_error,
 )
+from seatrial.gateway._providers._openai_http import (
+    SHAPE_ERRORS,
+    OpenAIHttp,
+    StatusFailure,
+    UpstreamFailure,
+    chunks_from,
+    response_from,
+    upstream_error,
+    usage_from,
+)
 from seatrial.gateway._types import (
     ChatChunk,
     ChatRequest,
@@ -33,8 +45,8 @@ from seatrial.gateway._types import (
     Usage,
 )
 
-# What a lenient SDK model raises when a 2xx body lacks the fields the API promises.
-SHAPE_ERRORS = (AttributeError, TypeError, IndexError, KeyError, ValueError)
+UPSTREAM_ERRORS = (StatusFailure, UpstreamFailure, *SHAPE_ERRORS)
+"""What a call through :class:`OpenAIHttp` raises, each translated by ``upstream_error``."""
 
 
 def openai_messages(messages: list[Message]) -> list[dict[str, Any]]:
@@ -154,16 +166,17 @@ def openai_error(
 
 
 class OpenAIProvider:
-    """Calls one OpenAI-compatible endpoint with one key; the gateway does the retries."""
+    """Calls one OpenAI-compatible endpoint with one key over aiohttp (:class:`OpenAIHttp`);
+    the gateway does the retries."""
 
     name = "openai"
 
     def __init__(self, *, base_url: str | None, key: str) -> None:
         self._key = key
-        self._client = openai.AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0)
+        self._client = OpenAIHttp(base_url=base_url, key=key)
 
     def _error(self, exc: Exception, model: ModelConfig) -> ProviderError:
-        return openai_error(exc, model, self.name, self._key)
+        return upstream_error(exc, model, self.name, self._key)
 
     async def chat(
         self,
@@ -177,13 +190,13 @@ class OpenAIProvider:
         params = openai_params(request, model)
         try:
             completion = await deadline.run(
-                self._client.chat.completions.create(**params, timeout=timeout_s),
-                first_byte=True,
+                self._client.post("chat/completions", params), first_byte=True
             )
-            response = openai_response(completion, model, self.name)
-        except (openai.OpenAIError, *SHAPE_ERRORS) as exc:
+            response = response_from(completion, model, self.name)
+        except UPSTREAM_ERRORS as exc:
             raise_from(self._error(exc, model), exc, self._key)
-        return response.model_copy(update={"latency_ms": deadline.elapsed_ms()})
+        response.latency_ms = deadline.elapsed_ms()
+        return response
 
     async def stream(
         self,
@@ -195,53 +208,47 @@ class OpenAIProvider:
     ) -> AsyncIterator[ChatChunk]:
         deadline = Deadline(model, self.name, first_byte_timeout_s, timeout_s)
         params = openai_params(request, model)
+        params["stream"] = True
         params["stream_options"] = {"include_usage": True}
         finish: str | None = None
         usage: Usage | None = None
+        events = self._client.events("chat/completions", params)
         try:
-            stream = await deadline.run(
-                self._client.chat.completions.create(**params, stream=True, timeout=timeout_s)
-            )
-        except (openai.OpenAIError, *SHAPE_ERRORS) as exc:
-            raise_from(self._error(exc, model), exc, self._key)
-        try:
-            iterator = aiter(stream)
             while True:
                 try:
-                    chunk = await deadline.run(anext(iterator), first_byte=True)
+                    event = await deadline.run(anext(events), first_byte=True)
                 except StopAsyncIteration:
                     break
-                except (openai.OpenAIError, *SHAPE_ERRORS) as exc:
+                except UPSTREAM_ERRORS as exc:
                     raise_from(self._error(exc, model), exc, self._key)
-                for choice in chunk.choices or []:
-                    finish = choice.finish_reason or finish
-                if chunk.usage is not None:
-                    usage = openai_usage(chunk.usage)
-                for piece in openai_chunks(chunk):
+                try:
+                    for choice in event.get("choices") or []:
+                        finish = choice.get("finish_reason") or finish
+                    if event.get("usage") is not None:
+                        usage = usage_from(event["usage"])
+                    pieces = chunks_from(event)
+                except SHAPE_ERRORS as exc:
+                    raise_from(self._error(exc, model), exc, self._key)
+                for piece in pieces:
                     yield piece
         finally:
-            await stream.close()
+            await events.aclose()
         yield ChatChunk(finish_reason=finish, usage=usage)
 
     async def embed(
         self, request: EmbeddingRequest, model: ModelConfig, *, timeout_s: float
     ) -> EmbeddingResponse:
         deadline = Deadline(model, self.name, timeout_s, timeout_s)
+        body = {"model": model.model, "input": request.input, "encoding_format": "float"}
         try:
-            result = await deadline.run(
-                self._client.embeddings.create(
-                    model=model.model,
-                    input=request.input,
-                    encoding_format="float",
-                    timeout=timeout_s,
-                )
-            )
-            data = sorted(result.data, key=lambda item: item.index)
-            vectors = [[float(v) for v in item.embedding] for item in data]
-            tokens = int(result.usage.prompt_tokens or 0) if result.usage else 0
-        except (openai.OpenAIError, *SHAPE_ERRORS) as exc:
+            result = await deadline.run(self._client.post("embeddings", body))
+            data = sorted(result["data"], key=lambda item: item["index"])
+            vectors = [[float(v) for v in item["embedding"]] for item in data]
+            usage = result.get("usage")
+            tokens = int(usage.get("prompt_tokens") or 0) if usage else 0
+        except UPSTREAM_ERRORS as exc:
             raise_from(self._error(exc, model), exc, self._key)
         return embedding_response(model, self.name, request, vectors, tokens, deadline.elapsed_ms())
 
     async def aclose(self) -> None:
-        await self._client.close()
+        await self._client.aclose()
