@@ -211,14 +211,14 @@ class _Pass:
             resource = self.mapping(resource, "resource", " ")
         # A new Trace, not a copy: a copy would carry the original's cached tool-call views.
         # Its values are the trace's own, validated when it was made, or masked strings in
-        # their place: nothing to validate again.
+        # their place: nothing to validate again. The resource is copied, as validating did.
         return trusted_model(
             Trace,
             {
                 "format_version": trace.format_version,
                 "trace_id": trace.trace_id,
                 "spans": spans,
-                "resource": resource,
+                "resource": dict(resource),
             },
         )
 
