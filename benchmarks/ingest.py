@@ -7,7 +7,9 @@ arguments (so masking has work to do). Making them is not timed.
 
 - receiver: ``seatrial serve`` (a real uvicorn process) takes protobuf bodies of 512 spans,
   as the SDK's BatchSpanProcessor sends them, POSTed by ``--clients`` threads of this
-  process; timed from the first request to the last answer.
+  process; timed from the first request to the last answer. The server's own CPU time over
+  the same stretch (Linux: its ``/proc`` counters) is printed per span too: on a machine
+  other work shares it moves less than the wall time does.
 - ingest: ``seatrial ingest FILE`` of the same spans as one OTLP/JSON file, timed as the
   command's whole run, and once more in this process step by step (read and normalize,
   normalize and mask, store) to show where the time goes.
@@ -15,6 +17,7 @@ arguments (so masking has work to do). Making them is not timed.
   masking, storing.
 
     .venv/bin/python benchmarks/ingest.py [--spans N] [--clients N] [--pg-url URL | --no-pg]
+        [--receiver-only]
 
 PostgreSQL runs in a schema of its own, dropped at the end (default: the server at
 127.0.0.1:5432, database ``test``).
@@ -165,9 +168,19 @@ def free_port() -> int:
         return port
 
 
+def cpu_seconds(pid: int) -> float | None:
+    """User and system CPU time the process has used so far (None off Linux)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    fields = stat.rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
-def served(url: str, folder: Path) -> Iterator[str]:
-    """``seatrial serve`` over ``url`` until the block ends; yields its base URL."""
+def served(url: str, folder: Path) -> Iterator[tuple[str, int]]:
+    """``seatrial serve`` over ``url`` until the block ends; yields its base URL and pid."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("SEATRIAL_TOKEN", "SEATRIAL_DB_URL")}
     process = subprocess.Popen(
@@ -188,7 +201,7 @@ def served(url: str, folder: Path) -> Iterator[str]:
                 if process.poll() is not None or time.monotonic() > deadline:
                     raise RuntimeError("seatrial serve did not start") from None
                 time.sleep(0.1)
-        yield base
+        yield base, process.pid
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -199,19 +212,27 @@ def stored_spans(url: str) -> int:
         return sum(head.span_count for head in store.trace_heads(TraceQuery(limit=10**9)))
 
 
-def through_receiver(url: str, payloads: Sequence[bytes], clients: int, folder: Path) -> float:
-    """Seconds to POST every body to a fresh ``seatrial serve``."""
-    with served(url, folder) as base, httpx.Client(timeout=120) as client:
+def through_receiver(
+    url: str, payloads: Sequence[bytes], clients: int, folder: Path
+) -> tuple[float, float | None]:
+    """Seconds to POST every body to a fresh ``seatrial serve``, and the server's CPU
+    seconds meanwhile (None where they cannot be read)."""
+    with served(url, folder) as (base, pid), httpx.Client(timeout=120) as client:
         headers = {"Content-Type": "application/x-protobuf"}
 
         def post(body: bytes) -> None:
             answer = client.post(f"{base}/v1/traces", content=body, headers=headers)
             answer.raise_for_status()
 
+        cpu_before = cpu_seconds(pid)
         began = time.perf_counter()
         with ThreadPoolExecutor(clients) as pool:
             list(pool.map(post, payloads))
-        return time.perf_counter() - began
+        seconds = time.perf_counter() - began
+        cpu_after = cpu_seconds(pid)
+        if cpu_before is None or cpu_after is None:
+            return seconds, None
+        return seconds, cpu_after - cpu_before
 
 
 def through_command(url: str, path: Path, folder: Path) -> float:
@@ -286,6 +307,11 @@ def main() -> None:
     parser.add_argument("--clients", type=int, default=4)
     parser.add_argument("--pg-url", default="postgresql://postgres@127.0.0.1:5432/test")
     parser.add_argument("--no-pg", action="store_true")
+    parser.add_argument(
+        "--receiver-only",
+        action="store_true",
+        help="time the receiver alone (no `seatrial ingest`, no steps): quicker to repeat",
+    )
     options = parser.parse_args()
 
     spans = make_spans(options.spans)
@@ -309,11 +335,14 @@ def main() -> None:
             if pg is not None:
                 targets.append(("PostgreSQL", pg, pg))
             for label, receiver_url, ingest_url in targets:
-                seconds = through_receiver(receiver_url, payloads, options.clients, folder)
+                seconds, cpu = through_receiver(receiver_url, payloads, options.clients, folder)
                 assert stored_spans(receiver_url) == total
                 rate = total / seconds
                 goal = f" ({rate / GOAL:.2f} x the goal)" if label == "SQLite" else ""
-                print(f"receiver -> {label}: {seconds:.2f} s, {rate:,.0f} spans/s{goal}")
+                used = f", server CPU {cpu / total * 1e6:.1f} us a span" if cpu is not None else ""
+                print(f"receiver -> {label}: {seconds:.2f} s, {rate:,.0f} spans/s{goal}{used}")
+                if options.receiver_only:
+                    continue
                 if label == "PostgreSQL":
                     with Store.open(pg) as store, store.engine.begin() as connection:
                         connection.exec_driver_sql("TRUNCATE traces CASCADE")
@@ -322,6 +351,8 @@ def main() -> None:
                 print(
                     f"seatrial ingest -> {label}: {seconds:.2f} s, {total / seconds:,.0f} spans/s"
                 )
+        if options.receiver_only:
+            return
         figures = steps(f"sqlite:///{folder / 'steps.db'}", payloads, export)
     print("per span, in this process (SQLite):")
     for name, seconds in figures.items():

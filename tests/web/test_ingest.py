@@ -9,6 +9,7 @@ import json
 import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -18,6 +19,7 @@ import pytest
 import uvicorn
 from google.rpc.status_pb2 import Status
 from opentelemetry import trace as otel
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.exporter.otlp.proto.http.trace_exporter import OTLPSpanExporter
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceResponse
 from opentelemetry.sdk.resources import Resource
@@ -451,3 +453,54 @@ def test_seatrial_serve_receives_sdk_spans_masked_with_the_projects_settings(
     assert PHONE.encode() not in written and b"Zhang Wei" not in written.replace(
         b"names: [Zhang Wei]", b""
     )
+
+
+def test_exports_posted_at_once_are_all_stored_with_one_token_per_value(
+    store: Store, tmp_path: Path
+) -> None:
+    other = "13998765432"
+    memory = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "support-bot"}))
+    provider.add_span_processor(SimpleSpanProcessor(memory))
+    tracer = provider.get_tracer("support-bot")
+    with tracer.start_as_current_span("invoke_agent support") as root:
+        root.set_attribute(attrs.OPERATION, attrs.OP_INVOKE_AGENT)
+        for call in range(8):
+            with tracer.start_as_current_span("execute_tool lookup_order") as tool:
+                phone = PHONE if call % 2 == 0 else other
+                tool.set_attributes(
+                    {
+                        attrs.OPERATION: attrs.OP_EXECUTE_TOOL,
+                        attrs.TOOL_NAME: "lookup_order",
+                        attrs.TOOL_CALL_ID: f"call_{call}",
+                        attrs.TOOL_ARGUMENTS: json.dumps({"phone": phone}),
+                    }
+                )
+    provider.shutdown()
+    spans = memory.get_finished_spans()
+    # One export per span, all sent at once: several are masked and stored side by side.
+    bodies = [encode_spans([span]).SerializeToString() for span in spans]
+    headers = {"Content-Type": "application/x-protobuf"}
+    with receiver(store) as base, httpx.Client(timeout=30) as client:
+
+        def post(body: bytes) -> int:
+            return client.post(f"{base}/v1/traces", content=body, headers=headers).status_code
+
+        with ThreadPoolExecutor(len(bodies)) as pool:
+            assert list(pool.map(post, bodies)) == [200] * len(bodies)
+
+    (head,) = store.trace_heads(TraceQuery())
+    assert head.span_count == len(spans) == 9
+    assert head.masked == {"phone": 8}
+    trace = store.ingested_trace(head.trace_id)
+    tokens = {
+        call.span.attributes[attrs.TOOL_CALL_ID]: call.arguments["phone"]
+        for call in trace.tool_calls()
+    }
+    assert len(tokens) == 8
+    # Whichever export came first, one number keeps one token and the two never share one.
+    assert len({tokens[f"call_{n}"] for n in range(0, 8, 2)}) == 1
+    assert len({tokens[f"call_{n}"] for n in range(1, 8, 2)}) == 1
+    assert set(tokens.values()) == {"<PHONE_1>", "<PHONE_2>"}
+    stored = b"".join(p.read_bytes() for p in tmp_path.glob("seatrial.db*"))
+    assert PHONE.encode() not in stored and other.encode() not in stored

@@ -63,7 +63,7 @@ if TYPE_CHECKING:
         is_anti_hallucination,
         parse_dataset_ref,
     )
-    from seatrial.dataset._ingest import ingest_traces
+    from seatrial.dataset._ingest import MaskedBatch, ingest_traces, mask_batch, store_masked
     from seatrial.dataset._mask import MaskedTrace, Masker, MaskFinding
     from seatrial.dataset._mask_settings import BUILTIN_MASK_KINDS, MaskPattern, MaskSettings
     from seatrial.dataset._tau2 import import_tau2
@@ -95,6 +95,9 @@ _EXPORTS = {
     "render_recovery_table": "seatrial.dataset._contract",
     "tool_message": "seatrial.dataset._contract",
     "ingest_traces": "seatrial.dataset._ingest",
+    "mask_batch": "seatrial.dataset._ingest",
+    "store_masked": "seatrial.dataset._ingest",
+    "MaskedBatch": "seatrial.dataset._ingest",
     "MaskFinding": "seatrial.dataset._mask",
     "MaskedTrace": "seatrial.dataset._mask",
     "Masker": "seatrial.dataset._mask",
@@ -152,6 +155,7 @@ __all__ = [
     "MaskFinding",
     "MaskPattern",
     "MaskSettings",
+    "MaskedBatch",
     "MaskedTrace",
     "Masker",
     "Proposal",
@@ -179,10 +183,12 @@ __all__ = [
     "is_anti_hallucination",
     "load_expand_prompt",
     "load_trace_checks",
+    "mask_batch",
     "name_clusters",
     "parse_dataset_ref",
     "recovery_table",
     "render_recovery_table",
+    "store_masked",
     "tool_message",
     "write_case_file",
     "write_cases_file",

@@ -23,7 +23,7 @@ from typing import Any
 
 from seatrial.dataset._mask_find import SMALLEST_WHOLE_NUMBER, Detector, Hit
 from seatrial.dataset._mask_settings import MaskSettings
-from seatrial.trace import Span, SpanEvent, SpanLink, Trace, decode_attribute
+from seatrial.trace import Span, SpanEvent, SpanLink, Trace, decode_attribute, trusted_model
 
 DEFAULT_MAX_TRACES = 10_000
 """Traces whose value-to-token maps a :class:`Masker` keeps."""
@@ -210,11 +210,16 @@ class _Pass:
         if not self.prefilter or self.detector.may_hold_any(_texts(resource.values(), [])):
             resource = self.mapping(resource, "resource", " ")
         # A new Trace, not a copy: a copy would carry the original's cached tool-call views.
-        return Trace(
-            format_version=trace.format_version,
-            trace_id=trace.trace_id,
-            spans=spans,
-            resource=resource,
+        # Its values are the trace's own, validated when it was made, or masked strings in
+        # their place: nothing to validate again. The resource is copied, as validating did.
+        return trusted_model(
+            Trace,
+            {
+                "format_version": trace.format_version,
+                "trace_id": trace.trace_id,
+                "spans": spans,
+                "resource": dict(resource),
+            },
         )
 
 

@@ -24,7 +24,7 @@ from seatrial.store._codec import ATTEMPT_COLUMNS, SPAN_COLUMNS, span_dict, span
 from seatrial.store._schema import spans, trace_spans
 from seatrial.store._schema import traces as trace_rows
 from seatrial.store._trace_rows import fresh_spans
-from seatrial.store._traces import _PG_INGEST_LOCK, _chunks
+from seatrial.store._traces import _PG_INGEST_LOCK, _chunks, stored_trace_ids
 from seatrial.trace import Span
 
 _ATTEMPT_ID = ATTEMPT_COLUMNS.index("id")
@@ -56,7 +56,7 @@ def adopt_exported_spans(
         # is seen here, or this transaction's attempts are seen by it (SQLite's writer lock
         # gives the same order).
         connection.exec_driver_sql("SELECT pg_advisory_xact_lock(%s)", (_PG_INGEST_LOCK,))
-    found = _stored_trace_ids(connection, list(owners))
+    found = stored_trace_ids(connection, list(owners))
     if not found:
         return 0
     exported = _stored_spans(connection, found)
@@ -76,24 +76,6 @@ def adopt_exported_spans(
         connection.execute(delete(trace_spans).where(trace_spans.c.trace_id.in_(chunk)))
         connection.execute(delete(trace_rows).where(trace_rows.c.trace_id.in_(chunk)))
     return len(rows)
-
-
-def _stored_trace_ids(connection: Connection, trace_ids: list[str]) -> list[str]:
-    """Which of ``trace_ids`` are stored production traces (a primary-key lookup).
-
-    Runs for every batch of attempts, so the SQL goes to the driver as it is: building a
-    SQLAlchemy ``IN`` query for hundreds of ids costs more than the lookup itself, and
-    PostgreSQL takes the ids as one array, faster than as hundreds of parameters.
-    """
-    if connection.dialect.name == "postgresql":
-        sql = "SELECT trace_id FROM traces WHERE trace_id = ANY(%s)"
-        return list(connection.exec_driver_sql(sql, (trace_ids,)).scalars().all())
-    found: list[str] = []
-    for chunk in _chunks(trace_ids):
-        marks = ", ".join("?" * len(chunk))
-        sql = f"SELECT trace_id FROM traces WHERE trace_id IN ({marks})"
-        found.extend(connection.exec_driver_sql(sql, tuple(chunk)).scalars().all())
-    return found
 
 
 def _stored_spans(connection: Connection, trace_ids: list[str]) -> dict[str, list[Span]]:

@@ -238,26 +238,37 @@ def summarize(
         ends = [span.end_time_unix_nano for span in spans_of]
         finished = max((end for end in ends if end is not None), default=None)
         summary.finished_at = finished / 1e9 if finished is not None else None
+    # Sums in local names, written to the summary once: every span of every batch passes.
+    error = False
+    model_calls = input_tokens = output_tokens = agent_input = agent_output = 0
     for span in spans_of:
         values = span.attributes
         if span.status == "error" or values.get(attrs.ERROR_TYPE) is not None:
-            summary.error = True
-        session = session or _first(values, SESSION_KEYS)
-        user = user or _first(values, USER_KEYS)
+            error = True
+        if not session:
+            session = _first(values, SESSION_KEYS)
+        if not user:
+            user = _first(values, USER_KEYS)
         operation = values.get(attrs.OPERATION)
         if operation == attrs.OP_EXECUTE_TOOL:
             name = values.get(attrs.TOOL_NAME) or span.name.removeprefix("execute_tool ")
             tools[str(name)] = None
         elif operation in MODEL_OPERATIONS:
-            summary.model_calls += 1
+            model_calls += 1
             model = values.get(attrs.RESPONSE_MODEL) or values.get(attrs.REQUEST_MODEL)
             if model:
                 models[str(model)] = None
-            summary.input_tokens += _int(values.get(attrs.INPUT_TOKENS))
-            summary.output_tokens += _int(values.get(attrs.OUTPUT_TOKENS))
+            input_tokens += _int(values.get(attrs.INPUT_TOKENS))
+            output_tokens += _int(values.get(attrs.OUTPUT_TOKENS))
         elif operation == attrs.OP_INVOKE_AGENT:
-            summary.agent_input_tokens += _int(values.get(attrs.INPUT_TOKENS))
-            summary.agent_output_tokens += _int(values.get(attrs.OUTPUT_TOKENS))
+            agent_input += _int(values.get(attrs.INPUT_TOKENS))
+            agent_output += _int(values.get(attrs.OUTPUT_TOKENS))
+    summary.error = error
+    summary.model_calls = model_calls
+    summary.input_tokens = input_tokens
+    summary.output_tokens = output_tokens
+    summary.agent_input_tokens = agent_input
+    summary.agent_output_tokens = agent_output
     summary.session_id = session
     summary.user_id = user
     summary.tools = list(tools)

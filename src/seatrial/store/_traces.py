@@ -26,7 +26,7 @@ from seatrial.errors import InputError
 from seatrial.store._bulk import insert_many
 from seatrial.store._codec import SPAN_COLUMNS, span_dict, span_row
 from seatrial.store._engine import raw_json
-from seatrial.store._schema import attempts, spans, trace_spans
+from seatrial.store._schema import spans, trace_spans
 from seatrial.store._schema import traces as trace_rows
 from seatrial.store._trace_records import (
     IngestOutcome,
@@ -190,9 +190,10 @@ class TracesMixin:
         """Append spans to production traces, new or stored; (spans stored, duplicates)."""
         if not grouped:
             return 0, 0
-        ids = list(grouped)
+        # Most batches hold new traces only: one primary-key lookup says so, and the stored
+        # summaries are read only for the traces it finds.
         existing: dict[str, Mapping[Any, Any]] = {}
-        for chunk in _chunks(ids):
+        for chunk in _chunks(stored_trace_ids(connection, list(grouped))):
             for found in connection.execute(
                 select(trace_rows).where(trace_rows.c.trace_id.in_(chunk))
             ).mappings():
@@ -299,18 +300,46 @@ def _chunks(ids: Sequence[str]) -> Iterator[list[str]]:
         yield list(ids[first : first + _CHUNK])
 
 
+def stored_trace_ids(connection: Connection, trace_ids: list[str]) -> list[str]:
+    """Which of ``trace_ids`` are stored production traces (a primary-key lookup).
+
+    Runs for every batch, so the SQL goes to the driver as it is: building a SQLAlchemy
+    ``IN`` query for hundreds of ids costs more than the lookup itself, and PostgreSQL takes
+    the ids as one array, faster than as hundreds of parameters.
+    """
+    return [row[0] for row in _rows_for_ids(connection, "SELECT trace_id FROM traces", trace_ids)]
+
+
 def _attempt_owners(connection: Connection, trace_ids: list[str]) -> dict[str, str]:
     """Trace id -> the attempt (the newest, if several) whose trace it is."""
     owners: dict[str, str] = {}
-    for chunk in _chunks(trace_ids):
-        rows = connection.execute(
-            select(attempts.c.trace_id, attempts.c.id)
-            .where(attempts.c.trace_id.in_(chunk))
-            .order_by(attempts.c.started_at, attempts.c.id)
-        )
-        for trace_id, attempt_id in rows:
-            owners[trace_id] = attempt_id
+    rows = _rows_for_ids(
+        connection,
+        "SELECT trace_id, id FROM attempts",
+        trace_ids,
+        then=" ORDER BY started_at, id",
+    )
+    for trace_id, attempt_id in rows:
+        owners[trace_id] = attempt_id
     return owners
+
+
+def _rows_for_ids(
+    connection: Connection, select_from: str, ids: list[str], *, then: str = ""
+) -> list[Any]:
+    """The rows of ``select_from`` whose ``trace_id`` is one of ``ids``, SQL ``then`` after
+    (it applies within each chunk of ids), by the driver (see :func:`stored_trace_ids`)."""
+    if not ids:
+        return []
+    if connection.dialect.name == "postgresql":
+        sql = f"{select_from} WHERE trace_id = ANY(%s){then}"
+        return list(connection.exec_driver_sql(sql, (ids,)).all())
+    rows: list[Any] = []
+    for chunk in _chunks(ids):
+        marks = ", ".join("?" * len(chunk))
+        sql = f"{select_from} WHERE trace_id IN ({marks}){then}"
+        rows.extend(connection.exec_driver_sql(sql, tuple(chunk)).all())
+    return rows
 
 
 def _known_spans(

@@ -60,6 +60,15 @@ def _messages(span: Span, key: str) -> list[Mapping[str, Any]]:
     return []
 
 
+def _has_messages(span: Span) -> bool:
+    """Whether :func:`_messages` may find any on the span: most model calls of an ingested
+    batch carry none, and this test spares building and decoding for them."""
+    attributes = span.attributes
+    if A.INPUT_MESSAGES in attributes or A.OUTPUT_MESSAGES in attributes:
+        return True
+    return any(event.name == A.INFERENCE_DETAILS_EVENT for event in span.events)
+
+
 def _parts(messages: Sequence[Mapping[str, Any]], kind: str) -> Iterator[Mapping[str, Any]]:
     for message in messages:
         parts = message.get("parts")
@@ -112,7 +121,7 @@ def tool_spans_from_messages(spans: Sequence[Span]) -> list[Span]:
     """The ``execute_tool`` spans ``spans`` lack for the tool calls their messages hold
     (see the module's docstring); empty when every call has its span."""
     model_calls = sorted(
-        (s for s in spans if s.operation in MODEL_CALL_OPERATIONS),
+        (s for s in spans if s.operation in MODEL_CALL_OPERATIONS and _has_messages(s)),
         key=lambda s: s.start_time_unix_nano,
     )
     if not model_calls:
