@@ -8,17 +8,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from seatrial.agent import resolve_agent
-from seatrial.case import load_suite
+from seatrial._execute import execute_suite_async
 from seatrial.config import load_config, resolve_db_url
-from seatrial.report import (
-    RunReport,
-    build_report,
-    print_summary,
-    trajectory_lines,
-    write_reports,
-)
-from seatrial.run import RunOptions, run_suite_async
+from seatrial.report import RunReport, print_summary, trajectory_lines
+from seatrial.run import RunOptions
 from seatrial.store import Store
 
 PROJECT = Path(str(files("seatrial.demo") / "project"))
@@ -31,17 +24,19 @@ EXPECTED_V2_FAILURES = {
 """What v2 must fail, and why. Anything else failing means the demo itself broke."""
 
 
-async def _run(version: str, store: Store) -> str:
-    suite = load_suite(SUITE)
-    adapter = resolve_agent(f"python:seatrial.demo.agents:{version}", base_dir=PROJECT)
-    try:
-        await adapter.check()
-        outcome = await run_suite_async(
-            suite, adapter, store, RunOptions(tags=["demo", version]), progress=None
-        )
-    finally:
-        await adapter.aclose()
-    return outcome.run_id
+async def _run(version: str, store: Store, report_dir: Path) -> RunReport:
+    """One version through the front door, as ``seatrial run`` runs it: the demo project's
+    configuration, the caller's store, the report files in ``report_dir``."""
+    run = await execute_suite_async(
+        SUITE,
+        f"python:seatrial.demo.agents:{version}",
+        config=load_config(PROJECT),
+        options=RunOptions(tags=["demo", version]),
+        store=store,
+        report_dir=report_dir,
+        with_traces=True,
+    )
+    return run.report
 
 
 def _explain(report: RunReport, console: Console) -> None:
@@ -68,10 +63,8 @@ def run_demo(
     with Store.open(resolve_db_url(db_url, config), project_dir=config.project_dir) as store:
         reports = {}
         for version in ("v1", "v2"):
-            run_id = asyncio.run(_run(version, store))
-            reports[version] = build_report(store, run_id, with_traces=True)
+            reports[version] = asyncio.run(_run(version, store, report_dir / version))
             print_summary(reports[version], console)
-            write_reports(reports[version], report_dir / version)
             console.print()
     console.print("[bold]Why v2 fails[/] (its trajectory, read off the trace):")
     _explain(reports["v2"], console)
