@@ -2,8 +2,9 @@
 
 The rerun is planned in ``seatrial.run`` (:func:`seatrial.run.prepare_rerun`: the stored
 case, its agent, how the model answers are served) and run by :func:`execute_suite_async`,
-like any ``seatrial run``: the same checks, settings record, judge and report files, with the
-rerun's own gateway (the stored run's cassette, or the live models).
+like any ``seatrial run``: the same checks, settings record and judge, with the rerun's own
+gateway (the stored run's cassette, or the live models). It writes no report files and raises
+no alert: what a rerun reports is its diff with the stored attempt.
 """
 
 from __future__ import annotations
@@ -42,6 +43,8 @@ async def rerun_attempt_async(
         options=setup.options,
         store=store,
         gateway=setup.gateway if setup.plan.gateway is not None else False,
+        # What a rerun reports is its diff with the stored attempt, not a release's files.
+        write_report_files=False,
         progress=progress,
     )
     return setup.result(store, config)
