@@ -8,7 +8,7 @@ from pathlib import Path
 
 from rich.console import Console
 
-from seatrial._execute import execute_suite_async
+from seatrial._execute import SuiteRun, execute_suite_async
 from seatrial.config import load_config, resolve_db_url
 from seatrial.report import RunReport, print_summary, trajectory_lines
 from seatrial.run import RunOptions
@@ -24,19 +24,25 @@ EXPECTED_V2_FAILURES = {
 """What v2 must fail, and why. Anything else failing means the demo itself broke."""
 
 
-async def _run(version: str, store: Store, report_dir: Path) -> RunReport:
+async def _run_version(version: str, store: Store, report_dir: Path | None = None) -> SuiteRun:
     """One version through the front door, as ``seatrial run`` runs it: the demo project's
-    configuration, the caller's store, the report files in ``report_dir``."""
-    run = await execute_suite_async(
+    configuration, the caller's store, the report files in ``report_dir`` (none without)."""
+    return await execute_suite_async(
         SUITE,
         f"python:seatrial.demo.agents:{version}",
         config=load_config(PROJECT),
         options=RunOptions(tags=["demo", version]),
         store=store,
         report_dir=report_dir,
+        write_report_files=report_dir is not None,
         with_traces=True,
     )
-    return run.report
+
+
+async def _run(version: str, store: Store) -> str:
+    """One version's run into ``store``, no report files; its run id (the diff tests run
+    the demo this way)."""
+    return (await _run_version(version, store)).run_id
 
 
 def _explain(report: RunReport, console: Console) -> None:
@@ -63,7 +69,8 @@ def run_demo(
     with Store.open(resolve_db_url(db_url, config), project_dir=config.project_dir) as store:
         reports = {}
         for version in ("v1", "v2"):
-            reports[version] = asyncio.run(_run(version, store, report_dir / version))
+            run = asyncio.run(_run_version(version, store, report_dir / version))
+            reports[version] = run.report
             print_summary(reports[version], console)
             console.print()
     console.print("[bold]Why v2 fails[/] (its trajectory, read off the trace):")
