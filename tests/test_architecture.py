@@ -937,3 +937,82 @@ def test_nested_attributes_the_owner_and_other_dicts_are_no_nested_key_read(tmp_
         },
     )
     assert nested_settings_key_reads(src) == []
+
+
+# One conversation loop runs every live adapter (agent/_turns.py): it numbers the turns and
+# writes each turn's event and index. An adapter that wrote its own would number, mark or
+# police its turns its own way, as the python, http and model adapters each once did. The
+# trace package is not an adapter: it rebuilds recorded and imported conversations.
+
+TURNS_OWNER = Path("seatrial/agent/_turns.py")
+TRACE_PACKAGE = Path("seatrial/trace")
+
+
+def _is_turn_name(node: ast.expr) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "TURN"
+
+
+def turn_writers(src: Path, root: str = ROOT) -> list[str]:
+    """``file:line`` of each turn event recorded (``recorder.event(A.TURN, ...)``) or turn
+    index set on another object (``recorder.turn_index = i``) outside the loop and trace."""
+    found: list[str] = []
+    for path in sorted((src / root).rglob("*.py")):
+        where = path.relative_to(src)
+        if where == TURNS_OWNER or where.is_relative_to(TRACE_PACKAGE):
+            continue
+        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for node in ast.walk(tree):
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr == "event"
+                and node.args
+                and _is_turn_name(node.args[0])
+            ):
+                found.append(f"{where}:{node.lineno}: turn event")
+            if isinstance(node, ast.Assign | ast.AugAssign):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                found += [
+                    f"{where}:{node.lineno}: turn index"
+                    for target in targets
+                    if isinstance(target, ast.Attribute)
+                    and target.attr == "turn_index"
+                    and not (isinstance(target.value, ast.Name) and target.value.id == "self")
+                ]
+    return found
+
+
+def test_only_the_conversation_loop_marks_turns():
+    found = turn_writers(SRC)
+    assert not found, "answer the turn and let agent/_turns.py:converse mark it:\n" + "\n".join(
+        f"  {line}" for line in found
+    )
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "def run(ctx, i, m):\n    ctx.recorder.event(A.TURN, {A.TURN_INDEX: i})\n",
+        "def run(recorder, i):\n    recorder.turn_index = i\n",
+        "def run(session, i):\n    session.turn_index += 1\n",
+    ],
+    ids=["event", "recorder-index", "session-index"],
+)
+def test_an_adapter_marking_its_own_turns_is_found(tmp_path, text):
+    src = _package(tmp_path, {"__init__.py": "", "agent/_adapter.py": text})
+    (line,) = turn_writers(src)
+    assert line.startswith("seatrial/agent/_adapter.py:2:")
+
+
+def test_the_loop_the_trace_builders_and_own_fields_are_no_second_turn_writer(tmp_path):
+    src = _package(
+        tmp_path,
+        {
+            "__init__.py": "",
+            "agent/_turns.py": "def converse(r, i):\n    r.turn_index = i\n    r.event(A.TURN)\n",
+            "trace/_import.py": "def build(r):\n    r.event(A.TURN, {})\n",
+            "agent/_session.py": "class S:\n    def __init__(self):\n        self.turn_index = 0\n",
+            "agent/_other.py": "def f(r):\n    r.event(A.SKILL, {})\n",
+        },
+    )
+    assert turn_writers(src) == []

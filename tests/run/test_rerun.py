@@ -17,7 +17,11 @@ from seatrial.record import RunInfo
 from seatrial.run import RunOptions, rerun_attempt_async, run_suite_async
 from seatrial.store import Store
 from seatrial.testing import FakeOpenAI, FakeReply
+from tests.conftest import agent_spec
+from tests.notify.bots import Bot
 from tests.run.replay_project import KEY_ENV, order_model, record_run, write_project
+from tests.run.test_judge_run import SUITE as JUDGED_SUITE
+from tests.run.test_judge_run import fail_answer
 
 CASE = "where-is-my-order"
 CASSETTE = "seatrial.gateway.cassette"
@@ -273,3 +277,78 @@ async def test_a_rerun_of_a_named_model_agent_lists_a_model_really_configured_an
     lines = [change.line() for change in result.changes]
     assert "agent model: main-v1 -> main-v2" in lines
     assert "model main: main-v1 -> main-v2" in lines
+
+
+async def test_a_rerun_is_judged_by_the_projects_judge_as_the_run_was_and_writes_no_reports(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SEATRIAL_TEST_JUDGE_KEY", "sk-judge")
+    (tmp_path / "suite.yaml").write_text(JUDGED_SUITE.replace("repeats: 2", "repeats: 1"), "utf-8")
+    with FakeOpenAI(fail_answer()) as upstream:
+        (tmp_path / "seatrial.yaml").write_text(
+            "models:\n"
+            "  grader:\n"
+            "    model: gpt-4o-2024-08-06\n"
+            f"    base_url: {upstream.base_url}\n"
+            "    api_key_env: SEATRIAL_TEST_JUDGE_KEY\n"
+            "judge:\n"
+            "  model: grader\n",
+            encoding="utf-8",
+        )
+        config = load_config(tmp_path)
+        run = await execute_suite_async(
+            tmp_path / "suite.yaml",
+            agent_spec("echo"),
+            config=config,
+            store=store,
+            write_report_files=False,
+        )
+        result = await rerun_attempt_async(store, f"{run.run_id}:refund", config=config)
+    # Through the front door, as `seatrial run`: the judge of seatrial.yaml judges the rerun
+    # (it once left its L3 assertions "not evaluated", as if no judge were configured).
+    [judged] = result.replayed.assertions
+    assert (
+        "judge grader" in judged.reason and "does not say when the money arrives" in judged.reason
+    )
+    assert [r.reason for r in result.replayed.assertions] == [
+        r.reason for r in result.stored.assertions
+    ]
+    assert result.replayed.verdict == result.stored.verdict and result.reproduced
+    assert not (tmp_path / ".seatrial" / "reports").exists()
+
+
+async def test_a_rerun_of_a_failed_attempt_sends_no_alert_where_its_run_sent_one(
+    tmp_path: Path, store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    project = tmp_path / "project"
+    shutil.copytree(PROJECT, project)
+    with (project / "seatrial.yaml").open("a", encoding="utf-8") as config_file:
+        config_file.write(
+            "alerts:\n"
+            "  backoff_s: 0\n"
+            "  channels:\n"
+            "    team:\n"
+            "      kind: slack\n"
+            "      url: ${SLACK_WEBHOOK}\n"
+        )
+    bot = Bot("slack").start()
+    try:
+        monkeypatch.setenv("SLACK_WEBHOOK", bot.url)
+        config = load_config(project)
+        run = await execute_suite_async(
+            project / "suites" / "workspace.yaml",
+            "v2",
+            config=config,
+            store=store,
+            write_report_files=False,
+        )
+        assert not run.passed and len(bot.accepted) == 1  # gate_failed
+        result = await rerun_attempt_async(
+            store, f"{run.run_id}:read-missing-config", config=config
+        )
+    finally:
+        bot.stop()
+    # The rerun fails as its attempt did, and the gate of a one-case rerun fails with it: the
+    # team heard about the run once; looking at one attempt again is no news.
+    assert result.replayed.verdict == "FAIL" and result.reproduced
+    assert len(bot.requests) == 1

@@ -22,9 +22,12 @@ from pathlib import Path
 from typing import Any
 
 from seatrial._execute._notice import Backend, NoticeLevel, OnNotice, quiet
+from seatrial._execute._rerun import rerun_attempt, rerun_attempt_async
 from seatrial._execute._services import (
+    GatewayStart,
     celery_dispatch,
     needs_gateway,
+    project_gateway,
     send_alerts,
     settle_workers,
 )
@@ -38,6 +41,7 @@ from seatrial._execute._setup import (
 )
 from seatrial.agent import AgentAdapter, check_fault_support
 from seatrial.case import Suite, load_suite
+from seatrial.compare import REPLAY_TAG
 from seatrial.config import Config, JudgeSettings, load_config, resolve_db_url
 from seatrial.dataset import parse_dataset_ref
 from seatrial.errors import ConfigError, InputError
@@ -49,7 +53,6 @@ from seatrial.run import (
     RunOptions,
     RunOutcome,
     active_gateway,
-    gateway_for_run,
     git_settings,
     new_run_settings,
     resume_async,
@@ -60,6 +63,7 @@ from seatrial.store import Store
 
 __all__ = [
     "Backend",
+    "GatewayStart",
     "NoticeLevel",
     "OnNotice",
     "SuiteRun",
@@ -72,6 +76,8 @@ __all__ = [
     "judge_settings",
     "needs_gateway",
     "quiet",
+    "rerun_attempt",
+    "rerun_attempt_async",
 ]
 
 
@@ -138,7 +144,7 @@ async def _drive(
     resume: str | None,
     options: RunOptions,
     config: Config,
-    gateway: bool,
+    gateway: bool | GatewayStart,
     judge: JudgeSettings | None,
     recorded: dict[str, Any],
     progress: Progress | None,
@@ -154,12 +160,10 @@ async def _drive(
                 # Each worker starts its own proxy for the run (seatrial.distributed).
                 say("info", "gateway: each worker runs its own proxy for the run")
             elif gateway:
-                server = await stack.enter_async_context(
-                    gateway_for_run(
-                        config.gateway_config(), store=store, project_dir=config.project_dir
-                    )
-                )
-                say("info", f"gateway: {server.base_url} (each attempt gets its own path)")
+                start = project_gateway if gateway is True else gateway
+                server = await stack.enter_async_context(start(store, config))
+                if server is not None:
+                    say("info", f"gateway: {server.base_url} (each attempt gets its own path)")
             if resume is not None:
                 return await resume_async(resume, adapter, store, progress, options)
             assert suite is not None
@@ -181,7 +185,7 @@ async def execute_suite_async(
     gates: str | Path | dict[str, Any] | None = None,
     baseline: str | None = None,
     judge: str | None = None,
-    gateway: bool = False,
+    gateway: bool | GatewayStart = False,
     dataset: str | None = None,
     db: str | None = None,
     store: Store | None = None,
@@ -215,7 +219,9 @@ async def execute_suite_async(
         baseline: the run that ``max_regression`` gates compare with: ``latest-passing``,
             ``latest``, a run id or a tag.
         judge: the judge model (a name under ``models:``), replacing ``judge.model``.
-        gateway: start the model gateway for the run (each attempt gets its own base URL).
+        gateway: start the model gateway for the run (each attempt gets its own base URL);
+            a :data:`GatewayStart` starts that one instead of seatrial.yaml's (a rerun's
+            cassette).
         dataset: a golden set, ``NAME`` or ``NAME@VERSION``, whose cases run after the
             suite's own (replacing the suite's ``dataset:``); the run stores the version.
         db: store URL (default: ``SEATRIAL_DB_URL``, seatrial.yaml ``db:``, the project's
@@ -256,7 +262,7 @@ async def execute_suite_async(
         raise InputError(
             "--gateway runs the proxy in this process: use it with --workers 1 (the default)"
         )
-    if gateway and not config.models:
+    if gateway is True and not config.models:
         raise ConfigError(
             "--gateway needs models: add a `models:` section to seatrial.yaml (see docs/gateway.md)"
         )
@@ -305,13 +311,15 @@ async def execute_suite_async(
         run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
         if not gateway and needs_gateway(adapter, run_cases):
             gateway = True  # as --gateway would, in this process
-        settle_workers(options, backend, judge=judged is not None, gateway=gateway, say=say)
+        settle_workers(
+            options, backend, judge=judged is not None, gateway=gateway is not False, say=say
+        )
         recorded = dict(gate_record)  # what the run stores, by RunSettings field
         if resumed is None:  # every new run records the branch and commit it was made from
             recorded.update(git_settings(config.project_dir))
         if backend == "celery":
             options.dispatch = celery_dispatch(
-                store, options.timeout_s, config, gateway, recorded, say
+                store, options.timeout_s, config, gateway is not False, recorded, say
             )
         golden_ref = dataset or (loaded.dataset if loaded is not None else None)
         if golden_ref is not None and loaded is not None:
@@ -342,7 +350,9 @@ async def execute_suite_async(
         )
         for drift in report.version_drift:
             say("warning", f"{drift.line()}: not the pinned version (models: in seatrial.yaml)")
-        if config.alerts.channels and not outcome.interrupted:
+        # A rerun (tag replay) looks at one attempt again: it is no release to alert about.
+        alerting = not outcome.interrupted and REPLAY_TAG not in options.tags
+        if config.alerts.channels and alerting:
             await send_alerts(store, report, config, say)
         written: list[Path] = []
         if write_report_files:

@@ -3,16 +3,31 @@ processes it uses, the Celery dispatch, and the alerts sent when it ends."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from contextlib import AbstractAsyncContextManager
+from typing import TYPE_CHECKING, Any
 
 from seatrial._execute._notice import Backend, NoticeLevel, OnNotice
 from seatrial.agent import AgentAdapter
 from seatrial.case import Case
 from seatrial.config import Config
 from seatrial.report import RunReport
-from seatrial.run import Dispatch, RunOptions, gateway_record, pinned_here
+from seatrial.run import Dispatch, RunOptions, gateway_for_run, gateway_record, pinned_here
 from seatrial.store import Store
+
+if TYPE_CHECKING:
+    from seatrial.gateway import GatewayServer
+
+GatewayStart = Callable[[Store, Config], AbstractAsyncContextManager["GatewayServer | None"]]
+"""Starts a run's gateway in this process for the block: seatrial.yaml's
+(:func:`project_gateway`), or another (a rerun serves the stored run's cassette)."""
+
+
+def project_gateway(
+    store: Store, config: Config
+) -> AbstractAsyncContextManager[GatewayServer | None]:
+    """seatrial.yaml's gateway (``models:``, ``gateway:``), recording into ``store``."""
+    return gateway_for_run(config.gateway_config(), store=store, project_dir=config.project_dir)
 
 
 def needs_gateway(adapter: AgentAdapter, cases: Sequence[Case]) -> bool:

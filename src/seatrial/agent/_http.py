@@ -35,10 +35,10 @@ import httpx
 
 from seatrial.agent._protocol import AgentOutput, AttemptContext, clean_metadata
 from seatrial.agent._retry import RETRY_EVENT, AgentRetry, post_with_retries
+from seatrial.agent._turns import converse
 from seatrial.errors import AgentError, AgentSpecError
 from seatrial.record import DEFAULT_CONCURRENCY
-from seatrial.trace import add_usage, record_tools_called
-from seatrial.trace import attrs as A
+from seatrial.trace import Span, add_usage, record_tools_called
 
 if TYPE_CHECKING:
     from seatrial.agent._transport import AgentConnections
@@ -170,65 +170,72 @@ class HttpAgent:
     async def run(self, ctx: AttemptContext) -> AgentOutput:
         """POST every user turn with the same session id; record tools and usage."""
         root = ctx.recorder.current_span
-        responses: list[str] = []
         final_state: dict[str, Any] | None = None
         context = {"channel": "eval", "env": ctx.case.env, **ctx.case.context}
         if ctx.gateway_url is not None:
             # The agent's model calls should go through the gateway to land in this trace.
             context["gateway_base_url"] = ctx.gateway_url
-        turns = ctx.user_turns()
-        message = await turns.next(None)
-        index = 0
-        while message is not None:
-            ctx.recorder.turn_index = index
-            ctx.recorder.event(A.TURN, {A.TURN_INDEX: index, A.TURN_MESSAGE: message})
-            payload = {
-                "session_id": ctx.session_id,
-                "user_id": ctx.user_id,
-                "message": message,
-                "context": context,
-                # ``replay_id`` is the old name of ``run_id``, still sent so agents that read
-                # it keep working until they move to ``run_id``.
-                "metadata": {"case_id": ctx.case.id, "run_id": ctx.run_id, "replay_id": ctx.run_id},
-            }
-            started = time.time_ns()
-            body = await self._post(
-                payload,
-                index,
-                self._trace_headers(ctx),
-                lambda attributes: ctx.recorder.event(RETRY_EVENT, attributes),
-            )
-            finished = time.time_ns()
-            try:
-                record_tools_called(
-                    ctx.recorder,
-                    body.get("tools_called"),
-                    start_time_unix_nano=started,
-                    end_time_unix_nano=finished,
-                    turn_index=index,
-                )
-                if root is not None:
-                    add_usage(root, body.get("usage"))
-            except ValueError as exc:
-                raise AgentError(f"agent at {self.url} answered turn {index + 1}: {exc}") from exc
+
+        async def answer(message: str, index: int) -> str:
+            nonlocal final_state
+            body = await self._answer(ctx, root, context, message, index)
             if body.get("final_state") is not None:
-                if not isinstance(body["final_state"], dict):
-                    raise AgentError(
-                        f"agent at {self.url} answered a `final_state` that is not an object"
-                    )
                 final_state = body["final_state"]
-            metadata = body.get("metadata")
-            if metadata is not None:
-                if not isinstance(metadata, dict):
-                    raise AgentError(
-                        f"agent at {self.url} answered a `metadata` that is not an object on "
-                        f"turn {index + 1}; send an object (see docs/agents.md) or leave it out"
-                    )
-                ctx.agent_metadata = {**(ctx.agent_metadata or {}), **clean_metadata(metadata)}
-            responses.append(body["response"])
-            message = await turns.next(body["response"])
-            index += 1
+            reply: str = body["response"]
+            return reply
+
+        responses = await converse(ctx, answer)
         return AgentOutput(responses=responses, final_state=final_state)
+
+    async def _answer(
+        self,
+        ctx: AttemptContext,
+        root: Span | None,
+        context: dict[str, Any],
+        message: str,
+        index: int,
+    ) -> dict[str, Any]:
+        """POST one user turn; record the tools and usage it reports; its checked body."""
+        payload = {
+            "session_id": ctx.session_id,
+            "user_id": ctx.user_id,
+            "message": message,
+            "context": context,
+            # ``replay_id`` is the old name of ``run_id``, still sent so agents that read
+            # it keep working until they move to ``run_id``.
+            "metadata": {"case_id": ctx.case.id, "run_id": ctx.run_id, "replay_id": ctx.run_id},
+        }
+        started = time.time_ns()
+        body = await self._post(
+            payload,
+            index,
+            self._trace_headers(ctx),
+            lambda attributes: ctx.recorder.event(RETRY_EVENT, attributes),
+        )
+        finished = time.time_ns()
+        try:
+            record_tools_called(
+                ctx.recorder,
+                body.get("tools_called"),
+                start_time_unix_nano=started,
+                end_time_unix_nano=finished,
+                turn_index=index,
+            )
+            if root is not None:
+                add_usage(root, body.get("usage"))
+        except ValueError as exc:
+            raise AgentError(f"agent at {self.url} answered turn {index + 1}: {exc}") from exc
+        if body.get("final_state") is not None and not isinstance(body["final_state"], dict):
+            raise AgentError(f"agent at {self.url} answered a `final_state` that is not an object")
+        metadata = body.get("metadata")
+        if metadata is not None:
+            if not isinstance(metadata, dict):
+                raise AgentError(
+                    f"agent at {self.url} answered a `metadata` that is not an object on "
+                    f"turn {index + 1}; send an object (see docs/agents.md) or leave it out"
+                )
+            ctx.agent_metadata = {**(ctx.agent_metadata or {}), **clean_metadata(metadata)}
+        return body
 
     def _trace_headers(self, ctx: AttemptContext) -> dict[str, str]:
         """The ``traceparent`` of this turn: the attempt's trace and its open span."""

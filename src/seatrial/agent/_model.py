@@ -9,23 +9,21 @@ The gateway records the model calls (tokens, cost, cassettes), so this module re
 
 from __future__ import annotations
 
-import contextlib
 import json
 from pathlib import Path
 from typing import Any
 
 import httpx
 
-from seatrial.agent._errors import ToolError
 from seatrial.agent._model_impl import Implementation, implementation
 from seatrial.agent._model_text_calls import text_tool_calls
 from seatrial.agent._model_tools import load_tools
 from seatrial.agent._protocol import AgentOutput, AttemptContext
 from seatrial.agent._session import Session
-from seatrial.agent._tool import tool_span
+from seatrial.agent._tool import refuse_tool_call
+from seatrial.agent._turns import converse, execute_tool_call, tool_error_content
 from seatrial.case import MODEL_PREFIX, ModelAgentSettings
 from seatrial.errors import AgentError, AgentSpecError, ModelFailure
-from seatrial.trace import attrs as A
 
 _DEFAULT_TIMEOUT_S = 600.0
 _SHOWN = 300
@@ -35,13 +33,6 @@ _UNPARSABLE = "unparsable_output"
 """The gateway's error type for a model answer its server could not parse."""
 
 
-def _content(result: Any) -> str:
-    """A tool's result as the ``tool`` message's text: text as is, anything else as JSON."""
-    if isinstance(result, str):
-        return result
-    return json.dumps(result, ensure_ascii=False, default=str)
-
-
 def _error_of(response: httpx.Response) -> dict[str, Any]:
     """The ``error`` object of an OpenAI-style error answer ({} when it has none)."""
     try:
@@ -49,10 +40,6 @@ def _error_of(response: httpx.Response) -> dict[str, Any]:
     except (ValueError, AttributeError):
         return {}
     return error if isinstance(error, dict) else {}
-
-
-def _error_content(error_type: str, message: str) -> str:
-    return json.dumps({"error": message, "error_type": error_type}, ensure_ascii=False)
 
 
 class ModelAgent:
@@ -177,19 +164,13 @@ class ModelAgent:
         messages: list[dict[str, Any]] = []
         if self._prompt:
             messages.append({"role": "system", "content": self._prompt})
-        responses: list[str] = []
-        turns = ctx.user_turns()
-        message = await turns.next(None)
-        index = 0
-        while message is not None:
-            ctx.recorder.turn_index = index
-            session.turn_index = index
-            ctx.recorder.event(A.TURN, {A.TURN_INDEX: index, A.TURN_MESSAGE: message})
+        url = ctx.gateway_url
+
+        async def answer(message: str, index: int) -> str:
             messages.append({"role": "user", "content": message})
-            with session.policy.activate():
-                responses.append(await self._answer(ctx.gateway_url, session, messages, index))
-            message = await turns.next(responses[-1])
-            index += 1
+            return await self._answer(url, session, messages, index)
+
+        responses = await converse(ctx, answer, session)
         return AgentOutput(responses=responses, final_state=session.final_state)
 
     async def _answer(
@@ -292,30 +273,13 @@ class ModelAgent:
         function = call.get("function") or {}
         name = str(function.get("name") or "")
         raw = function.get("arguments") or "{}"
-        try:
-            arguments = json.loads(raw) if isinstance(raw, str) else raw
-        except json.JSONDecodeError as exc:
-            message = f"the arguments of `{name}` are not valid JSON ({exc.msg}): {raw[:_SHOWN]}"
-            return self._refuse(session, name, {"arguments": raw}, message, "invalid_arguments")
-        if not isinstance(arguments, dict):
-            message = f"the arguments of `{name}` must be a JSON object, not {raw[:_SHOWN]}"
-            return self._refuse(session, name, {"arguments": raw}, message, "invalid_arguments")
-        if name not in self._implementations:
-            known = ", ".join(self._implementations) or "none"
-            message = f"there is no tool `{name}`; the tools are: {known}"
-            return self._refuse(session, name, arguments, message, "unknown_tool")
-        try:
-            result = await session.call_tool_async(name, **arguments)
-        except ToolError as exc:
-            if exc.arguments is not None:
-                # The tool received another call than the model sent (an injected fault took
-                # a parameter out): the conversation shows the model the call the error is
-                # about, so that resending it unchanged repeats the mistake.
-                function["arguments"] = json.dumps(exc.arguments, ensure_ascii=False)
-            return _error_content(exc.error_type, str(exc))
-        except Exception as exc:  # the tool failed: the model is told, as a real tool would
-            return _error_content(type(exc).__name__, f"{type(exc).__name__}: {exc}")
-        return _content(result)
+        result = await execute_tool_call(session, name, raw, self._implementations)
+        if result.received is not None:
+            # The tool received another call than the model sent (an injected fault took
+            # a parameter out): the conversation shows the model the call the error is
+            # about, so that resending it unchanged repeats the mistake.
+            function["arguments"] = json.dumps(result.received, ensure_ascii=False)
+        return result.content
 
     def _refuse(
         self,
@@ -326,9 +290,8 @@ class ModelAgent:
         error_type: str,
     ) -> str:
         """Record a call that reaches no tool as a failed span; the model is told why."""
-        with contextlib.suppress(ToolError), tool_span(session.recorder, name, arguments):
-            raise ToolError(message, error_type)
-        return _error_content(error_type, message)
+        refuse_tool_call(session.recorder, name, arguments, message, error_type)
+        return tool_error_content(error_type, message)
 
     async def aclose(self) -> None:
         """Close the connection to the gateway (a later run opens a new one)."""

@@ -100,7 +100,8 @@ class AttemptContext:
     simulated user for a case with ``user_simulator``."""
 
     def user_turns(self) -> UserTurns:
-        """The source of this attempt's user messages; adapters ask it for each next turn."""
+        """The source of this attempt's user messages; the conversation loop
+        (``agent/_turns.py``) asks it for each next turn, whichever adapter answers."""
         return self.user if self.user is not None else FixedTurns(self.case.user_turns)
 
 

@@ -23,9 +23,9 @@ from typing import Any
 
 from seatrial.agent._protocol import AgentOutput, AttemptContext
 from seatrial.agent._session import Session
+from seatrial.agent._turns import converse
 from seatrial.errors import AgentError, AgentSpecError
 from seatrial.record import DEFAULT_CONCURRENCY
-from seatrial.trace import attrs as A
 
 PREFIX = "python:"
 
@@ -155,29 +155,22 @@ class PythonAgent:
         # coroutine is awaited below, which costs a thread hop and nothing else.
         call_async = inspect.iscoroutinefunction(function)
         session = Session(ctx)
-        responses: list[str] = []
-        turns = ctx.user_turns()
-        message = await turns.next(None)
-        index = 0
-        while message is not None:
-            ctx.recorder.turn_index = index
-            session.turn_index = index
-            ctx.recorder.event(A.TURN, {A.TURN_INDEX: index, A.TURN_MESSAGE: message})
-            with session.policy.activate():
-                try:
-                    if call_async:
-                        result = await function(message, session)
-                    else:
-                        result = await self._in_thread(function, message, session)
-                    if inspect.isawaitable(result):
-                        result = await result
-                except AgentError:
-                    raise
-                except Exception as exc:
-                    raise AgentError(f"the agent raised {_describe(exc)}") from exc
-            responses.append(self._reply(result, session))
-            message = await turns.next(responses[-1])
-            index += 1
+
+        async def answer(message: str, index: int) -> str:
+            try:
+                if call_async:
+                    result = await function(message, session)
+                else:
+                    result = await self._in_thread(function, message, session)
+                if inspect.isawaitable(result):
+                    result = await result
+            except AgentError:
+                raise
+            except Exception as exc:
+                raise AgentError(f"the agent raised {_describe(exc)}") from exc
+            return self._reply(result, session)
+
+        responses = await converse(ctx, answer, session)
         return AgentOutput(responses=responses, final_state=session.final_state)
 
     async def _in_thread(self, function: Callable[..., Any], *args: Any) -> Any:

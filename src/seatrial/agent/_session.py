@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import inspect
 from collections.abc import Callable
 from contextlib import AbstractContextManager
@@ -22,7 +21,7 @@ from seatrial.agent._faults import (
 from seatrial.agent._policy import WRITE_TOOLS, PermissionPolicy
 from seatrial.agent._protocol import AttemptContext, clean_metadata, content_hash
 from seatrial.agent._sandbox import EVENT_KINDS, SANDBOX_TOOLS, Sandbox
-from seatrial.agent._tool import registered_tool, tool_span
+from seatrial.agent._tool import refuse_tool_call, registered_tool
 from seatrial.case import ToolFault
 from seatrial.trace import Span, TraceRecorder
 from seatrial.trace import attrs as A
@@ -291,11 +290,7 @@ class Session:
         self, name: str, arguments: dict[str, Any], message: str, error_type: str
     ) -> ToolError:
         """Record a call that cannot be made as a failed span; return the error to raise."""
-        error = ToolError(message, error_type)
-        # The span records the failure when the error leaves it; the caller raises it again.
-        with contextlib.suppress(ToolError), tool_span(self.recorder, name, arguments):
-            raise error
-        return error
+        return refuse_tool_call(self.recorder, name, arguments, message, error_type)
 
 
 class _ModelCallBlock:

@@ -7,6 +7,7 @@ other code in the agent. Outside an attempt the function is simply called.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 from collections.abc import Callable
@@ -107,6 +108,18 @@ class _ToolSpanBlock:
         if isinstance(exc, ToolError):
             self._recorder.end_span(self._span, error=exc.error_type, message=str(exc))
         self._block.__exit__(kind, exc, tb)
+
+
+def refuse_tool_call(
+    recorder: TraceRecorder, name: str, arguments: Any, message: str, error_type: str
+) -> ToolError:
+    """Record a call that reaches no tool (unknown, malformed, async called sync) as a
+    failed ``execute_tool`` span; the error, for the caller to raise or report."""
+    error = ToolError(message, error_type)
+    # The span records the failure when the error leaves it.
+    with contextlib.suppress(ToolError), tool_span(recorder, name, arguments):
+        raise error
+    return error
 
 
 _PLAIN = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)

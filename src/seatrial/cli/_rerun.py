@@ -90,7 +90,7 @@ def rerun(
     trajectory is reproduced (with --live: when the new attempt passes), 1 when it diverged
     (or did not pass), 2 on a bad reference or an agent that cannot be resolved.
     """
-    from seatrial.run import rerun_attempt
+    from seatrial._execute import rerun_attempt
 
     chosen_format(format)
     config = project()

@@ -8,17 +8,10 @@ from pathlib import Path
 
 from rich.console import Console
 
-from seatrial.agent import resolve_agent
-from seatrial.case import load_suite
+from seatrial._execute import SuiteRun, execute_suite_async
 from seatrial.config import load_config, resolve_db_url
-from seatrial.report import (
-    RunReport,
-    build_report,
-    print_summary,
-    trajectory_lines,
-    write_reports,
-)
-from seatrial.run import RunOptions, run_suite_async
+from seatrial.report import RunReport, print_summary, trajectory_lines
+from seatrial.run import RunOptions
 from seatrial.store import Store
 
 PROJECT = Path(str(files("seatrial.demo") / "project"))
@@ -31,17 +24,25 @@ EXPECTED_V2_FAILURES = {
 """What v2 must fail, and why. Anything else failing means the demo itself broke."""
 
 
+async def _run_version(version: str, store: Store, report_dir: Path | None = None) -> SuiteRun:
+    """One version through the front door, as ``seatrial run`` runs it: the demo project's
+    configuration, the caller's store, the report files in ``report_dir`` (none without)."""
+    return await execute_suite_async(
+        SUITE,
+        f"python:seatrial.demo.agents:{version}",
+        config=load_config(PROJECT),
+        options=RunOptions(tags=["demo", version]),
+        store=store,
+        report_dir=report_dir,
+        write_report_files=report_dir is not None,
+        with_traces=True,
+    )
+
+
 async def _run(version: str, store: Store) -> str:
-    suite = load_suite(SUITE)
-    adapter = resolve_agent(f"python:seatrial.demo.agents:{version}", base_dir=PROJECT)
-    try:
-        await adapter.check()
-        outcome = await run_suite_async(
-            suite, adapter, store, RunOptions(tags=["demo", version]), progress=None
-        )
-    finally:
-        await adapter.aclose()
-    return outcome.run_id
+    """One version's run into ``store``, no report files; its run id (the diff tests run
+    the demo this way)."""
+    return (await _run_version(version, store)).run_id
 
 
 def _explain(report: RunReport, console: Console) -> None:
@@ -68,10 +69,9 @@ def run_demo(
     with Store.open(resolve_db_url(db_url, config), project_dir=config.project_dir) as store:
         reports = {}
         for version in ("v1", "v2"):
-            run_id = asyncio.run(_run(version, store))
-            reports[version] = build_report(store, run_id, with_traces=True)
+            run = asyncio.run(_run_version(version, store, report_dir / version))
+            reports[version] = run.report
             print_summary(reports[version], console)
-            write_reports(reports[version], report_dir / version)
             console.print()
     console.print("[bold]Why v2 fails[/] (its trajectory, read off the trace):")
     _explain(reports["v2"], console)

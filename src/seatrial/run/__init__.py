@@ -1,4 +1,12 @@
-"""Executing a suite: scheduling, repeats, timeouts, fixtures, fresh users, resume."""
+"""Executing a suite: scheduling, repeats, timeouts, fixtures, fresh users, resume.
+
+``rerun_attempt`` and ``rerun_attempt_async`` are named here, where the docs name them, but
+a rerun runs through the front door (``seatrial._execute``), above this package: they are
+looked up there when first asked for, so importing the runner never imports the front door.
+"""
+
+from importlib import import_module
+from typing import Any
 
 from seatrial.run._attempt import run_attempt
 from seatrial.run._changes import SnapshotChange
@@ -14,7 +22,7 @@ from seatrial.run._judge_hook import JudgeRuntime
 from seatrial.run._placement import Placement, pinned_here, placement
 from seatrial.run._plan import CasePlan, plan_cases
 from seatrial.run._progress import PlainProgress, RichProgress, progress_for
-from seatrial.run._rerun import RerunResult, rerun_attempt, rerun_attempt_async
+from seatrial.run._rerun import RerunResult, RerunSetup, prepare_rerun
 from seatrial.run._rerun_plan import RerunMode
 from seatrial.run._run_settings import new_run_settings, suite_hash
 from seatrial.run._runner import (
@@ -47,6 +55,7 @@ __all__ = [
     "Progress",
     "RerunMode",
     "RerunResult",
+    "RerunSetup",
     "RichProgress",
     "RunOptions",
     "RunOutcome",
@@ -66,6 +75,7 @@ __all__ = [
     "pinned_here",
     "placement",
     "plan_cases",
+    "prepare_rerun",
     "progress_for",
     "pull_request_target",
     "rerun_attempt",
@@ -80,3 +90,12 @@ __all__ = [
     "with_simulator_models",
     "worker_gateway_config",
 ]
+
+
+_FRONT_DOOR = {"rerun_attempt", "rerun_attempt_async"}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _FRONT_DOOR:
+        return getattr(import_module("seatrial._execute"), name)
+    raise AttributeError(f"module 'seatrial.run' has no attribute {name!r}")

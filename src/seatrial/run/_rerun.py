@@ -1,18 +1,23 @@
 """The Time Machine: re-run a stored attempt from its snapshot and diff the two trajectories.
 
-``rerun_attempt`` reads the stored attempt, its case as it was run and its run's snapshot;
-resolves the agent from the stored spec; runs that one case once as a new stored run (tag
-``replay``); and aligns the new trajectory with the stored one. When the stored run recorded
-its model answers in a cassette, the gateway serves them back (strict: a request that differs
-from the recorded one fails at once, naming the first difference), so an unchanged agent
-reproduces the attempt step for step and a changed one diverges where it asks something new.
-``live=True`` runs the current agent against the live models instead, to see whether a fix
-holds. What changed since the snapshot is listed, never a reason to refuse.
+:func:`prepare_rerun` reads the stored attempt, its case as it was run and its run's
+snapshot, and resolves the agent from the stored spec; the front door
+(``seatrial._execute``, as for ``seatrial run``) runs that one case once as a new stored run
+(tag ``replay``); :meth:`RerunSetup.result` aligns the new trajectory with the stored one.
+When the stored run recorded its model answers in a cassette, the gateway serves them back
+(strict: a request that differs from the recorded one fails at once, naming the first
+difference), so an unchanged agent reproduces the attempt step for step and a changed one
+diverges where it asks something new. ``live=True`` runs the current agent against the live
+models instead, to see whether a fix holds. What changed since the snapshot is listed, never
+a reason to refuse.
+
+``rerun_attempt`` and ``rerun_attempt_async`` are named here, where the docs have always
+named them, and live with the front door they call (``seatrial._execute._rerun``).
 """
 
 from __future__ import annotations
 
-import asyncio
+from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -35,12 +40,19 @@ from seatrial.run._changes import (
     run_changes,
     suite_changes,
 )
-from seatrial.run._rerun_plan import RerunMode, rerun_gateway, rerun_plan, run_snapshot_of
-from seatrial.run._runner import Progress, RunOptions, new_run_id, run_suite_async
+from seatrial.run._rerun_plan import (
+    RerunMode,
+    RerunPlan,
+    rerun_gateway,
+    rerun_plan,
+    run_snapshot_of,
+)
+from seatrial.run._runner import RunOptions, new_run_id
 from seatrial.store import Store
 
 if TYPE_CHECKING:
     from seatrial.config import Config
+    from seatrial.gateway import GatewayServer
 
 
 @dataclass
@@ -151,20 +163,70 @@ def _changes(
     return changes, notes
 
 
-async def rerun_attempt_async(
-    store: Store,
-    ref: AttemptRef | str,
-    *,
-    config: Config,
-    live: bool = False,
-    progress: Progress | None = None,
-) -> RerunResult:
-    """Re-run a stored attempt as a new run (tag ``replay``) and diff it with the stored one.
+@dataclass
+class RerunSetup:
+    """A rerun ready to go: the one-case suite, its agent, options and gateway.
+
+    The front door (``seatrial._execute``) runs it, as it runs ``seatrial run``, and
+    :meth:`result` reads the new attempt back and diffs it with the stored one.
+    """
+
+    source: AttemptRef
+    info: RunInfo
+    stored: AttemptRecord
+    case: Case
+    snapshot: RunSnapshot | None
+    plan: RerunPlan
+    live: bool
+    suite: Suite
+    adapter: AgentAdapter
+    options: RunOptions
+
+    @property
+    def run_id(self) -> str:
+        """The new run's id, fixed before it starts (its gateway serves answers to it)."""
+        assert self.options.run_id is not None
+        return self.options.run_id
+
+    def gateway(
+        self, store: Store, config: Config
+    ) -> AbstractAsyncContextManager[GatewayServer | None]:
+        """The plan's gateway for the new run (:func:`rerun_gateway`)."""
+        return rerun_gateway(self.plan, store, config, self.run_id, self.case.id)
+
+    def result(self, store: Store, config: Config) -> RerunResult:
+        """The new attempt, read back, diffed with the stored one; what changed since."""
+        ref, stored, case = self.source, self.stored, self.case
+        replayed = load_attempt(store, AttemptRef(self.run_id, case.id, 1))
+        diff = diff_attempts(stored, replayed)
+        new_info = store.get_run(self.run_id)
+        changes, notes = _changes(
+            self.info, self.snapshot, new_info, stored, replayed, case, config
+        )
+        return RerunResult(
+            source=ref,
+            run_id=self.run_id,
+            mode=self.plan.mode,
+            live=self.live,
+            stored=stored,
+            replayed=replayed,
+            diff=diff,
+            changes=changes,
+            notes=self.plan.notes + notes,
+            cassette=str(self.plan.cassette) if self.plan.cassette is not None else None,
+            mismatch=_mismatch(replayed, diff),
+        )
+
+
+def prepare_rerun(
+    store: Store, ref: AttemptRef | str, *, config: Config, live: bool = False
+) -> RerunSetup:
+    """Read the stored attempt, its case and its run's snapshot; plan how model answers are
+    served; resolve the agent as the run resolved it. Nothing is run or stored yet.
 
     ``ref`` is an :class:`AttemptRef` or text as ``seatrial rerun`` takes it
-    (``RUN:CASE#N``). ``config`` is the project's: its agents, base folder and gateway.
-    Raises :class:`InputError` (exit 2) for an unknown attempt, an agent that cannot be
-    resolved, or a recorded run whose cassette is gone.
+    (``RUN:CASE#N``). Raises :class:`InputError` (exit 2) for an unknown attempt, an agent
+    that cannot be resolved, or a recorded run whose cassette is gone.
     """
     if isinstance(ref, str):
         ref = parse_attempt_ref(store, ref)
@@ -185,13 +247,12 @@ async def rerun_attempt_async(
         timeout_s=info.settings.timeout_s,
         models=config.models,
     )
-    run_id = new_run_id()
     options = RunOptions(
         repeats=1,
         concurrency=1,
         timeout_s=info.settings.timeout_s,
         tags=[REPLAY_TAG],
-        run_id=run_id,
+        run_id=new_run_id(),
         settings={
             "replay_of": {"run_id": ref.run_id, "case_id": ref.case_id, "attempt": ref.attempt},
             "mode": plan.mode,
@@ -203,37 +264,4 @@ async def rerun_attempt_async(
         cases=[case],
         rubrics=dict(info.settings.rubrics),
     )
-    try:
-        await adapter.check()
-        async with rerun_gateway(plan, store, config, run_id, case.id):
-            await run_suite_async(suite, adapter, store, options, progress)
-    finally:
-        await adapter.aclose()
-    replayed = load_attempt(store, AttemptRef(run_id, case.id, 1))
-    diff = diff_attempts(stored, replayed)
-    changes, notes = _changes(info, snapshot, store.get_run(run_id), stored, replayed, case, config)
-    return RerunResult(
-        source=ref,
-        run_id=run_id,
-        mode=plan.mode,
-        live=live,
-        stored=stored,
-        replayed=replayed,
-        diff=diff,
-        changes=changes,
-        notes=plan.notes + notes,
-        cassette=str(plan.cassette) if plan.cassette is not None else None,
-        mismatch=_mismatch(replayed, diff),
-    )
-
-
-def rerun_attempt(
-    store: Store,
-    ref: AttemptRef | str,
-    *,
-    config: Config,
-    live: bool = False,
-    progress: Progress | None = None,
-) -> RerunResult:
-    """:func:`rerun_attempt_async` from synchronous code (it runs its own event loop)."""
-    return asyncio.run(rerun_attempt_async(store, ref, config=config, live=live, progress=progress))
+    return RerunSetup(ref, info, stored, case, snapshot, plan, live, suite, adapter, options)

@@ -1,10 +1,11 @@
 """Simulated users: a model plays the user of a case with ``user_simulator``.
 
 The runner sets a :class:`SimulatedUser` as the attempt's source of user messages
-(``AttemptContext.user``); every adapter asks it for each next message, handing it the
-agent's reply. Its model is called through the run's gateway with purpose ``simulator``: the
-call is a ``chat`` span in the attempt's trace marked with that purpose (left out of the
-agent's model calls, tokens and cost) and a line of its own in the run's spend.
+(``AttemptContext.user``); the conversation loop (``agent/_turns.py``) asks it for each next
+message, handing it the agent's reply, whichever adapter answers. Its model is called through
+the run's gateway with purpose ``simulator``: the call is a ``chat`` span in the attempt's
+trace marked with that purpose (left out of the agent's model calls, tokens and cost) and a
+line of its own in the run's spend.
 
 A simulator that breaks its instructions at a turn (leaks a hidden fact, writes nothing, its
 call fails) ends the conversation there: its message is not sent, so no agent turn is spent on
