@@ -17,6 +17,8 @@ DOCUMENTED = [
     "execute_suite",
     "execute_suite_async",
     "load_suite",
+    "rerun_attempt",
+    "rerun_attempt_async",
     "run_suite",
     "run_suite_async",
     "tool",

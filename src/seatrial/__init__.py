@@ -22,6 +22,8 @@ _EXPORTS = {
     "execute_suite": "seatrial._execute",
     "execute_suite_async": "seatrial._execute",
     "load_suite": "seatrial.case",
+    "rerun_attempt": "seatrial._execute",
+    "rerun_attempt_async": "seatrial._execute",
     "run_suite": "seatrial._api",
     "run_suite_async": "seatrial._api",
     "tool": "seatrial.agent",
@@ -40,6 +42,8 @@ __all__ = [
     "execute_suite",
     "execute_suite_async",
     "load_suite",
+    "rerun_attempt",
+    "rerun_attempt_async",
     "run_suite",
     "run_suite_async",
     "tool",
@@ -47,7 +51,13 @@ __all__ = [
 
 if TYPE_CHECKING:
     from seatrial._api import run_suite, run_suite_async
-    from seatrial._execute import SuiteRun, execute_suite, execute_suite_async
+    from seatrial._execute import (
+        SuiteRun,
+        execute_suite,
+        execute_suite_async,
+        rerun_attempt,
+        rerun_attempt_async,
+    )
     from seatrial.agent import AgentOutput, Session, ToolDenied, ToolError, tool
     from seatrial.case import Case, Suite, load_suite
     from seatrial.errors import SeatrialError

@@ -368,7 +368,7 @@ async def test_recorded_results_answer_recorded_arguments_and_unrecorded_ones_by
 async def test_a_rerun_of_a_model_agent_attempt_reproduces_from_the_cassette(
     tmp_path: Path,
 ) -> None:
-    from seatrial.run import rerun_attempt_async
+    from seatrial import rerun_attempt_async
 
     script = [
         calls(("lookup_order", {"order_id": "A1"})),

@@ -157,7 +157,7 @@ async def test_arguments_outside_the_schema_are_told_to_the_model_before_the_too
 async def test_a_timed_out_attempt_prints_no_traceback_and_its_rerun_times_out_again(
     tmp_path: Path, capfd: pytest.CaptureFixture[str], caplog: pytest.LogCaptureFixture
 ) -> None:
-    from seatrial.run import rerun_attempt_async
+    from seatrial import rerun_attempt_async
 
     # The answer would arrive long after the attempt's deadline, as a 2-core CPU model's did
     # (the deadline leaves the agent ample time to send its call, in the rerun too).

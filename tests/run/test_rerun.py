@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from seatrial import rerun_attempt_async
 from seatrial._execute import execute_suite_async
 from seatrial.agent import resolve_agent
 from seatrial.case import Suite, load_suite
@@ -14,7 +15,7 @@ from seatrial.config import load_config
 from seatrial.demo._demo import PROJECT, SUITE
 from seatrial.errors import AgentSpecError, InputError
 from seatrial.record import RunInfo
-from seatrial.run import RunOptions, rerun_attempt_async, run_suite_async
+from seatrial.run import RunOptions, run_suite_async
 from seatrial.store import Store
 from seatrial.testing import FakeOpenAI, FakeReply
 from tests.conftest import agent_spec

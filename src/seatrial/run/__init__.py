@@ -1,12 +1,8 @@
 """Executing a suite: scheduling, repeats, timeouts, fixtures, fresh users, resume.
 
-``rerun_attempt`` and ``rerun_attempt_async`` are named here, where the docs name them, but
-a rerun runs through the front door (``seatrial._execute``), above this package: they are
-looked up there when first asked for, so importing the runner never imports the front door.
+A rerun is planned here (``prepare_rerun``) and run through the front door:
+``seatrial.rerun_attempt`` and ``rerun_attempt_async`` (``seatrial._execute``).
 """
-
-from importlib import import_module
-from typing import Any
 
 from seatrial.run._attempt import run_attempt
 from seatrial.run._changes import SnapshotChange
@@ -78,8 +74,6 @@ __all__ = [
     "prepare_rerun",
     "progress_for",
     "pull_request_target",
-    "rerun_attempt",
-    "rerun_attempt_async",
     "resume_async",
     "run_attempt",
     "run_suite_async",
@@ -90,12 +84,3 @@ __all__ = [
     "with_simulator_models",
     "worker_gateway_config",
 ]
-
-
-_FRONT_DOOR = {"rerun_attempt", "rerun_attempt_async"}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _FRONT_DOOR:
-        return getattr(import_module("seatrial._execute"), name)
-    raise AttributeError(f"module 'seatrial.run' has no attribute {name!r}")
