@@ -123,22 +123,27 @@ def booking_config(folder: Path, base_url: str) -> Config:
 
 async def run_example(folder: Path, workers: int = 1) -> dict[str, Any]:
     """Every suite of the example against the scripted model, observed."""
-    seen: dict[str, Any] = {}
     with FakeOpenAI(booking_model) as upstream:
-        config = booking_config(folder, upstream.base_url)
-        db = f"sqlite:///{folder / 'seatrial.db'}"
-        with Store.open(db) as store:
-            for suite in SUITES:
-                options = default_options(config, workers=workers)
-                done = await execute_suite_async(
-                    config.project_dir / "suites" / f"{suite}.yaml",
-                    config=config,
-                    store=store,
-                    options=options,
-                    with_traces=True,
-                    write_report_files=False,
-                )
-                seen[suite] = observed(done, store)
+        return await run_suites(folder, upstream.base_url, workers)
+
+
+async def run_suites(folder: Path, base_url: str, workers: int = 1) -> dict[str, Any]:
+    """Every suite of the example against the scripted model at ``base_url``, observed."""
+    seen: dict[str, Any] = {}
+    config = booking_config(folder, base_url)
+    db = f"sqlite:///{folder / 'seatrial.db'}"
+    with Store.open(db) as store:
+        for suite in SUITES:
+            options = default_options(config, workers=workers)
+            done = await execute_suite_async(
+                config.project_dir / "suites" / f"{suite}.yaml",
+                config=config,
+                store=store,
+                options=options,
+                with_traces=True,
+                write_report_files=False,
+            )
+            seen[suite] = observed(done, store)
     return seen
 
 

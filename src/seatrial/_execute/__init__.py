@@ -23,7 +23,9 @@ from typing import Any
 
 from seatrial._execute._notice import Backend, NoticeLevel, OnNotice, quiet
 from seatrial._execute._services import (
+    GatewayUse,
     celery_dispatch,
+    gateway_use,
     needs_gateway,
     send_alerts,
     settle_workers,
@@ -49,6 +51,7 @@ from seatrial.run import (
     RunOptions,
     RunOutcome,
     gateway_for_run,
+    gateway_in_process,
     git_settings,
     resume_async,
     with_simulator_models,
@@ -136,7 +139,7 @@ async def _drive(
     resume: str | None,
     options: RunOptions,
     config: Config,
-    gateway: bool,
+    gateway: GatewayUse | None,
     judge: JudgeSettings | None,
     progress: Progress | None,
     say: OnNotice,
@@ -148,13 +151,20 @@ async def _drive(
             if gateway and options.dispatch is not None:
                 # Each worker starts its own proxy for the run (seatrial.distributed).
                 say("info", "gateway: each worker runs its own proxy for the run")
-            elif gateway:
+            elif gateway == "proxy":
                 server = await stack.enter_async_context(
                     gateway_for_run(
                         config.gateway_config(), store=store, project_dir=config.project_dir
                     )
                 )
                 say("info", f"gateway: {server.base_url} (each attempt gets its own path)")
+            elif gateway == "in_process":
+                await stack.enter_async_context(
+                    gateway_in_process(
+                        config.gateway_config(), store=store, project_dir=config.project_dir
+                    )
+                )
+                say("info", "gateway: in process (the model agent's calls need no proxy)")
             if resume is not None:
                 return await resume_async(
                     resume, adapter, store, progress, options.judge, options.dispatch
@@ -291,9 +301,8 @@ async def execute_suite_async(
             await check_agent(adapter)
         assert adapter is not None
         run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
-        if not gateway and needs_gateway(adapter, run_cases):
-            gateway = True  # as --gateway would, in this process
-        settle_workers(options, backend, judge=judged is not None, gateway=gateway, say=say)
+        use = gateway_use(adapter, run_cases, asked=gateway)
+        settle_workers(options, backend, judge=judged is not None, gateway=use == "proxy", say=say)
         recorded = dict(gate_record)  # what the run stores, by RunSettings field
         if resumed is None:  # every new run records the branch and commit it was made from
             recorded.update(git_settings(config.project_dir))
@@ -304,7 +313,9 @@ async def execute_suite_async(
                 if resumed is not None
                 else options.timeout_s
             )
-            options.dispatch = celery_dispatch(store, timeout_s, config, gateway, recorded, say)
+            options.dispatch = celery_dispatch(
+                store, timeout_s, config, use is not None, recorded, say
+            )
         golden_ref = dataset or (loaded.dataset if loaded is not None else None)
         if golden_ref is not None and loaded is not None:
             loaded, golden = with_golden_set(store, loaded, golden_ref, say)
@@ -313,7 +324,7 @@ async def execute_suite_async(
             recorded.update(baseline=baseline_for(store, baseline, loaded, say))
         options.settings.update(recorded)
         outcome = await _drive(
-            adapter, store, loaded, resumed, options, config, gateway, judged, progress, say
+            adapter, store, loaded, resumed, options, config, use, judged, progress, say
         )
         report = build_report(
             store, outcome.run_id, with_traces=with_traces, project_dir=config.project_dir

@@ -4,7 +4,7 @@ processes it uses, the Celery dispatch, and the alerts sent when it ends."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Literal
 
 from seatrial._execute._notice import Backend, NoticeLevel, OnNotice
 from seatrial.agent import AgentAdapter
@@ -13,6 +13,9 @@ from seatrial.config import Config
 from seatrial.report import RunReport
 from seatrial.run import Dispatch, RunOptions, gateway_record, pinned_here
 from seatrial.store import Store
+
+GatewayUse = Literal["proxy", "in_process"]
+"""How a run reaches its gateway: through the proxy (and in process), or in process only."""
 
 
 def needs_gateway(adapter: AgentAdapter, cases: Sequence[Case]) -> bool:
@@ -23,11 +26,23 @@ def needs_gateway(adapter: AgentAdapter, cases: Sequence[Case]) -> bool:
     )
 
 
+def gateway_use(adapter: AgentAdapter, cases: Sequence[Case], *, asked: bool) -> GatewayUse | None:
+    """How the run reaches its gateway, if it needs one. ``--gateway`` (``asked``) serves the
+    proxy; so does a simulated user talking to an agent other than ``model:``, which may call
+    the attempt's proxy URL itself (``session.gateway_url``). A ``model:`` agent and its
+    simulated users call the gateway in process: no proxy, and ``--workers`` holds."""
+    if asked:
+        return "proxy"
+    if not needs_gateway(adapter, cases):
+        return None
+    return "in_process" if getattr(adapter, "needs_gateway", False) else "proxy"
+
+
 _PINNED_NOTE = {
     "judge": "the LLM judge runs in this process: --workers {n} is ignored for this run "
     "(unset judge.model to use several processes)",
-    "gateway": "the gateway (model agent, simulated users) runs in this process: --workers "
-    "{n} is ignored for this run",
+    "gateway": "the gateway's proxy (simulated users with an agent that may call it) runs in "
+    "this process: --workers {n} is ignored for this run",
 }
 
 
@@ -36,8 +51,8 @@ def settle_workers(
 ) -> None:
     """Set ``options.workers`` to what the run will use: 1 on Celery (the workers there share
     the attempts), 1 when the judge or the gateway keeps the run in this process
-    (:func:`seatrial.run.pinned_here`, the runner's own rule), said rather than left silently
-    unused."""
+    (:func:`seatrial.run.pinned_here`, the runner's own rule; ``gateway``: a proxy serves the
+    run), said rather than left silently unused."""
     if options.workers <= 1:
         return
     if backend != "local":
