@@ -27,6 +27,7 @@ from seatrial._execute._services import (
     celery_dispatch,
     gateway_use,
     needs_gateway,
+    note_limits_per_worker,
     send_alerts,
     settle_workers,
 )
@@ -303,6 +304,7 @@ async def execute_suite_async(
         run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
         use = gateway_use(adapter, run_cases, asked=gateway)
         settle_workers(options, backend, judge=judged is not None, gateway=use == "proxy", say=say)
+        note_limits_per_worker(options, config, use, say)
         recorded = dict(gate_record)  # what the run stores, by RunSettings field
         if resumed is None:  # every new run records the branch and commit it was made from
             recorded.update(git_settings(config.project_dir))

@@ -64,6 +64,23 @@ def settle_workers(
         options.workers = 1
 
 
+def note_limits_per_worker(
+    options: RunOptions, config: Config, use: GatewayUse | None, say: OnNotice
+) -> None:
+    """Say that ``rpm``/``tpm`` hold per worker when forked workers each open their own
+    gateway (in process) and no ``gateway.redis_url`` shares the limits between them."""
+    if use != "in_process" or options.workers <= 1:
+        return
+    gateway = config.gateway_config()
+    if gateway.redis_url is None and any(m.rpm or m.tpm for m in gateway.models.values()):
+        say(
+            "warning",
+            f"note: rate limits (rpm/tpm) hold per worker: each of the {options.workers} "
+            "workers calls the models through a gateway of its own; set gateway.redis_url in "
+            "seatrial.yaml to share one limit",
+        )
+
+
 async def send_alerts(store: Store, report: RunReport, config: Config, say: OnNotice) -> None:
     """Send the run's alerts (``alerts:``); a delivery that fails is a warning, never a failed
     run or another exit code."""
