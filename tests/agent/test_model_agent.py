@@ -506,3 +506,42 @@ async def test_a_run_with_several_workers_is_not_kept_in_one_process_by_the_gate
 
     assert ran.record.verdict == "PASS", ran.record.reason
     assert not any("--workers" in text for _, text in notices), notices
+
+
+TWO_ANSWERS_SUITE = """
+suite: answers
+cases:
+  - {id: first, input: Book order A1, assertions: [{type: contains, value: Booked}]}
+  - {id: second, input: Book order A2, assertions: [{type: contains, value: Booked}]}
+"""
+
+
+async def test_workers_each_with_a_gateway_of_their_own_are_told_rate_limits_hold_per_worker(
+    tmp_path: Path,
+) -> None:
+    notices: list[tuple[str, str]] = []
+    async with FakeOpenAI("Booked.") as upstream:
+        write_project(tmp_path, upstream.base_url, BOOKER, TWO_ANSWERS_SUITE)
+        yaml_file = tmp_path / "seatrial.yaml"
+        text = yaml_file.read_text(encoding="utf-8").replace(
+            "    price:", "    rpm: 600\n    price:"
+        )
+        yaml_file.write_text(text, encoding="utf-8")
+        done = await execute_suite_async(
+            tmp_path / "suite.yaml",
+            "booker",
+            config=load_config(tmp_path),
+            db=f"sqlite:///{tmp_path / 'store.db'}",
+            write_report_files=False,
+            options=RunOptions(workers=2),
+            on_notice=lambda *notice: notices.append(notice),
+        )
+        asked = len(upstream.requests)
+
+    assert {case.case_id: case.verdict for case in done.report.cases} == {
+        "first": "PASS",
+        "second": "PASS",
+    }
+    assert asked == 2
+    [note] = [text for level, text in notices if "hold per worker" in text]
+    assert "rate limits (rpm/tpm)" in note and "gateway.redis_url" in note, notices
