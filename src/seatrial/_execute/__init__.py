@@ -71,6 +71,7 @@ __all__ = [
     "execute_suite",
     "execute_suite_async",
     "gates_for",
+    "gateway_use",
     "judge_settings",
     "needs_gateway",
     "quiet",
