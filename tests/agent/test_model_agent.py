@@ -545,3 +545,29 @@ async def test_workers_each_with_a_gateway_of_their_own_are_told_rate_limits_hol
     assert asked == 2
     [note] = [text for level, text in notices if "hold per worker" in text]
     assert "rate limits (rpm/tpm)" in note and "gateway.redis_url" in note, notices
+
+
+async def test_a_call_past_the_runs_budget_ends_the_attempt_naming_the_budget(
+    tmp_path: Path,
+) -> None:
+    script = [calls(("lookup_order", {"order_id": "A1"})), FakeReply("Booked.")]
+    async with FakeOpenAI(script) as upstream:
+        write_project(tmp_path, upstream.base_url, BOOKER, BOOKING_SUITE)
+        with (tmp_path / "seatrial.yaml").open("a", encoding="utf-8") as file:
+            file.write("gateway: {budgets: {run_usd: 0.000001}}\n")
+        done = await execute_suite_async(
+            tmp_path / "suite.yaml",
+            "booker",
+            config=load_config(tmp_path),
+            db=f"sqlite:///{tmp_path / 'store.db'}",
+            write_report_files=False,
+        )
+        asked = len(upstream.requests)
+
+    # The first call spent past the budget; the gateway refused the second before sending it,
+    # and the agent's error says so, with the type the proxy would have answered.
+    assert asked == 1
+    [case] = done.report.cases
+    [attempt] = case.attempts
+    assert (attempt.verdict, attempt.failure_type) == ("ERROR", "agent_error")
+    assert "budget_exceeded" in attempt.reason and "run_usd" in attempt.reason, attempt.reason
