@@ -105,7 +105,10 @@ def observed(done: SuiteRun, store: Store) -> dict[str, Any]:
                 }
             )
         cases[case.case_id] = {"verdict": case.verdict, "attempts": attempts}
-    return {"cases": cases, "spend_usd": done.report.spend_usd}
+    # Sums of the ledger's costs, rounded: the store adds the rows in the order they were
+    # written, which forked workers change, and float addition is not associative.
+    spend = {purpose: round(usd, 9) for purpose, usd in done.report.spend_usd.items()}
+    return {"cases": cases, "spend_usd": spend}
 
 
 def booking_config(folder: Path, base_url: str) -> Config:
