@@ -18,7 +18,9 @@
         ├── FallbackExhausted     every model of a fallback chain failed (names each try)
         ├── BudgetExceeded        a run or project budget is spent; no new calls
         ├── RateLimitTimeout      the rate limit would make the call wait too long
-        └── CassetteMismatch      a replayed request differs from the recorded one
+        ├── CassetteMismatch      a replayed request differs from the recorded one
+        └── ModelCallFailed       an attempt's in-process model call failed (the status and
+                                  error type the proxy would have answered)
 
 A failing agent is data: the runner turns :class:`AgentError` into an ERROR verdict with its
 reason, and :class:`ModelFailure` into a FAIL. Every message says what to do next.
@@ -143,3 +145,18 @@ class RateLimitTimeout(GatewayError):
 
 class CassetteMismatch(GatewayError):
     """In strict replay, a request differs from the recorded one (the first difference named)."""
+
+
+class ModelCallFailed(GatewayError):
+    """An attempt's in-process model call (``AttemptContext.model``) failed.
+
+    It carries what the gateway's proxy would have answered an agent calling it over HTTP:
+    ``status`` (e.g. 502) and OpenAI's error ``error_type`` (``unparsable_output``,
+    ``budget_exceeded``, ``attempt_ended`` ...), so a ``model:`` agent tells the model's own
+    failures from the gateway's without importing it.
+    """
+
+    def __init__(self, message: str, *, status: int, error_type: str) -> None:
+        self.status = status
+        self.error_type = error_type
+        super().__init__(message)

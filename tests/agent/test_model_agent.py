@@ -490,9 +490,12 @@ async def test_the_permission_policy_decides_a_model_agents_tool_calls(tmp_path:
     assert ran.record.verdict == "FAIL"  # it tried a write in production
 
 
-async def test_a_run_with_several_workers_keeps_the_gateway_in_one_process_and_says_so(
+async def test_a_run_with_several_workers_is_not_kept_in_one_process_by_the_gateway(
     tmp_path: Path,
 ) -> None:
+    # The model agent calls its gateway in process: nothing pins the run (issue 22; it used
+    # to go through a proxy on this process's loop, and --workers was ignored with a warning).
+    # tests/examples/test_booking_unchanged.py runs the example with two workers.
     notices: list[tuple[str, str]] = []
     script = [
         calls(("lookup_order", {"order_id": "A1"})),
@@ -502,4 +505,69 @@ async def test_a_run_with_several_workers_keeps_the_gateway_in_one_process_and_s
     ran = await run(tmp_path, script, options=RunOptions(workers=2), notices=notices)
 
     assert ran.record.verdict == "PASS", ran.record.reason
-    assert any(level == "warning" and "--workers 2" in text for level, text in notices)
+    assert not any("--workers" in text for _, text in notices), notices
+
+
+TWO_ANSWERS_SUITE = """
+suite: answers
+cases:
+  - {id: first, input: Book order A1, assertions: [{type: contains, value: Booked}]}
+  - {id: second, input: Book order A2, assertions: [{type: contains, value: Booked}]}
+"""
+
+
+async def test_workers_each_with_a_gateway_of_their_own_are_told_rate_limits_hold_per_worker(
+    tmp_path: Path,
+) -> None:
+    notices: list[tuple[str, str]] = []
+    async with FakeOpenAI("Booked.") as upstream:
+        write_project(tmp_path, upstream.base_url, BOOKER, TWO_ANSWERS_SUITE)
+        yaml_file = tmp_path / "seatrial.yaml"
+        text = yaml_file.read_text(encoding="utf-8").replace(
+            "    price:", "    rpm: 600\n    price:"
+        )
+        yaml_file.write_text(text, encoding="utf-8")
+        done = await execute_suite_async(
+            tmp_path / "suite.yaml",
+            "booker",
+            config=load_config(tmp_path),
+            db=f"sqlite:///{tmp_path / 'store.db'}",
+            write_report_files=False,
+            options=RunOptions(workers=2),
+            on_notice=lambda *notice: notices.append(notice),
+        )
+        asked = len(upstream.requests)
+
+    assert {case.case_id: case.verdict for case in done.report.cases} == {
+        "first": "PASS",
+        "second": "PASS",
+    }
+    assert asked == 2
+    [note] = [text for level, text in notices if "hold per worker" in text]
+    assert "rate limits (rpm/tpm)" in note and "gateway.redis_url" in note, notices
+
+
+async def test_a_call_past_the_runs_budget_ends_the_attempt_naming_the_budget(
+    tmp_path: Path,
+) -> None:
+    script = [calls(("lookup_order", {"order_id": "A1"})), FakeReply("Booked.")]
+    async with FakeOpenAI(script) as upstream:
+        write_project(tmp_path, upstream.base_url, BOOKER, BOOKING_SUITE)
+        with (tmp_path / "seatrial.yaml").open("a", encoding="utf-8") as file:
+            file.write("gateway: {budgets: {run_usd: 0.000001}}\n")
+        done = await execute_suite_async(
+            tmp_path / "suite.yaml",
+            "booker",
+            config=load_config(tmp_path),
+            db=f"sqlite:///{tmp_path / 'store.db'}",
+            write_report_files=False,
+        )
+        asked = len(upstream.requests)
+
+    # The first call spent past the budget; the gateway refused the second before sending it,
+    # and the agent's error says so, with the type the proxy would have answered.
+    assert asked == 1
+    [case] = done.report.cases
+    [attempt] = case.attempts
+    assert (attempt.verdict, attempt.failure_type) == ("ERROR", "agent_error")
+    assert "budget_exceeded" in attempt.reason and "run_usd" in attempt.reason, attempt.reason

@@ -95,7 +95,8 @@ def test_a_run_sets_its_ambient_state_while_it_runs_and_puts_all_of_it_back(
     async def run() -> None:
         adapter = _agent(function)
         async with gateway_for_run(GatewayConfig(models={}), store=store) as server:
-            assert active_gateway() is server
+            active = active_gateway()  # the run's gateway, served by this proxy
+            assert active is not None and active.server is server
             outcome = await run_suite_async(suite, adapter, store, RunOptions(concurrency=2))
             run_ids.append(outcome.run_id)
         await adapter.aclose()

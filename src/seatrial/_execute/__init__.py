@@ -25,8 +25,11 @@ from seatrial._execute._notice import Backend, NoticeLevel, OnNotice, quiet
 from seatrial._execute._rerun import rerun_attempt, rerun_attempt_async
 from seatrial._execute._services import (
     GatewayStart,
+    GatewayUse,
     celery_dispatch,
+    gateway_use,
     needs_gateway,
+    note_limits_per_worker,
     project_gateway,
     send_alerts,
     settle_workers,
@@ -53,6 +56,7 @@ from seatrial.run import (
     RunOptions,
     RunOutcome,
     active_gateway,
+    gateway_in_process,
     git_settings,
     new_run_settings,
     resume_async,
@@ -73,6 +77,7 @@ __all__ = [
     "execute_suite",
     "execute_suite_async",
     "gates_for",
+    "gateway_use",
     "judge_settings",
     "needs_gateway",
     "quiet",
@@ -144,7 +149,7 @@ async def _drive(
     resume: str | None,
     options: RunOptions,
     config: Config,
-    gateway: bool | GatewayStart,
+    gateway: GatewayUse | GatewayStart | None,
     judge: JudgeSettings | None,
     recorded: dict[str, Any],
     progress: Progress | None,
@@ -159,8 +164,15 @@ async def _drive(
             if gateway and options.dispatch is not None:
                 # Each worker starts its own proxy for the run (seatrial.distributed).
                 say("info", "gateway: each worker runs its own proxy for the run")
-            elif gateway:
-                start = project_gateway if gateway is True else gateway
+            elif gateway == "in_process":
+                await stack.enter_async_context(
+                    gateway_in_process(
+                        config.gateway_config(), store=store, project_dir=config.project_dir
+                    )
+                )
+                say("info", "gateway: in process (the model agent's calls need no proxy)")
+            elif gateway is not None:
+                start = project_gateway if gateway == "proxy" else gateway
                 server = await stack.enter_async_context(start(store, config))
                 if server is not None:
                     say("info", f"gateway: {server.base_url} (each attempt gets its own path)")
@@ -309,17 +321,19 @@ async def execute_suite_async(
             await check_agent(adapter)
         assert adapter is not None
         run_cases = loaded.cases if loaded is not None else store.run_cases(str(resumed))
-        if not gateway and needs_gateway(adapter, run_cases):
-            gateway = True  # as --gateway would, in this process
-        settle_workers(
-            options, backend, judge=judged is not None, gateway=gateway is not False, say=say
+        # A rerun's own gateway (its cassette) is served by a proxy; otherwise the agent and
+        # the cases say whether the run needs one, and how it reaches it.
+        use: GatewayUse | None = (
+            "proxy" if callable(gateway) else gateway_use(adapter, run_cases, asked=gateway)
         )
+        settle_workers(options, backend, judge=judged is not None, gateway=use == "proxy", say=say)
+        note_limits_per_worker(options, config, use, say)
         recorded = dict(gate_record)  # what the run stores, by RunSettings field
         if resumed is None:  # every new run records the branch and commit it was made from
             recorded.update(git_settings(config.project_dir))
         if backend == "celery":
             options.dispatch = celery_dispatch(
-                store, options.timeout_s, config, gateway is not False, recorded, say
+                store, options.timeout_s, config, use is not None, recorded, say
             )
         golden_ref = dataset or (loaded.dataset if loaded is not None else None)
         if golden_ref is not None and loaded is not None:
@@ -334,7 +348,7 @@ async def execute_suite_async(
             resumed,
             options,
             config,
-            gateway,
+            gateway if callable(gateway) else use,
             judged,
             recorded,
             progress,

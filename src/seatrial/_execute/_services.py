@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from seatrial._execute._notice import Backend, NoticeLevel, OnNotice
 from seatrial.agent import AgentAdapter
@@ -30,6 +30,10 @@ def project_gateway(
     return gateway_for_run(config.gateway_config(), store=store, project_dir=config.project_dir)
 
 
+GatewayUse = Literal["proxy", "in_process"]
+"""How a run reaches its gateway: through the proxy (and in process), or in process only."""
+
+
 def needs_gateway(adapter: AgentAdapter, cases: Sequence[Case]) -> bool:
     """Whether a run calls models through the gateway without ``--gateway``: a ``model:``
     agent does, and so does every case with a simulated user (``user_simulator``)."""
@@ -38,11 +42,23 @@ def needs_gateway(adapter: AgentAdapter, cases: Sequence[Case]) -> bool:
     )
 
 
+def gateway_use(adapter: AgentAdapter, cases: Sequence[Case], *, asked: bool) -> GatewayUse | None:
+    """How the run reaches its gateway, if it needs one. ``--gateway`` (``asked``) serves the
+    proxy; so does a simulated user talking to an agent other than ``model:``, which may call
+    the attempt's proxy URL itself (``session.gateway_url``). A ``model:`` agent and its
+    simulated users call the gateway in process: no proxy, and ``--workers`` holds."""
+    if asked:
+        return "proxy"
+    if not needs_gateway(adapter, cases):
+        return None
+    return "in_process" if getattr(adapter, "needs_gateway", False) else "proxy"
+
+
 _PINNED_NOTE = {
     "judge": "the LLM judge runs in this process: --workers {n} is ignored for this run "
     "(unset judge.model to use several processes)",
-    "gateway": "the gateway (model agent, simulated users) runs in this process: --workers "
-    "{n} is ignored for this run",
+    "gateway": "the gateway's proxy (simulated users with an agent that may call it) runs in "
+    "this process: --workers {n} is ignored for this run",
 }
 
 
@@ -51,8 +67,8 @@ def settle_workers(
 ) -> None:
     """Set ``options.workers`` to what the run will use: 1 on Celery (the workers there share
     the attempts), 1 when the judge or the gateway keeps the run in this process
-    (:func:`seatrial.run.pinned_here`, the runner's own rule), said rather than left silently
-    unused."""
+    (:func:`seatrial.run.pinned_here`, the runner's own rule; ``gateway``: a proxy serves the
+    run), said rather than left silently unused."""
     if options.workers <= 1:
         return
     if backend != "local":
@@ -62,6 +78,23 @@ def settle_workers(
     if pin is not None:
         say("warning", "note: " + _PINNED_NOTE[pin].format(n=options.workers))
         options.workers = 1
+
+
+def note_limits_per_worker(
+    options: RunOptions, config: Config, use: GatewayUse | None, say: OnNotice
+) -> None:
+    """Say that ``rpm``/``tpm`` hold per worker when forked workers each open their own
+    gateway (in process) and no ``gateway.redis_url`` shares the limits between them."""
+    if use != "in_process" or options.workers <= 1:
+        return
+    gateway = config.gateway_config()
+    if gateway.redis_url is None and any(m.rpm or m.tpm for m in gateway.models.values()):
+        say(
+            "warning",
+            f"note: rate limits (rpm/tpm) hold per worker: each of the {options.workers} "
+            "workers calls the models through a gateway of its own; set gateway.redis_url in "
+            "seatrial.yaml to share one limit",
+        )
 
 
 async def send_alerts(store: Store, report: RunReport, config: Config, say: OnNotice) -> None:

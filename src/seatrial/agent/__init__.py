@@ -15,6 +15,7 @@ from seatrial.agent._protocol import (
     AgentOutput,
     AttemptContext,
     FixedTurns,
+    ModelHandle,
     UserTurns,
     content_hash,
 )
@@ -43,6 +44,7 @@ __all__ = [
     "ModelAgent",
     "ModelAgentSettings",
     "ModelCallSpan",
+    "ModelHandle",
     "PermissionPolicy",
     "PythonAgent",
     "RecordedAgent",

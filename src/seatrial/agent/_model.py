@@ -1,9 +1,11 @@
 """``model:NAME``: an agent made of a model, a system prompt and tools, run by Seatrial.
 
-For each user message the model is called through the attempt's gateway URL with the
-conversation so far and the tool schemas; each tool call it asks for is executed through
-:meth:`Session.call_tool_async` (recorded as an ``execute_tool`` span, checked by the
-permission policy) and its result fed back, until the model answers without tool calls.
+For each user message the model is called through the attempt's model handle
+(``AttemptContext.model``: Seatrial's gateway bound to the attempt, in this process, no
+socket) with the conversation so far and the tool schemas; each tool call it asks for is
+executed through :meth:`Session.call_tool_async` (recorded as an ``execute_tool`` span,
+checked by the permission policy) and its result fed back, until the model answers without
+tool calls.
 The gateway records the model calls (tokens, cost, cassettes), so this module records none.
 """
 
@@ -13,33 +15,21 @@ import json
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from seatrial.agent._model_impl import Implementation, implementation
 from seatrial.agent._model_text_calls import text_tool_calls
 from seatrial.agent._model_tools import load_tools
-from seatrial.agent._protocol import AgentOutput, AttemptContext
+from seatrial.agent._protocol import AgentOutput, AttemptContext, ModelHandle
 from seatrial.agent._session import Session
 from seatrial.agent._tool import refuse_tool_call
 from seatrial.agent._turns import converse, execute_tool_call, tool_error_content
 from seatrial.case import MODEL_PREFIX, ModelAgentSettings
-from seatrial.errors import AgentError, AgentSpecError, ModelFailure
+from seatrial.errors import AgentError, AgentSpecError, ModelCallFailed, ModelFailure
 
-_DEFAULT_TIMEOUT_S = 600.0
 _SHOWN = 300
 MALFORMED_TOOL_CALL = "malformed_tool_call"
 """The failure type of a tool call the model wrote as text, or its server could not parse."""
 _UNPARSABLE = "unparsable_output"
 """The gateway's error type for a model answer its server could not parse."""
-
-
-def _error_of(response: httpx.Response) -> dict[str, Any]:
-    """The ``error`` object of an OpenAI-style error answer ({} when it has none)."""
-    try:
-        error = response.json().get("error")
-    except (ValueError, AttributeError):
-        return {}
-    return error if isinstance(error, dict) else {}
 
 
 class ModelAgent:
@@ -49,10 +39,13 @@ class ModelAgent:
     calls (``model``); ``name`` a named agent's name (its ``spec`` as stored with runs);
     ``model_id`` the pinned id it stands for (described in the attempt's snapshot).
     ``where`` names the configuration in error messages (``seatrial.yaml:12 (agents.x)``).
+    ``timeout_s`` is accepted for the resolver's sake and unused: each model call is bounded
+    by its model's ``timeout_s`` in the gateway, and the attempt by the run's.
     """
 
     needs_gateway = True
-    """``execute_suite_async`` starts the gateway for a run of this agent."""
+    """``execute_suite_async`` opens the gateway for a run of this agent, in process: the
+    agent calls ``AttemptContext.model``, never a proxy."""
 
     def __init__(
         self,
@@ -79,11 +72,9 @@ class ModelAgent:
         self.model_id = model_id or self.model
         self._base_dir = (base_dir or Path.cwd()).resolve()
         self._where = where or f"agent `{spec}`"
-        self._timeout_s = timeout_s or _DEFAULT_TIMEOUT_S
         self._prompt: str | None = None
         self._tools: list[dict[str, Any]] | None = None
         self._implementations: dict[str, Implementation] = {}
-        self._client: httpx.AsyncClient | None = None
 
     @property
     def tools(self) -> list[dict[str, Any]]:
@@ -149,10 +140,10 @@ class ModelAgent:
     async def run(self, ctx: AttemptContext) -> AgentOutput:
         """Answer each user message with the model-and-tools loop."""
         self._prepare()
-        if ctx.gateway_url is None:
+        if ctx.model is None:
             raise AgentError(
                 "a model agent calls its model through Seatrial's gateway and this attempt has "
-                "none: run it with `seatrial run` (or execute_suite_async), which start it"
+                "none: run it with `seatrial run` (or execute_suite_async), which open it"
             )
         session = Session(ctx)
         session.tool_schemas = {tool["function"]["name"]: tool for tool in self.tools}
@@ -164,21 +155,20 @@ class ModelAgent:
         messages: list[dict[str, Any]] = []
         if self._prompt:
             messages.append({"role": "system", "content": self._prompt})
-        url = ctx.gateway_url
 
         async def answer(message: str, index: int) -> str:
             messages.append({"role": "user", "content": message})
-            return await self._answer(url, session, messages, index)
+            return await self._answer(ctx.model, session, messages, index)
 
         responses = await converse(ctx, answer, session)
         return AgentOutput(responses=responses, final_state=session.final_state)
 
     async def _answer(
-        self, url: str, session: Session, messages: list[dict[str, Any]], index: int
+        self, model: ModelHandle, session: Session, messages: list[dict[str, Any]], index: int
     ) -> str:
         """Call the model until it answers without tool calls; ``messages`` grows."""
         for _ in range(self.settings.max_turns):
-            said = await self._complete(url, session, messages)
+            said = await self._complete(model, session, messages)
             calls = said.get("tool_calls") or []
             assistant: dict[str, Any] = {"role": "assistant", "content": said.get("content")}
             if calls:
@@ -234,7 +224,7 @@ class ModelAgent:
         )
 
     async def _complete(
-        self, url: str, session: Session, messages: list[dict[str, Any]]
+        self, model: ModelHandle, session: Session, messages: list[dict[str, Any]]
     ) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": messages}
         if self._tools:
@@ -243,26 +233,21 @@ class ModelAgent:
             body["temperature"] = self.settings.temperature
         if self.settings.seed is not None:
             body["seed"] = self.settings.seed
-        if self._client is None:
-            self._client = httpx.AsyncClient(timeout=self._timeout_s)
         try:
-            response = await self._client.post(f"{url.rstrip('/')}/chat/completions", json=body)
-        except httpx.HTTPError as exc:
-            raise AgentError(f"the model call through the gateway failed: {exc!r}") from exc
-        if response.status_code >= 400:
-            error = _error_of(response)
-            if error.get("type") == _UNPARSABLE:
-                self._refuse_unparsable(session, str(error.get("message") or ""))
+            answer = await model(body)
+        except ModelCallFailed as exc:
+            if exc.error_type == _UNPARSABLE:
+                self._refuse_unparsable(session, str(exc))
             raise AgentError(
-                f"the model call through the gateway failed: HTTP {response.status_code}: "
-                f"{response.text[:_SHOWN]}"
-            )
+                f"the model call through the gateway failed: {exc.status} {exc.error_type}: "
+                f"{str(exc)[:_SHOWN]}"
+            ) from exc
         try:
-            message = response.json()["choices"][0]["message"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            message = answer["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError) as exc:
             raise AgentError(
                 f"the gateway answered something that is not a chat completion: "
-                f"{response.text[:_SHOWN]}"
+                f"{str(answer)[:_SHOWN]}"
             ) from exc
         if not isinstance(message, dict):
             raise AgentError(f"the chat completion's message is not an object: {message!r}")
@@ -294,7 +279,4 @@ class ModelAgent:
         return tool_error_content(error_type, message)
 
     async def aclose(self) -> None:
-        """Close the connection to the gateway (a later run opens a new one)."""
-        if self._client is not None:
-            await self._client.aclose()
-            self._client = None
+        """Nothing to release: the agent holds no connection (its calls are in process)."""

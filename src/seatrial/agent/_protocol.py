@@ -51,6 +51,27 @@ def clean_metadata(raw: Mapping[str, Any]) -> dict[str, Any]:
     return clean
 
 
+class ModelHandle(Protocol):
+    """The attempt's model calls, made in this process: Seatrial's gateway bound to the attempt.
+
+    A ``model:`` agent calls it instead of POSTing to the gateway's proxy: the call goes
+    through the same pipeline (routing, limits, budget, cache, cassette, faults, pricing), its
+    ``chat`` span lands in the attempt's trace, its ledger row names the attempt, and the
+    attempt's end ends it. Defined here, where adapters can see it; the runner provides it
+    (``seatrial.gateway.RunGateway``), so this package never imports the gateway.
+    """
+
+    async def __call__(self, body: dict[str, Any]) -> dict[str, Any]:
+        """Answer an OpenAI ``/v1/chat/completions`` body (never streamed) with a
+        ``chat.completion`` object.
+
+        Raises:
+            seatrial.errors.ModelCallFailed: the call failed; it carries the status and error
+                type the proxy would have answered.
+        """
+        ...
+
+
 @runtime_checkable
 class UserTurns(Protocol):
     """Where an attempt's user messages come from: the case's written turns
@@ -90,7 +111,11 @@ class AttemptContext:
     workspace: Path | None = None
     sandbox: Sandbox | None = None
     gateway_url: str | None = None
-    """The attempt's OpenAI base URL on the gateway proxy (``seatrial run --gateway``)."""
+    """The attempt's OpenAI base URL on the gateway proxy (``seatrial run --gateway``), for
+    agents that call models themselves (python:, http:)."""
+    model: ModelHandle | None = None
+    """The attempt's model calls in this process, when the run has a gateway: what a
+    ``model:`` agent calls (no socket, no proxy)."""
     agent_metadata: dict[str, Any] | None = None
     """What the agent said about itself during the attempt (``Session.describe`` or the
     protocol response's ``metadata``): version, prompt and tool-schema hashes, model. The

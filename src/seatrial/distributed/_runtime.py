@@ -24,7 +24,7 @@ from seatrial.run import CasePlan, JudgeRuntime, plan_cases
 from seatrial.store import Store
 
 if TYPE_CHECKING:
-    from seatrial.gateway import Gateway, GatewayServer
+    from seatrial.gateway import Gateway, GatewayServer, RunGateway
 
 
 @dataclass
@@ -42,8 +42,8 @@ class RunRuntime:
     """The run's per-attempt timeout."""
     judge: JudgeRuntime | None = None
     """The run's LLM judge (its model from the run, its endpoint from the worker's config)."""
-    gateway: GatewayServer | None = None
-    """This worker's gateway proxy for the run, when the run uses one."""
+    gateway: RunGateway | None = None
+    """This worker's gateway for the run (with its own proxy), when the run uses one."""
 
     def attempt_judge(self) -> JudgeRuntime | None:
         """A judge runtime for one attempt: the run's judge and trust, review items of its own
@@ -79,6 +79,16 @@ async def _open_gateway(
         return gateway, None
     server = await stack.enter_async_context(GatewayServer(gateway))
     return gateway, server
+
+
+def _run_gateway(server: GatewayServer | None) -> RunGateway | None:
+    """The run's gateway as its attempts use it: in process (``model:`` agents), and through
+    this worker's proxy for agents that call it."""
+    if server is None:
+        return None
+    from seatrial.gateway import RunGateway
+
+    return RunGateway(server.gateway, server)
 
 
 def _open_judge(store: Store, config: Config, info: RunInfo, gateway: Gateway) -> JudgeRuntime:
@@ -138,5 +148,5 @@ async def open_run_runtime(
             adapter=adapter,
             timeout_s=timeout_s,
             judge=judge,
-            gateway=server,
+            gateway=_run_gateway(server),
         )

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from seatrial.gateway._fallback import fallback_chain, with_fallback
     from seatrial.gateway._faults import FaultInjector
     from seatrial.gateway._gateway import Gateway
+    from seatrial.gateway._in_process import AttemptCalls, AttemptModel, RunGateway
     from seatrial.gateway._limits import RateLimits, estimate_tokens
     from seatrial.gateway._metrics import GatewayMetrics
     from seatrial.gateway._providers import Provider, ProviderPool, new_provider
@@ -59,6 +60,8 @@ if TYPE_CHECKING:
 _EXPORTS = {
     "ATTEMPT_HEADER": "seatrial.gateway._attempts",
     "AttemptBinding": "seatrial.gateway._attempts",
+    "AttemptCalls": "seatrial.gateway._in_process",
+    "AttemptModel": "seatrial.gateway._in_process",
     "AttemptRegistry": "seatrial.gateway._attempts",
     "Budget": "seatrial.gateway._budget",
     "BudgetConfig": "seatrial.gateway._config",
@@ -93,6 +96,7 @@ _EXPORTS = {
     "Router": "seatrial.gateway._routing",
     "RoutingConfig": "seatrial.gateway._config",
     "RoutingRule": "seatrial.gateway._config",
+    "RunGateway": "seatrial.gateway._in_process",
     "SpanExporter": "seatrial.gateway._export",
     "TracingConfig": "seatrial.gateway._config",
     "Usage": "seatrial.gateway._types",
@@ -111,6 +115,8 @@ __all__ = [
     "ATTEMPT_HEADER",
     "PURPOSE_HEADER",
     "AttemptBinding",
+    "AttemptCalls",
+    "AttemptModel",
     "AttemptRegistry",
     "Budget",
     "BudgetConfig",
@@ -144,6 +150,7 @@ __all__ = [
     "Router",
     "RoutingConfig",
     "RoutingRule",
+    "RunGateway",
     "SpanExporter",
     "TracingConfig",
     "Usage",

@@ -91,11 +91,27 @@ class Gateway:
             ledger=Ledger(store),
             calls=CallCounter(),
         )
+        self._opened_with = (project_dir, replay_run_id, providers)
+        """What :meth:`for_process` opens another gateway with."""
 
     @property
     def store(self) -> Store | None:
         """Where the model-call rows go (None: nowhere)."""
         return self._parts.ledger.store
+
+    def for_process(self, store: Store | None) -> Gateway:
+        """A gateway of this one's configuration for another process (a forked worker):
+        rate limits, cache, cassette, exporter and providers opened anew there, its ledger rows
+        and budget read through ``store`` (the worker's own connection). Providers the caller
+        handed in come along as they are."""
+        project_dir, replay_run_id, providers = self._opened_with
+        return Gateway(
+            self.config,
+            store=store,
+            project_dir=project_dir,
+            replay_run_id=replay_run_id,
+            providers=providers,
+        )
 
     # -- chat ------------------------------------------------------------------------------
 

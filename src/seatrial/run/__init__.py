@@ -10,6 +10,7 @@ from seatrial.run._context import active_gateway, use_gateway
 from seatrial.run._gateway_hook import (
     attempt_gateway,
     gateway_for_run,
+    gateway_in_process,
     gateway_record,
     worker_gateway_config,
 )
@@ -63,6 +64,7 @@ __all__ = [
     "case_hash",
     "fixture_hash",
     "gateway_for_run",
+    "gateway_in_process",
     "gateway_record",
     "git_refs",
     "git_settings",

@@ -37,7 +37,7 @@ the ``random`` module would otherwise make them repeat."""
 os.register_at_fork(after_in_child=_IDS.seed)
 
 if TYPE_CHECKING:
-    from seatrial.gateway import GatewayServer
+    from seatrial.gateway import RunGateway
     from seatrial.run._judge_hook import JudgeRuntime
 
 
@@ -63,12 +63,13 @@ async def run_attempt(
     timeout_s: float | None,
     *,
     judge: JudgeRuntime | None = None,
-    gateway: GatewayServer | None = None,
+    gateway: RunGateway | None = None,
 ) -> AttemptRecord:
     """Run one attempt and return its evaluated record. Agent failures become ERROR.
 
     ``judge`` answers the LLM-judged assertions (without one they are reported as not
-    evaluated); ``gateway`` gives the agent its own base URL on that server. The runner
+    evaluated); ``gateway`` gives the agent its model calls (and, when a proxy serves the run,
+    its own base URL there). The runner
     passes the run's, and the case as it planned it once for the run (a :class:`CasePlan`);
     a bare :class:`Case` is planned here, for this attempt alone.
     """
@@ -88,7 +89,7 @@ async def run_attempt(
             attempt_gateway(gateway, recorder, run_id, case.id, attempt)
             if gateway is not None
             else nullcontext()
-        ) as gateway_url,
+        ) as calls,
     ):
         sandbox = Sandbox(workspace, case, recorder) if workspace is not None else None
         ctx = AttemptContext(
@@ -100,7 +101,8 @@ async def run_attempt(
             recorder=recorder,
             workspace=workspace,
             sandbox=sandbox,
-            gateway_url=gateway_url,
+            gateway_url=calls.url if calls is not None else None,
+            model=calls.model if calls is not None else None,
         )
         simulator = simulated_user(
             case.user_simulator,

@@ -1,12 +1,13 @@
 """What a run sets outside its own objects: its ambient gateway, and two process-wide settings.
 
-The run's gateway server is the one context variable of this package. It is ambient, not an
-argument, because library code starts the server around the runs it serves
+The run's gateway (:class:`~seatrial.gateway.RunGateway`: the gateway, and its proxy when
+one serves the run) is the one context variable of this package. It is ambient, not an
+argument, because library code starts it around the runs it serves
 (``async with gateway_for_run(...): await run_suite_async(...)``) and the runner cannot
 reach that code's variables. :func:`use_gateway` is its only setter
-(:func:`seatrial.run.gateway_for_run` calls it); the runner reads it once when a run starts
-and hands the server to each attempt. The run's judge is not ambient: it travels in
-``RunOptions.judge`` to every attempt.
+(:func:`seatrial.run.gateway_for_run` and :func:`seatrial.run.gateway_in_process` call it);
+the runner reads it once when a run starts and hands it to each attempt. The run's judge is
+not ambient: it travels in ``RunOptions.judge`` to every attempt.
 
 Ambient state owned by lower packages, which cannot import this one:
 
@@ -33,29 +34,29 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from seatrial.gateway import GatewayServer
+    from seatrial.gateway import RunGateway
 
 RUN_GC_THRESHOLD = 50_000
 """Gen-0 threshold of Python's garbage collector while a run executes."""
 
-_gateway_server: contextvars.ContextVar[GatewayServer | None] = contextvars.ContextVar(
-    "seatrial_gateway_server", default=None
+_run_gateway: contextvars.ContextVar[RunGateway | None] = contextvars.ContextVar(
+    "seatrial_run_gateway", default=None
 )
 
 
-def active_gateway() -> GatewayServer | None:
-    """The gateway server runs started in this context register their attempts with, if any."""
-    return _gateway_server.get()
+def active_gateway() -> RunGateway | None:
+    """The gateway runs started in this context register their attempts with, if any."""
+    return _run_gateway.get()
 
 
 @contextmanager
-def use_gateway(server: GatewayServer) -> Iterator[GatewayServer]:
-    """Register the attempts of runs started in this block (and its tasks) with ``server``."""
-    token = _gateway_server.set(server)
+def use_gateway(gateway: RunGateway) -> Iterator[RunGateway]:
+    """Register the attempts of runs started in this block (and its tasks) with ``gateway``."""
+    token = _run_gateway.set(gateway)
     try:
-        yield server
+        yield gateway
     finally:
-        _gateway_server.reset(token)
+        _run_gateway.reset(token)
 
 
 class _ProcessSettings:

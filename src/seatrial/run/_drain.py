@@ -12,7 +12,7 @@ from seatrial.run._attempt import run_attempt
 from seatrial.run._plan import CasePlan
 
 if TYPE_CHECKING:
-    from seatrial.gateway import GatewayServer
+    from seatrial.gateway import RunGateway
     from seatrial.run._judge_hook import JudgeRuntime
 
 
@@ -25,11 +25,11 @@ async def drain(
     on_record: Callable[[AttemptRecord], None],
     *,
     judge: JudgeRuntime | None = None,
-    gateway: GatewayServer | None = None,
+    gateway: RunGateway | None = None,
     room: Callable[[], Awaitable[None]] | None = None,
 ) -> None:
     """Run every (case, attempt) of ``plan`` (each case planned once for the run) with at
-    most ``concurrency`` in flight, each with the run's ``judge`` and ``gateway`` server
+    most ``concurrency`` in flight, each with the run's ``judge`` and ``gateway``
     (when it has them). ``room``, when given, is awaited before each attempt starts: the
     store's writer holds attempts back while it has too many waiting
     (:meth:`AttemptWriter.room`)."""

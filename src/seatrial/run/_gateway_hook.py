@@ -1,10 +1,14 @@
-"""Handing each attempt its own gateway base URL (``seatrial run --gateway``).
+"""Handing each attempt its model calls: in process, and through the proxy when one serves
+the run (``seatrial run --gateway``).
 
-While a gateway server is in use for a run, every attempt is registered with it before the
-agent is driven: the agent gets ``{url}/a/{token}/v1`` (``session.gateway_url`` for Python
-agents, ``context.gateway_base_url`` in the protocol request for HTTP agents), and each call
-through that URL lands as a ``chat`` span in the attempt's trace with its run, case and
-attempt (for cost, cache, cassettes and faults).
+While a gateway is in use for a run, every attempt is registered with it before the agent is
+driven. The attempt gets ``AttemptContext.model``, ``Gateway.chat`` bound to it, which a
+``model:`` agent calls without a socket (:func:`gateway_in_process` starts no proxy, so the
+run may use ``--workers``: each worker opens its own gateway). With a proxy
+(:func:`gateway_for_run`), the agent also gets ``{url}/a/{token}/v1``
+(``session.gateway_url`` for Python agents, ``context.gateway_base_url`` in the protocol
+request for HTTP agents). Either way each call lands as a ``chat`` span in the attempt's
+trace with its run, case and attempt (for cost, cache, cassettes and faults).
 
 On Celery workers (``seatrial run --backend celery --gateway``) each worker process starts
 its own gateway and proxy for each run it serves, from its own ``seatrial.yaml``
@@ -30,7 +34,7 @@ from seatrial.trace import TraceRecorder
 
 if TYPE_CHECKING:
     # The gateway pulls in the model SDKs and the web server: only runs that use it pay.
-    from seatrial.gateway import GatewayConfig, GatewayServer
+    from seatrial.gateway import AttemptCalls, GatewayConfig, GatewayServer, RunGateway
 
 log = logging.getLogger("seatrial.gateway")
 
@@ -48,30 +52,48 @@ async def gateway_for_run(
 ) -> AsyncIterator[GatewayServer]:
     """Start a gateway and its proxy in this event loop for the attempts run in the block.
 
-    The server is the block's :func:`~seatrial.run.active_gateway`: runs started inside it
-    register their attempts with it.
+    The gateway, with this server, is the block's :func:`~seatrial.run.active_gateway`: runs
+    started inside it register their attempts with it. The proxy belongs to this process's
+    event loop, so such a run stays in this process (``--workers`` is not used).
     """
-    from seatrial.gateway import Gateway, GatewayServer
+    from seatrial.gateway import Gateway, GatewayServer, RunGateway
 
     gateway = Gateway(config, store=store, project_dir=project_dir)
     try:
         async with GatewayServer(gateway, host=host, port=port) as server:
-            with use_gateway(server):
+            with use_gateway(RunGateway(gateway, server)):
                 yield server
+    finally:
+        await gateway.aclose()
+
+
+@asynccontextmanager
+async def gateway_in_process(
+    config: GatewayConfig, *, store: Store | None = None, project_dir: Path | None = None
+) -> AsyncIterator[RunGateway]:
+    """A gateway for the model calls the runs in the block make in process (``model:``
+    agents, simulated users): nothing listens, and a run with ``--workers`` opens one in each
+    worker (:meth:`seatrial.gateway.Gateway.for_process`)."""
+    from seatrial.gateway import Gateway, RunGateway
+
+    gateway = Gateway(config, store=store, project_dir=project_dir)
+    try:
+        with use_gateway(RunGateway(gateway)) as run_gateway:
+            yield run_gateway
     finally:
         await gateway.aclose()
 
 
 @contextmanager
 def attempt_gateway(
-    server: GatewayServer | None, recorder: TraceRecorder, run_id: str, case_id: str, attempt: int
-) -> Iterator[str | None]:
-    """The attempt's base URL on ``server`` while it runs, or None without a server."""
-    if server is None:
+    gateway: RunGateway | None, recorder: TraceRecorder, run_id: str, case_id: str, attempt: int
+) -> Iterator[AttemptCalls | None]:
+    """The attempt's model handle and proxy URL while it runs, or None without a gateway."""
+    if gateway is None:
         yield None
         return
-    with server.attempt(recorder, run_id, case_id, attempt) as base_url:
-        yield base_url
+    with gateway.attempt(recorder, run_id, case_id, attempt) as calls:
+        yield calls
 
 
 def gateway_record(config: GatewayConfig) -> GatewaySetting:

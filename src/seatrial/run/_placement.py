@@ -2,8 +2,10 @@
 
 Three places: sent elsewhere (a ``Dispatch``: Celery workers), shared between forked worker
 processes of this machine (``--workers``), or here, on this process's event loop. A run with
-an LLM judge or a gateway stays here whatever ``--workers`` asks: the judge's connections
-and the gateway's proxy belong to this process's event loop.
+an LLM judge or a gateway proxy (``--gateway``, or simulated users talking to an agent that
+may call the proxy) stays here whatever ``--workers`` asks: the judge's connections and its
+review queue, and the proxy's socket, belong to this process. A gateway without a proxy (a
+``model:`` agent calls it in process) does not: each worker opens its own.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ Placement = Literal["dispatch", "workers", "here"]
 """Where a run's attempts run."""
 
 Pin = Literal["judge", "gateway"]
-"""What keeps a run's attempts in this process."""
+"""What keeps a run's attempts in this process (``gateway``: its proxy)."""
 
 
 def pinned_here(*, judge: bool, gateway: bool) -> Pin | None:
-    """What keeps a run in this process (the judge first), or None when nothing does."""
+    """What keeps a run in this process (the judge first), or None when nothing does;
+    ``gateway`` is whether a proxy serves the run."""
     if judge:
         return "judge"
     if gateway:

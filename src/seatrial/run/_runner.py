@@ -29,7 +29,7 @@ from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
 
 if TYPE_CHECKING:
-    from seatrial.gateway import GatewayServer
+    from seatrial.gateway import RunGateway
     from seatrial.run._judge_hook import JudgeRuntime
 
 
@@ -197,7 +197,7 @@ async def _execute(
     store: Store,
     options: RunOptions,
     progress: Progress | None,
-    gateway: GatewayServer | None,
+    gateway: RunGateway | None,
 ) -> RunOutcome:
     finished = 0
 
@@ -217,12 +217,14 @@ async def _execute(
                 attempts=len(plan),
                 dispatch=options.dispatch is not None,
                 judge=options.judge is not None,
-                gateway=gateway is not None,
+                # A proxy belongs to this process's loop; the gateway alone does not: each
+                # worker opens its own.
+                gateway=gateway is not None and gateway.server is not None,
             )
             if options.dispatch is not None:
                 await options.dispatch(run_id, [(p.case, n) for p, n in plan], on_record)
             elif where == "workers":
-                await run_in_workers(run_id, plan, adapter, store, options, on_record)
+                await run_in_workers(run_id, plan, adapter, store, options, on_record, gateway)
             else:
                 writer = AttemptWriter(store)
                 try:

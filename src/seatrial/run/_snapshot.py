@@ -30,7 +30,7 @@ from seatrial.trace import Trace, trusted_model
 from seatrial.trace import attrs as A
 
 if TYPE_CHECKING:
-    from seatrial.gateway import GatewayConfig, GatewayServer
+    from seatrial.gateway import GatewayConfig, RunGateway
 
 CASSETTE_ATTRIBUTE = "seatrial.gateway.cassette"
 """The chat-span attribute the gateway sets to ``record`` or ``replay`` (gateway/_spans.py)."""
@@ -101,12 +101,12 @@ def agent_source(adapter: AgentAdapter) -> RunSnapshotAgent:
     return RunSnapshotAgent(spec=adapter.spec, kind=kind)
 
 
-def gateway_snapshot(server: GatewayServer | None) -> RunSnapshotGateway | None:
+def gateway_snapshot(gateway: RunGateway | None) -> RunSnapshotGateway | None:
     """The gateway's models, configuration hash and cassette; None without a gateway."""
-    if server is None:
+    if gateway is None:
         return None
-    config = server.gateway.config
-    cassette = server.gateway.cassette
+    config = gateway.gateway.config
+    cassette = gateway.gateway.cassette
     return RunSnapshotGateway(
         config_hash=gateway_config_hash(config),
         models={name: model.model for name, model in config.models.items()},
@@ -115,8 +115,8 @@ def gateway_snapshot(server: GatewayServer | None) -> RunSnapshotGateway | None:
     )
 
 
-def run_snapshot(adapter: AgentAdapter, gateway: GatewayServer | None = None) -> RunSnapshot:
-    """The run-level snapshot, taken when the run starts, with the run's gateway server."""
+def run_snapshot(adapter: AgentAdapter, gateway: RunGateway | None = None) -> RunSnapshot:
+    """The run-level snapshot, taken when the run starts, with the run's gateway."""
     return RunSnapshot(
         seatrial_version=__version__,
         python_version=platform.python_version(),

@@ -6,6 +6,12 @@ from the process that created the run, so each inherits the loaded agent and the
 opens its own connection to the store and commits its own attempts, and reports every finished
 attempt back for the progress display. Ctrl-C reaches the whole process group: every worker
 stores what finished and stops. POSIX only (``fork``); elsewhere the runner stays in-process.
+
+A run with a gateway but no proxy (a ``model:`` agent, simulated users) forks too: each
+worker opens its own gateway after the fork (:meth:`seatrial.gateway.Gateway.for_process`:
+its own providers, cache, cassette writer and store connection) and its attempts call it in
+process. Budgets hold across the workers through the store's ledger; rate limits (``rpm``,
+``tpm``) only through ``gateway.redis_url``, else each worker holds the limit on its own.
 """
 
 from __future__ import annotations
@@ -30,6 +36,7 @@ from seatrial.run._writer import AttemptWriter
 from seatrial.store import Store
 
 if TYPE_CHECKING:
+    from seatrial.gateway import RunGateway
     from seatrial.run._runner import RunOptions
 
 _DONE = "done"
@@ -51,6 +58,7 @@ def _child(
     timeout_s: float | None,
     concurrency: int,
     messages: Queue[Any],
+    gateway: RunGateway | None,
 ) -> None:
     # The parent's event loop handlers came along with the fork: a worker reacts to signals
     # itself (Ctrl-C stores what finished and stops).
@@ -69,7 +77,9 @@ def _child(
             messages.put((record.case_id, record.attempt, record.verdict, record.failure_type))
 
         asyncio.run(
-            drain(share, adapter, run_id, timeout_s, concurrency, on_record, room=writer.room)
+            _drain_share(
+                share, adapter, run_id, timeout_s, concurrency, on_record, writer, store, gateway
+            )
         )
     except KeyboardInterrupt:
         # Ctrl-C: the finally block stores what finished, and the parent learns its share
@@ -86,6 +96,40 @@ def _child(
         if store is not None:
             store.close()
         messages.put((_DONE,))
+
+
+async def _drain_share(
+    share: list[tuple[CasePlan, int]],
+    adapter: AgentAdapter,
+    run_id: str,
+    timeout_s: float | None,
+    concurrency: int,
+    on_record: Callable[[AttemptRecord], None],
+    writer: AttemptWriter,
+    store: Store,
+    gateway: RunGateway | None,
+) -> None:
+    """Run this worker's share, with a gateway of its own when the run has one: the parent's
+    providers, cache and store connection belong to the parent's process and loop."""
+    own: RunGateway | None = None
+    if gateway is not None:
+        from seatrial.gateway import RunGateway
+
+        own = RunGateway(gateway.gateway.for_process(store))
+    try:
+        await drain(
+            share,
+            adapter,
+            run_id,
+            timeout_s,
+            concurrency,
+            on_record,
+            gateway=own,
+            room=writer.room,
+        )
+    finally:
+        if own is not None:
+            await own.gateway.aclose()
 
 
 def _read_messages(
@@ -130,8 +174,10 @@ async def run_in_workers(
     store: Store,
     options: RunOptions,
     on_record: Callable[[AttemptRecord], None],
+    gateway: RunGateway | None = None,
 ) -> None:
-    """Run ``plan`` in ``options.workers`` forked processes; each stores its own attempts."""
+    """Run ``plan`` in ``options.workers`` forked processes; each stores its own attempts and,
+    when the run has a ``gateway`` (without a proxy), opens its own in its process."""
     count = min(options.workers, len(plan))
     concurrency = max(1, -(-options.concurrency // count))
     context = multiprocessing.get_context("fork")
@@ -148,6 +194,7 @@ async def run_in_workers(
                 options.timeout_s,
                 concurrency,
                 messages,
+                gateway,
             ),
             name=f"seatrial-worker-{i + 1}",
             daemon=True,
