@@ -72,7 +72,7 @@ def trusted_model(cls: type[M], fields: dict[str, Any]) -> M:
             if name not in fields:
                 values[name] = factory()
         fields_set = set(fields)
-    instance = cls.__new__(cls)
+    instance = _new(cls)
     _set_dict(instance, values)
     _set_fields_set(instance, fields_set)
     _set_extra(instance, None)
@@ -87,6 +87,9 @@ def trusted_model(cls: type[M], fields: dict[str, Any]) -> M:
     )
     return instance
 
+
+_new = object.__new__
+"""BaseModel defines no ``__new__``: object's, called directly, skips looking it up on the class."""
 
 # The four slots pydantic keeps an instance's state in, set through their own descriptors:
 # what ``object.__setattr__`` does, without looking each name up on every call.
