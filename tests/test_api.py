@@ -128,3 +128,17 @@ def test_execute_suite_gives_the_exit_code_of_seatrial_run(tmp_path):
 def test_resuming_with_gates_is_refused_before_anything_runs(tmp_path):
     with pytest.raises(seatrial.SeatrialError, match="fixed when a run starts"):
         seatrial.execute_suite(resume="latest", gates=tmp_path / "gates.yaml")
+
+
+def test_a_suite_runs_repr_names_the_run_not_every_attempt(tmp_path):
+    # asyncio.run formats its main task's result as it ends: a repr holding the whole report
+    # cost ~0.3 s at 1,000 attempts. A person printing the result wants the run, not the report.
+    from seatrial._execute import SuiteRun
+
+    project = gated_project(tmp_path, MET)
+    report = seatrial.run_suite(project / "suites" / "gated.yaml", project_dir=project)
+    result = SuiteRun(run_id=report.info.run_id, report=report)
+    assert repr(result) == (
+        f"SuiteRun(run_id={report.info.run_id!r}, report_files=(), interrupted=False)"
+    )
+    assert "AttemptRecord" not in repr(result)

@@ -93,18 +93,27 @@ def run_suite(
     dataset: str | None = None,
 ) -> RunReport:
     """Synchronous twin of :func:`run_suite_async`."""
-    return asyncio.run(
-        run_suite_async(
-            suite,
-            agent,
-            db=db,
-            project_dir=project_dir,
-            options=options,
-            gates=gates,
-            baseline=baseline,
-            judge=judge,
-            gateway=gateway,
-            report_dir=report_dir,
-            dataset=dataset,
+    reports: list[RunReport] = []
+
+    async def run() -> None:
+        # The report is handed out past asyncio.run, not returned through it: asyncio formats
+        # the repr of its main task, result included, as it restores the Ctrl-C handler, and
+        # the repr of a report with every attempt's trace takes seconds for a large run.
+        reports.append(
+            await run_suite_async(
+                suite,
+                agent,
+                db=db,
+                project_dir=project_dir,
+                options=options,
+                gates=gates,
+                baseline=baseline,
+                judge=judge,
+                gateway=gateway,
+                report_dir=report_dir,
+                dataset=dataset,
+            )
         )
-    )
+
+    asyncio.run(run())
+    return reports[0]

@@ -18,6 +18,7 @@ import pytest
 
 from seatrial.agent import AgentRetry, HttpAgent
 from seatrial.agent._retry import RETRY_EVENT
+from seatrial.agent._transport import AgentConnections
 from seatrial.case import Case
 from seatrial.errors import AgentError
 from tests.agent._drive import drive, make_context
@@ -175,3 +176,45 @@ async def test_no_proxy_sends_the_posts_straight_to_the_agent(
     assert output.responses == ["echo hi"]
     assert proxy.request_lines == []
     assert agent.request_lines == ["POST /chat HTTP/1.1"]
+
+
+async def test_an_answers_headers_text_and_json_read_as_httpx_reads_them() -> None:
+    # The pool hands back a light answer, not an httpx.Response; what the retries and the
+    # error messages read of it (headers, text in the declared charset) must not change.
+    body = json.dumps({"response": "café"}, ensure_ascii=False).encode("latin-1")
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        head = await reader.readuntil(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":", 1)[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        await reader.readexactly(length)
+        writer.write(
+            b"HTTP/1.1 503 Service Unavailable\r\n"
+            b"content-type: application/json; charset=latin-1\r\n"
+            b"Retry-After: 1\r\nx-note: a\r\nx-note: b\r\n"
+            + f"content-length: {len(body)}\r\n\r\n".encode()
+            + body
+        )
+        await writer.drain()
+        writer.close()
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    url = f"http://127.0.0.1:{server.sockets[0].getsockname()[1]}/chat"
+    connections = AgentConnections(url, concurrency=1, headers={}, timeout_s=10)
+    try:
+        answer = await connections.post({"message": "hi"}, {})
+    finally:
+        await connections.aclose()
+        server.close()
+        await server.wait_closed()
+    same = answer.as_httpx()
+    assert answer.status_code == same.status_code == 503
+    assert answer.headers.get("retry-after") == "1"
+    assert answer.headers.get("x-note") == same.headers.get("x-note") == "a, b"
+    assert answer.text == same.text == '{"response": "café"}'
+    for read in (answer.json, same.json):  # JSON is read as UTF-8 whatever the charset
+        with pytest.raises(UnicodeDecodeError):
+            read()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from seatrial.record import AssertionResult, AttemptRecord, Metrics
-from seatrial.trace import Span, Trace, attrs, trusted_model
+from seatrial.trace import Span, Trace, TraceRecorder, attrs, trusted_model
 
 
 def test_a_trusted_record_equals_and_dumps_like_the_validated_one() -> None:
@@ -67,3 +67,18 @@ def test_a_trusted_trace_has_working_private_views() -> None:
     trace = trusted_model(Trace, {"trace_id": "t" * 32, "spans": [span]})
     assert [call.name for call in trace.tool_calls()] == ["lookup"]
     assert trace == Trace.model_validate(trace.model_dump())
+
+
+def test_a_recorded_trace_dumps_like_the_same_trace_validated() -> None:
+    # The recorder makes its spans and trace with every field given; what is stored of them
+    # (their JSON) must be what validating the same values gives.
+    recorder = TraceRecorder()
+    with recorder.span("invoke_agent a", {"gen_ai.operation.name": "invoke_agent"}):
+        with recorder.span("execute_tool t", {"gen_ai.tool.call.arguments": {"id": 1}}):
+            recorder.event("seatrial.permission", {"decision": "granted"})
+    trace = recorder.trace()
+    validated = Trace.model_validate(trace.model_dump())
+    assert trace == validated
+    assert trace.model_dump_json() == validated.model_dump_json()
+    for span, again in zip(trace.spans, validated.spans, strict=True):
+        assert span.model_dump_json() == again.model_dump_json()

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from seatrial.agent._protocol import AgentOutput, AttemptContext, clean_metadata
-from seatrial.agent._retry import RETRY_EVENT, AgentRetry, post_with_retries
+from seatrial.agent._retry import RETRY_EVENT, AgentResponse, AgentRetry, post_with_retries
 from seatrial.agent._turns import converse
 from seatrial.errors import AgentError, AgentSpecError
 from seatrial.record import DEFAULT_CONCURRENCY
@@ -126,7 +126,7 @@ class HttpAgent:
         self._client: httpx.AsyncClient | None = None
         self._connections: AgentConnections | None = None
 
-    async def _send(self, payload: dict[str, Any], headers: dict[str, str]) -> httpx.Response:
+    async def _send(self, payload: dict[str, Any], headers: dict[str, str]) -> AgentResponse:
         """One POST of ``payload``: through aiohttp's pool (seatrial.agent._transport), or
         through an httpx client over the ``transport`` a test plugged in."""
         if self._transport is not None:

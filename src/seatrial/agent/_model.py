@@ -145,6 +145,7 @@ class ModelAgent:
                 "a model agent calls its model through Seatrial's gateway and this attempt has "
                 "none: run it with `seatrial run` (or execute_suite_async), which open it"
             )
+        model = ctx.model
         session = Session(ctx)
         session.tool_schemas = {tool["function"]["name"]: tool for tool in self.tools}
         for tool, found in self._implementations.items():
@@ -158,7 +159,7 @@ class ModelAgent:
 
         async def answer(message: str, index: int) -> str:
             messages.append({"role": "user", "content": message})
-            return await self._answer(ctx.model, session, messages, index)
+            return await self._answer(model, session, messages, index)
 
         responses = await converse(ctx, answer, session)
         return AgentOutput(responses=responses, final_state=session.final_state)

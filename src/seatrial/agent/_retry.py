@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import httpx
 from pydantic import BaseModel, ConfigDict, Field
@@ -33,6 +33,34 @@ RETRY_EVENT = A.AGENT_RETRY
 
 TRANSIENT_ERRORS = (httpx.ConnectError, httpx.RemoteProtocolError)
 """Transport errors after which the turn is posted again: nothing was answered."""
+
+
+class AgentResponse(Protocol):
+    """What the adapter and its retries read of an answer: an ``httpx.Response``, or the
+    lighter ``AgentAnswer`` of aiohttp's pool (``seatrial.agent._transport``)."""
+
+    status_code: int
+
+    @property
+    def headers(self) -> httpx.Headers:
+        """The answer's headers."""
+        ...
+
+    @property
+    def text(self) -> str:
+        """The body as text."""
+        ...
+
+    def json(self) -> Any:
+        """The body parsed as JSON."""
+        ...
+
+    async def aclose(self) -> None:
+        """Release the answer."""
+        ...
+
+
+R = TypeVar("R", bound=AgentResponse)
 
 
 class AgentRetry(BaseModel):
@@ -52,11 +80,11 @@ class AgentRetry(BaseModel):
 
 
 async def post_with_retries(
-    post: Callable[[], Awaitable[httpx.Response]],
+    post: Callable[[], Awaitable[R]],
     settings: AgentRetry,
     on_retry: Callable[[dict[str, Any]], None],
     sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-) -> httpx.Response:
+) -> R:
     """``post()`` until it gives an answer that is not transient, or ``settings.tries`` run
     out; the last response is returned and the last transport error raised.
 

@@ -42,6 +42,9 @@ KEEPALIVE_EXPIRY_S = 60.0
 CONNECT_TIMEOUT_S = 10.0
 """The longest wait for a TCP (and TLS) connection to the agent, under a shorter timeout."""
 
+_PAYLOAD_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
+"""The request body's encoder, made once (``json.dumps`` with options makes one per call)."""
+
 
 _HTTPX_ERRORS: dict[Failure, type[httpx.TransportError]] = {
     "connect_timeout": httpx.ConnectTimeout,
@@ -56,6 +59,54 @@ def httpx_error(exc: Exception, request: httpx.Request) -> httpx.TransportError:
     """The httpx error an aiohttp (or asyncio) error stands for (see the module's table)."""
     message = str(exc) or type(exc).__name__
     return _HTTPX_ERRORS[failure(exc)](message, request=request)
+
+
+class AgentAnswer:
+    """An agent's answer to one POST: the names of ``httpx.Response`` the adapter and its
+    retries read, and nothing else made until it is read.
+
+    An ``httpx.Response`` (its headers parsed, its stream set up) took several times what
+    decoding the body did, for every turn of every attempt; the answer keeps aiohttp's raw
+    headers and body instead. The headers and the text, read only on the retry and error
+    paths, are httpx's own when asked for, so they read as before.
+    """
+
+    __slots__ = ("_raw_headers", "_request", "content", "status_code")
+
+    def __init__(
+        self,
+        status_code: int,
+        raw_headers: tuple[tuple[bytes, bytes], ...],
+        content: bytes,
+        request: httpx.Request,
+    ) -> None:
+        self.status_code = status_code
+        self.content = content
+        self._raw_headers = raw_headers
+        self._request = request
+
+    def json(self) -> Any:
+        """The body parsed as JSON (what ``httpx.Response.json`` does)."""
+        return json.loads(self.content)
+
+    @property
+    def headers(self) -> httpx.Headers:
+        """The answer's headers, as httpx reads them."""
+        return httpx.Headers(self._raw_headers)
+
+    @property
+    def text(self) -> str:
+        """The body as text, decoded as httpx decodes it."""
+        return self.as_httpx().text
+
+    def as_httpx(self) -> httpx.Response:
+        """The same answer as an ``httpx.Response``."""
+        return httpx.Response(
+            self.status_code, headers=self._raw_headers, content=self.content, request=self._request
+        )
+
+    async def aclose(self) -> None:
+        """Nothing to release: the body was read whole and the connection went back."""
 
 
 class AgentConnections:
@@ -97,17 +148,15 @@ class AgentConnections:
             )
         return self._session
 
-    async def post(self, payload: Any, headers: Mapping[str, str]) -> httpx.Response:
+    async def post(self, payload: Any, headers: Mapping[str, str]) -> AgentAnswer:
         """POST ``payload`` as JSON; the whole answer, or an httpx error."""
-        data = json.dumps(payload, ensure_ascii=False, separators=(",", ":")).encode()
+        data = _PAYLOAD_JSON.encode(payload).encode()
         try:
             async with self._open().post(
                 self._url, data=data, headers=headers or None, proxy=self._proxy
             ) as answer:
                 body = await answer.read()
-                return httpx.Response(
-                    answer.status, headers=answer.raw_headers, content=body, request=self._request
-                )
+                return AgentAnswer(answer.status, answer.raw_headers, body, self._request)
         except (TimeoutError, aiohttp.ClientError) as exc:
             raise httpx_error(exc, self._request) from exc
 

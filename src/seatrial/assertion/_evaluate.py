@@ -205,10 +205,6 @@ def call(planned: Planned, ctx: AssertionContext) -> Check:
     return check
 
 
-def _run(planned: Planned, ctx: AssertionContext) -> AssertionResult:
-    return _result(planned, call(planned, ctx))
-
-
 def outcome(
     planned: Planned, check: Check, advisory: list[AssertionResult], reviews: list[ReviewRequest]
 ) -> AssertionResult:
@@ -256,7 +252,7 @@ def evaluate(
     """
     if planned is None:
         planned = plan(case)
-    results = [_run(p, ctx) for p in planned if p.level != "L3"]
+    results = [_result(p, call(p, ctx)) for p in planned if p.level != "L3"]
     skipped = skip_l3(planned, results)
     if skipped is not None:
         return skipped

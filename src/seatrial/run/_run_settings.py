@@ -20,7 +20,7 @@ from seatrial.record import RunSettings
 from seatrial.run._snapshot import run_snapshot
 
 if TYPE_CHECKING:
-    from seatrial.gateway import GatewayServer
+    from seatrial.gateway import RunGateway
     from seatrial.run._runner import RunOptions
 
 
@@ -34,7 +34,7 @@ def new_run_settings(
     suite: Suite,
     adapter: AgentAdapter,
     options: RunOptions,
-    gateway: GatewayServer | None = None,
+    gateway: RunGateway | None = None,
     recorded: Mapping[str, Any] | None = None,
 ) -> RunSettings:
     """The settings a new run of ``suite`` stores: ``options``' values, the suite's gate,

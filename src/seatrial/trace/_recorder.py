@@ -14,7 +14,7 @@ import time
 from typing import Any
 
 from seatrial.trace import _attrs as A
-from seatrial.trace._span import Span, SpanEvent, Trace
+from seatrial.trace._span import TRACE_FORMAT_VERSION, Span, SpanEvent, Trace
 from seatrial.trace._trusted import trusted_model
 
 _IDS = random.Random()
@@ -89,6 +89,8 @@ class TraceRecorder:
         attrs = {k: to_attribute(v) for k, v in attributes.items()} if attributes else {}
         if self.turn_index is not None and A.TURN_INDEX not in attrs:
             attrs[A.TURN_INDEX] = self.turn_index
+        # Every field given, in order: trusted_model takes the dict as it is, with no defaults
+        # to merge in (three spans or more per attempt).
         span = trusted_model(
             Span,
             {
@@ -97,7 +99,12 @@ class TraceRecorder:
                 "parent_span_id": parent.span_id if parent else None,
                 "name": str(name),
                 "start_time_unix_nano": time.time_ns(),
+                "end_time_unix_nano": None,
                 "attributes": attrs,
+                "events": [],
+                "status": "unset",
+                "status_message": "",
+                "links": [],
             },
         )
         self.spans.append(span)
@@ -144,7 +151,15 @@ class TraceRecorder:
     def trace(self) -> Trace:
         """The trace recorded so far, spans in start order."""
         spans = sorted(self.spans, key=_start_time)
-        return trusted_model(Trace, {"trace_id": self.trace_id, "spans": spans})
+        return trusted_model(
+            Trace,
+            {
+                "format_version": TRACE_FORMAT_VERSION,
+                "trace_id": self.trace_id,
+                "spans": spans,
+                "resource": {},
+            },
+        )
 
 
 def _start_time(span: Span) -> int:

@@ -186,10 +186,13 @@ class Trace(BaseModel):
 
     def agent_span(self) -> Span | None:
         """The outermost ``invoke_agent`` span, if any."""
-        agents = [s for s in self.spans if s.operation == A.OP_INVOKE_AGENT]
+        agents: list[Span] = self._cached("agent_spans", self._agent_spans)
         ids = {s.span_id for s in agents}
         roots = [s for s in agents if s.parent_span_id not in ids]
         return roots[0] if roots else None
+
+    def _agent_spans(self) -> list[Span]:
+        return [s for s in self.spans if s.attributes.get(A.OPERATION) == A.OP_INVOKE_AGENT]
 
     def tool_calls(self) -> list[TraceToolCall]:
         """Tool calls in the order they started."""
@@ -269,11 +272,11 @@ class Trace(BaseModel):
         its ``usage``; a SWE-agent trajectory, which keeps only totals) falls back to the usage
         recorded on its ``invoke_agent`` spans.
         """
-        calls = self.model_calls()
+        calls: list[ModelCall] = self._cached("model_calls", self._model_calls)
         spent = sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls)
         if any(spent):
             return spent
-        agents = [s for s in self.spans if s.operation == A.OP_INVOKE_AGENT]
+        agents: list[Span] = self._cached("agent_spans", self._agent_spans)
         return (
             sum(int(s.attributes.get(A.INPUT_TOKENS) or 0) for s in agents),
             sum(int(s.attributes.get(A.OUTPUT_TOKENS) or 0) for s in agents),
