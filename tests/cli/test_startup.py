@@ -146,3 +146,47 @@ def test_objects_a_caller_froze_stay_frozen_after_a_command() -> None:
         assert gc.get_freeze_count() == frozen
     finally:
         gc.unfreeze()
+
+
+_SCRIPT = """
+import atexit, sys, threading, time
+from seatrial.cli import console_script
+
+def late() -> None:
+    time.sleep(0.2)
+    print("thread finished", flush=True)
+
+threading.Thread(target=late).start()
+atexit.register(lambda: print("atexit ran"))
+sys.argv = ["seatrial", *{args!r}]
+console_script()
+print("not reached")
+"""
+
+
+def script(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The console script's entry point run with ``args`` in a fresh interpreter."""
+    return subprocess.run(
+        [sys.executable, "-c", _SCRIPT.format(args=args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def test_the_console_script_ends_the_process_as_the_interpreter_would(tmp_path):
+    # It skips only the interpreter's teardown: threads finish, atexit handlers run, the
+    # output is flushed, and the exit status is the command's.
+    done = script(["--help"], tmp_path)
+    assert done.returncode == 0
+    assert "Usage" in done.stdout and "not reached" not in done.stdout
+    assert done.stdout.index("thread finished") < done.stdout.index("atexit ran")
+
+
+def test_the_console_script_exits_with_the_command_s_status(tmp_path):
+    done = script(["no-such-command"], tmp_path)
+    assert done.returncode == 2
+    assert "No such command" in done.stderr
+    assert "atexit ran" in done.stdout
