@@ -359,17 +359,50 @@ def _write_value(handle: TextIO, value: Any, depth: int) -> None:
         handle.write(_encoded(value, depth))
 
 
+def _streams(value: Any, depth: int) -> bool:
+    """Whether :func:`_write_value` writes ``value`` a part at a time at ``depth``."""
+    return (
+        isinstance(value, Iterator)
+        or (isinstance(value, dict) and any(isinstance(v, Iterator) for v in value.values()))
+        or (isinstance(value, list) and depth <= 1)
+    )
+
+
 def _write_members(handle: TextIO, members: dict[str, Any], depth: int) -> None:
     if not members:
         handle.write("{}")
         return
     handle.write("{")
     inner = "\n" + "  " * (depth + 1)
-    for number, (key, value) in enumerate(members.items()):
-        handle.write("," + inner if number else inner)
+    # Members written whole are encoded together, in one call (a report's case has six before
+    # its attempts): the same text as one call each.
+    whole: dict[str, Any] = {}
+    written = False
+
+    def write_whole() -> None:
+        nonlocal whole, written
+        if whole:
+            handle.write(("," if written else "") + _encoded_members(whole, depth))
+            whole, written = {}, True
+
+    for key, value in members.items():
+        if not _streams(value, depth + 1):
+            whole[str(key)] = value
+            continue
+        write_whole()
+        handle.write("," + inner if written else inner)
+        written = True
         handle.write(_encoded(str(key), 0) + ": ")
         _write_value(handle, value, depth + 1)
+    write_whole()
     handle.write("\n" + "  " * depth + "}")
+
+
+def _encoded_members(members: dict[str, Any], depth: int) -> str:
+    """``members`` as the lines they take inside a mapping at ``depth``, each on its own line
+    (a newline and the indent before each), without the braces around them."""
+    text = _encoded(members, depth)  # "{" newline, the members, newline, indent, "}"
+    return text[1 : text.rindex("\n")]
 
 
 def _write_items(handle: TextIO, items: Iterator[Any], depth: int) -> None:
