@@ -81,6 +81,8 @@ class _Connection(asyncio.Protocol):
         self._body_at = -1  # where the body starts in the buffer; -1: head not read yet
         self._length = -1  # the body's length; -1: chunked or until closed
         self._chunked = False
+        self._chunk_at = -1  # where the next chunk's size line starts; -1: at the body's start
+        self._chunks: list[bytes] = []  # the chunks read whole so far
         self._keep_alive = True
 
     # --- asyncio.Protocol -------------------------------------------------------------------
@@ -238,10 +240,10 @@ class _Connection(asyncio.Protocol):
             self._keep_alive = False  # the body runs until the agent closes
 
     def _dechunk(self) -> bytes | None:
-        """The whole body once its last chunk (and trailers) arrived; None until then."""
+        """The whole body once its last chunk (and trailers) arrived; None until then. Each
+        chunk is read once, however many reads the body takes."""
         buffer = self._buffer
-        at = self._body_at
-        parts: list[bytes] = []
+        at = self._chunk_at if self._chunk_at >= 0 else self._body_at
         while True:
             end = buffer.find(b"\r\n", at)
             if end < 0:
@@ -252,25 +254,18 @@ class _Connection(asyncio.Protocol):
             except ValueError:
                 raise _Failed("broken", f"a bad chunk size: {size_text[:40]!r}") from None
             if size == 0:
-                trailers = buffer.find(b"\r\n\r\n", end)
-                if trailers == end:  # no trailers: the last chunk's line ends the body
-                    finish = end + 4
-                elif buffer.find(b"\r\n", end + 2) == end + 2:
-                    finish = end + 4
-                elif trailers < 0:
-                    return None
-                else:
-                    finish = trailers + 4
-                if len(buffer) < finish:
+                # The last chunk: its line, then trailer lines, then an empty line.
+                finish = buffer.find(b"\r\n\r\n", end) + 4
+                if finish < 4:
                     return None
                 if len(buffer) > finish:
                     self._keep_alive = False
-                return b"".join(parts)
+                return b"".join(self._chunks)
             start = end + 2
             if len(buffer) < start + size + 2:
                 return None
-            parts.append(bytes(buffer[start : start + size]))
-            at = start + size + 2
+            self._chunks.append(bytes(buffer[start : start + size]))
+            at = self._chunk_at = start + size + 2
 
 
 class PlainConnections:
