@@ -150,7 +150,11 @@ def test_objects_a_caller_froze_stay_frozen_after_a_command() -> None:
 
 _SCRIPT = """
 import atexit, sys, threading, time
+from concurrent.futures import ThreadPoolExecutor
 from seatrial.cli import console_script
+
+pool = ThreadPoolExecutor(1)  # kept, its worker idle, never shut down
+pool.submit(lambda: None)
 
 def late() -> None:
     time.sleep(0.2)

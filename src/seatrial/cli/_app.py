@@ -121,9 +121,15 @@ def console_script() -> NoReturn:
         code = _exit_status(stop.code)
     else:
         code = 0
-    for thread in threading.enumerate():
-        if thread is not threading.current_thread() and not thread.daemon:
-            thread.join()
+    # The interpreter's own first steps, in its order: threading's exit hooks (which stop
+    # idle executor workers) and the wait for threads that are not daemons, then atexit.
+    shutdown: Callable[[], None] | None = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()
+    else:  # an interpreter without it: wait for the threads
+        for thread in threading.enumerate():
+            if thread is not threading.current_thread() and not thread.daemon:
+                thread.join()
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
