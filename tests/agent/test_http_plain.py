@@ -101,6 +101,7 @@ async def test_the_request_names_the_path_host_type_and_length_and_carries_the_h
     assert headers[b"authorization"] == b"Bearer t"
     assert headers[b"accept"] == b"x/y"  # a configured header replaces the default
     assert headers[b"traceparent"] == b"00-ab-cd-01"
+    assert headers[b"user-agent"].startswith(b"seatrial/")
     assert int(headers[b"content-length"]) == len(body)
     assert json.loads(body) == {"message": "café"}
     assert len(lines) == 1 + len(headers)  # no header sent twice

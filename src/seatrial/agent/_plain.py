@@ -32,6 +32,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from seatrial._http_client import Failure
+from seatrial._version import __version__
 from seatrial.agent._answer import PAYLOAD_JSON, AgentAnswer, transport_error
 
 KEEPALIVE_EXPIRY_S = 60.0
@@ -298,6 +299,7 @@ class PlainConnections:
         fields = {
             "host": ("Host", host),
             "accept": ("Accept", "*/*"),
+            "user-agent": ("User-Agent", f"seatrial/{__version__}"),
             "content-type": ("Content-Type", "application/json"),
         }
         for name, value in headers.items():
