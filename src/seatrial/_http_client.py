@@ -24,15 +24,14 @@ import urllib.request
 from typing import Literal
 from urllib.parse import urlsplit
 
-import aiohttp
-import httpx
-
 Failure = Literal["connect_timeout", "read_timeout", "unreachable", "cut_short", "broken"]
 """What went wrong with a request, in the words both clients translate from."""
 
 
 def failure(exc: BaseException) -> Failure:
     """What an aiohttp (or asyncio timeout) error says went wrong (see the module's table)."""
+    import aiohttp  # here: a plain http:// agent's posts never load it (seatrial.agent._plain)
+
     if isinstance(exc, aiohttp.ConnectionTimeoutError):
         return "connect_timeout"
     if isinstance(exc, asyncio.TimeoutError):
@@ -60,4 +59,8 @@ def proxy_for(url: str) -> str | None:
 def ssl_for(url: str) -> ssl.SSLContext | bool:
     """TLS for ``url``: the certificates httpx would trust (its CA bundle, ``SSL_CERT_FILE``)
     for https, so a server httpx reached is reached the same way; plain http needs none."""
-    return httpx.create_ssl_context() if url.startswith("https:") else True
+    if not url.startswith("https:"):
+        return True
+    import httpx
+
+    return httpx.create_ssl_context()

@@ -2,7 +2,9 @@
 
 Each command imports the store, the model SDK, the web server or the clustering library
 inside its function, so ``seatrial --help`` and ``import seatrial.cli`` stay fast. Every check
-runs in a fresh interpreter: what this test process imported says nothing about it.
+runs in a fresh interpreter: what this test process imported says nothing about it. What
+starting loaded is then frozen out of the garbage collector's passes while the command runs,
+and the collector is put back afterwards.
 """
 
 from __future__ import annotations
@@ -115,3 +117,80 @@ def test_opening_a_new_or_current_store_loads_no_migration_tool(tmp_path):
         assert "no runs stored yet" in out
         assert "sqlalchemy" in unwanted(modules)
         assert "alembic" not in unwanted(modules)
+
+
+def test_a_command_freezes_what_starting_it_loaded_and_puts_the_collector_back() -> None:
+    import gc
+
+    from seatrial.cli._app import COMMAND_GC_THRESHOLD, command_gc
+
+    before = gc.get_threshold()
+    assert gc.get_freeze_count() == 0
+    with command_gc():
+        assert gc.get_threshold()[0] == COMMAND_GC_THRESHOLD
+        assert gc.get_freeze_count() > 0
+    assert gc.get_threshold() == before
+    assert gc.get_freeze_count() == 0
+
+
+def test_objects_a_caller_froze_stay_frozen_after_a_command() -> None:
+    import gc
+
+    from seatrial.cli._app import command_gc
+
+    gc.freeze()
+    try:
+        frozen = gc.get_freeze_count()
+        with command_gc():
+            pass
+        assert gc.get_freeze_count() == frozen
+    finally:
+        gc.unfreeze()
+
+
+_SCRIPT = """
+import atexit, sys, threading, time
+from concurrent.futures import ThreadPoolExecutor
+from seatrial.cli import console_script
+
+pool = ThreadPoolExecutor(1)  # kept, its worker idle, never shut down
+pool.submit(lambda: None)
+
+def late() -> None:
+    time.sleep(0.2)
+    print("thread finished", flush=True)
+
+threading.Thread(target=late).start()
+atexit.register(lambda: print("atexit ran"))
+sys.argv = ["seatrial", *{args!r}]
+console_script()
+print("not reached")
+"""
+
+
+def script(args: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """The console script's entry point run with ``args`` in a fresh interpreter."""
+    return subprocess.run(
+        [sys.executable, "-c", _SCRIPT.format(args=args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+
+
+def test_the_console_script_ends_the_process_as_the_interpreter_would(tmp_path):
+    # It skips only the interpreter's teardown: threads finish, atexit handlers run, the
+    # output is flushed, and the exit status is the command's.
+    done = script(["--help"], tmp_path)
+    assert done.returncode == 0
+    assert "Usage" in done.stdout and "not reached" not in done.stdout
+    assert done.stdout.index("thread finished") < done.stdout.index("atexit ran")
+
+
+def test_the_console_script_exits_with_the_command_s_status(tmp_path):
+    done = script(["no-such-command"], tmp_path)
+    assert done.returncode == 2
+    assert "No such command" in done.stderr
+    assert "atexit ran" in done.stdout

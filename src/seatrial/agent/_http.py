@@ -33,6 +33,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
+from seatrial._http_client import proxy_for
 from seatrial.agent._protocol import AgentOutput, AttemptContext, clean_metadata
 from seatrial.agent._retry import RETRY_EVENT, AgentResponse, AgentRetry, post_with_retries
 from seatrial.agent._turns import converse
@@ -41,6 +42,7 @@ from seatrial.record import DEFAULT_CONCURRENCY
 from seatrial.trace import Span, add_usage, record_tools_called
 
 if TYPE_CHECKING:
+    from seatrial.agent._plain import PlainConnections
     from seatrial.agent._transport import AgentConnections
 
 _ENV_REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -124,11 +126,13 @@ class HttpAgent:
         self._transport = transport
         self._retry = retry or AgentRetry()
         self._client: httpx.AsyncClient | None = None
-        self._connections: AgentConnections | None = None
+        self._connections: AgentConnections | PlainConnections | None = None
 
     async def _send(self, payload: dict[str, Any], headers: dict[str, str]) -> AgentResponse:
-        """One POST of ``payload``: through aiohttp's pool (seatrial.agent._transport), or
-        through an httpx client over the ``transport`` a test plugged in."""
+        """One POST of ``payload``: through the plain HTTP/1.1 pool for an ``http://`` agent
+        reached without a proxy (seatrial.agent._plain), through aiohttp's otherwise
+        (seatrial.agent._transport), or through an httpx client over the ``transport`` a test
+        plugged in."""
         if self._transport is not None:
             if self._client is None:
                 connect = min(self._timeout_s, 10.0) if self._timeout_s else 10.0
@@ -138,15 +142,25 @@ class HttpAgent:
                 )
             return await self._client.post(self.url, json=payload, headers=headers)
         if self._connections is None:
+            self._connections = self._open_connections()
+        return await self._connections.post(payload, headers)
+
+    def _open_connections(self) -> AgentConnections | PlainConnections:
+        """The pool this agent's posts go through (see :meth:`_send`)."""
+        if self.url.startswith("http:") and proxy_for(self.url) is None:
+            from seatrial.agent._plain import PlainConnections
+
+            pool: type[AgentConnections | PlainConnections] = PlainConnections
+        else:
             from seatrial.agent._transport import AgentConnections
 
-            self._connections = AgentConnections(
-                self.url,
-                concurrency=self._concurrency,
-                headers=self._headers,
-                timeout_s=self._timeout_s,
-            )
-        return await self._connections.post(payload, headers)
+            pool = AgentConnections
+        return pool(
+            self.url,
+            concurrency=self._concurrency,
+            headers=self._headers,
+            timeout_s=self._timeout_s,
+        )
 
     async def check(self) -> None:
         """Open (and close) a TCP connection to the agent's host and port; nothing is posted.

@@ -27,14 +27,14 @@ which then posts through an ``httpx.AsyncClient``.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 from typing import Any
 
 import aiohttp
 import httpx
 
-from seatrial._http_client import Failure, failure, proxy_for, ssl_for
+from seatrial._http_client import failure, proxy_for, ssl_for
+from seatrial.agent._answer import PAYLOAD_JSON, AgentAnswer, transport_error
 
 KEEPALIVE_EXPIRY_S = 60.0
 """How long an idle connection to the agent stays open for the next POST."""
@@ -42,71 +42,10 @@ KEEPALIVE_EXPIRY_S = 60.0
 CONNECT_TIMEOUT_S = 10.0
 """The longest wait for a TCP (and TLS) connection to the agent, under a shorter timeout."""
 
-_PAYLOAD_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
-"""The request body's encoder, made once (``json.dumps`` with options makes one per call)."""
-
-
-_HTTPX_ERRORS: dict[Failure, type[httpx.TransportError]] = {
-    "connect_timeout": httpx.ConnectTimeout,
-    "read_timeout": httpx.ReadTimeout,
-    "unreachable": httpx.ConnectError,
-    "cut_short": httpx.ReadError,
-    "broken": httpx.RemoteProtocolError,
-}
-
 
 def httpx_error(exc: Exception, request: httpx.Request) -> httpx.TransportError:
     """The httpx error an aiohttp (or asyncio) error stands for (see the module's table)."""
-    message = str(exc) or type(exc).__name__
-    return _HTTPX_ERRORS[failure(exc)](message, request=request)
-
-
-class AgentAnswer:
-    """An agent's answer to one POST: the names of ``httpx.Response`` the adapter and its
-    retries read, and nothing else made until it is read.
-
-    An ``httpx.Response`` (its headers parsed, its stream set up) took several times what
-    decoding the body did, for every turn of every attempt; the answer keeps aiohttp's raw
-    headers and body instead. The headers and the text, read only on the retry and error
-    paths, are httpx's own when asked for, so they read as before.
-    """
-
-    __slots__ = ("_raw_headers", "_request", "content", "status_code")
-
-    def __init__(
-        self,
-        status_code: int,
-        raw_headers: tuple[tuple[bytes, bytes], ...],
-        content: bytes,
-        request: httpx.Request,
-    ) -> None:
-        self.status_code = status_code
-        self.content = content
-        self._raw_headers = raw_headers
-        self._request = request
-
-    def json(self) -> Any:
-        """The body parsed as JSON (what ``httpx.Response.json`` does)."""
-        return json.loads(self.content)
-
-    @property
-    def headers(self) -> httpx.Headers:
-        """The answer's headers, as httpx reads them."""
-        return httpx.Headers(self._raw_headers)
-
-    @property
-    def text(self) -> str:
-        """The body as text, decoded as httpx decodes it."""
-        return self.as_httpx().text
-
-    def as_httpx(self) -> httpx.Response:
-        """The same answer as an ``httpx.Response``."""
-        return httpx.Response(
-            self.status_code, headers=self._raw_headers, content=self.content, request=self._request
-        )
-
-    async def aclose(self) -> None:
-        """Nothing to release: the body was read whole and the connection went back."""
+    return transport_error(failure(exc), str(exc) or type(exc).__name__, request)
 
 
 class AgentConnections:
@@ -150,7 +89,7 @@ class AgentConnections:
 
     async def post(self, payload: Any, headers: Mapping[str, str]) -> AgentAnswer:
         """POST ``payload`` as JSON; the whole answer, or an httpx error."""
-        data = _PAYLOAD_JSON.encode(payload).encode()
+        data = PAYLOAD_JSON.encode(payload).encode()
         try:
             async with self._open().post(
                 self._url, data=data, headers=headers or None, proxy=self._proxy

@@ -37,6 +37,6 @@ from seatrial.cli import (  # noqa: F401, I001  (each registers its commands)
     _serve,
     _worker,
 )
-from seatrial.cli._app import app, main
+from seatrial.cli._app import app, console_script, main
 
-__all__ = ["app", "main"]
+__all__ = ["app", "console_script", "main"]

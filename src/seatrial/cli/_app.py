@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+import atexit
 import functools
-from collections.abc import Callable
-from typing import Any, TypeVar
+import gc
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console
@@ -61,6 +67,84 @@ def guarded(fn: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+COMMAND_GC_THRESHOLD = 50_000
+"""Gen-0 threshold of Python's garbage collector while a ``seatrial`` command runs."""
+
+
+@contextmanager
+def command_gc() -> Iterator[None]:
+    """The garbage collector set for a command, put back when it ends.
+
+    What was imported to start the command (Typer, Rich, pydantic's schemas: several hundred
+    thousand objects) lives as long as the process, yet every full collection walked it
+    again: on a 1,000-case ``seatrial run`` about 7% of the command's instructions, half the
+    time of loading the suite (docs/performance.md, "Starting the command"). So it is frozen
+    out of collections (``gc.freeze``), and collections come rarer, as while a run executes
+    (``seatrial.run``'s own threshold).
+    """
+    before = gc.get_threshold()
+    freezing = gc.get_freeze_count() == 0  # what a caller froze is theirs to unfreeze
+    if freezing:
+        gc.freeze()
+    gc.set_threshold(COMMAND_GC_THRESHOLD, 20, 100)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
+        if freezing:
+            gc.unfreeze()
+
+
 def main() -> None:
-    """Console-script entry point."""
-    app(prog_name="seatrial")
+    """Run the ``seatrial`` command in this process, its arguments taken from ``sys.argv``;
+    it ends by raising ``SystemExit`` with the command's exit code."""
+    with command_gc():
+        app(prog_name="seatrial")
+
+
+def console_script() -> NoReturn:
+    """The ``seatrial`` console script: :func:`main`, then the process ends without taking
+    its interpreter apart.
+
+    A command's process ends when the command does, yet the interpreter's own exit tore
+    down every module and object the command had loaded, one at a time: about 0.2-0.3 s of
+    CPU after a 1,000-case ``seatrial run`` had written its reports (docs/performance.md,
+    "Starting the command"). What the exit would do for the program is done first, in the
+    same order: other threads that are not daemons are waited for, ``atexit`` handlers run
+    (logging's flush, ``weakref.finalize`` callbacks, multiprocessing's joins), standard
+    output and error are flushed; then the process exits with the command's code. An
+    exception other than ``SystemExit`` ends the process the usual way, traceback included.
+    """
+    try:
+        main()
+    except SystemExit as stop:
+        code = _exit_status(stop.code)
+    else:
+        code = 0
+    # The interpreter's own first steps, in its order: threading's exit hooks (which stop
+    # idle executor workers) and the wait for threads that are not daemons, then atexit.
+    shutdown: Callable[[], None] | None = getattr(threading, "_shutdown", None)
+    if shutdown is not None:
+        shutdown()
+    else:  # an interpreter without it: wait for the threads
+        for thread in threading.enumerate():
+            if thread is not threading.current_thread() and not thread.daemon:
+                thread.join()
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except (OSError, ValueError):  # a closed pipe (`seatrial ... | head`), a closed stream
+            code = code or 120  # what the interpreter exits with when its flush fails
+    os._exit(code)
+
+
+def _exit_status(code: object) -> int:
+    """The process status ``SystemExit(code)`` ends with, as the interpreter reads it."""
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1

@@ -120,11 +120,21 @@ def to_junit(report: RunReport) -> str:
 
 
 def _write_junit(handle: TextIO, report: RunReport, cases: Iterable[CaseAttempts]) -> None:
-    """Write junit.xml a testcase at a time, as ElementTree writes the whole tree indented.
+    """Write junit.xml a testcase at a time, as ElementTree writes the whole tree indented."""
+    _write_junit_head(handle, report)
+    for case, count, attempts in cases:
+        for a in attempts:
+            _write_testcase(handle, report, case, count, a)
+    handle.write(_JUNIT_TAIL)
 
-    The head (the suite and its properties) is ElementTree's own text up to the end of the
-    properties; each testcase is ElementTree's text of that element, indented one level.
-    """
+
+_JUNIT_TAIL = "\n</testsuite>\n"
+
+
+def _write_junit_head(handle: TextIO, report: RunReport) -> None:
+    """The head (the suite and its properties): ElementTree's own text up to the end of the
+    properties; each testcase then follows as ElementTree's text of that element, indented
+    one level (:func:`_write_testcase`), and :data:`_JUNIT_TAIL` ends the file."""
     s = report.summary
     suite = ET.Element(
         "testsuite",
@@ -147,12 +157,31 @@ def _write_junit(handle: TextIO, report: RunReport, cases: Iterable[CaseAttempts
     head = ET.tostring(suite, encoding="unicode", xml_declaration=True)
     # Values are escaped, so the properties' closing tag is the only one in the text.
     handle.write(head[: head.rindex("</properties>") + len("</properties>")])
-    for case, count, attempts in cases:
+
+
+def _write_testcase(
+    handle: TextIO, report: RunReport, case: CaseResult, count: int, a: AttemptRecord
+) -> None:
+    element = _testcase(report, case, count, a)
+    ET.indent(element, level=1)
+    handle.write("\n  " + ET.tostring(element, encoding="unicode"))
+
+
+def _also_junit(
+    handle: TextIO, report: RunReport, cases: Iterable[CaseAttempts]
+) -> Iterator[CaseAttempts]:
+    """``cases`` as they come, each attempt written to junit.xml as it is taken: one read of
+    the attempts from the store makes both report.json and junit.xml."""
+
+    def written(
+        case: CaseResult, count: int, attempts: Iterable[AttemptRecord]
+    ) -> Iterator[AttemptRecord]:
         for a in attempts:
-            element = _testcase(report, case, count, a)
-            ET.indent(element, level=1)
-            handle.write("\n  " + ET.tostring(element, encoding="unicode"))
-    handle.write("\n</testsuite>\n")
+            _write_testcase(handle, report, case, count, a)
+            yield a
+
+    for case, count, attempts in cases:
+        yield case, count, written(case, count, attempts)
 
 
 def _testcase(report: RunReport, case: CaseResult, count: int, a: AttemptRecord) -> ET.Element:
@@ -330,17 +359,50 @@ def _write_value(handle: TextIO, value: Any, depth: int) -> None:
         handle.write(_encoded(value, depth))
 
 
+def _streams(value: Any, depth: int) -> bool:
+    """Whether :func:`_write_value` writes ``value`` a part at a time at ``depth``."""
+    return (
+        isinstance(value, Iterator)
+        or (isinstance(value, dict) and any(isinstance(v, Iterator) for v in value.values()))
+        or (isinstance(value, list) and depth <= 1)
+    )
+
+
 def _write_members(handle: TextIO, members: dict[str, Any], depth: int) -> None:
     if not members:
         handle.write("{}")
         return
     handle.write("{")
     inner = "\n" + "  " * (depth + 1)
-    for number, (key, value) in enumerate(members.items()):
-        handle.write("," + inner if number else inner)
+    # Members written whole are encoded together, in one call (a report's case has six before
+    # its attempts): the same text as one call each.
+    whole: dict[str, Any] = {}
+    written = False
+
+    def write_whole() -> None:
+        nonlocal whole, written
+        if whole:
+            handle.write(("," if written else "") + _encoded_members(whole, depth))
+            whole, written = {}, True
+
+    for key, value in members.items():
+        if not _streams(value, depth + 1):
+            whole[str(key)] = value
+            continue
+        write_whole()
+        handle.write("," + inner if written else inner)
+        written = True
         handle.write(_encoded(str(key), 0) + ": ")
         _write_value(handle, value, depth + 1)
+    write_whole()
     handle.write("\n" + "  " * depth + "}")
+
+
+def _encoded_members(members: dict[str, Any], depth: int) -> str:
+    """``members`` as the lines they take inside a mapping at ``depth``, each on its own line
+    (a newline and the indent before each), without the braces around them."""
+    text = _encoded(members, depth)  # "{" newline, the members, newline, indent, "}"
+    return text[1 : text.rindex("\n")]
 
 
 def _write_items(handle: TextIO, items: Iterator[Any], depth: int) -> None:
@@ -357,22 +419,25 @@ def write_reports(report: RunReport, directory: Path, store: Store | None = None
     """Write report.json, junit.xml and summary.md; each file appears whole or not at all.
 
     With ``store`` the attempts are read from it a page at a time, case by case, into
-    report.json and junit.xml (a report built with ``with_attempts=False`` has none of its
-    own); without it they are the report's own.
+    report.json and junit.xml together (a report built with ``with_attempts=False`` has none
+    of its own); without it they are the report's own.
     """
     directory.mkdir(parents=True, exist_ok=True)
-    written = []
-    for fmt, name in (("json", "report.json"), ("junit", "junit.xml"), ("md", "summary.md")):
-        target = directory / name
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{name}.")
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            cases = _loaded(report) if store is None else _streamed(report, store)
-            if fmt == "json":
-                _write_json(handle, _document(report, cases))
-            elif fmt == "junit":
-                _write_junit(handle, report, cases)
-            else:
-                handle.write(to_markdown(report))
-        os.replace(tmp, target)
-        written.append(target)
-    return written
+    paths = [directory / name for name in ("report.json", "junit.xml", "summary.md")]
+    temporary = []
+    for path in paths:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{path.name}.")
+        temporary.append((os.fdopen(fd, "w", encoding="utf-8"), tmp))
+    (json_file, _), (junit_file, _), (md_file, _) = temporary
+    try:
+        cases = _loaded(report) if store is None else _streamed(report, store)
+        _write_junit_head(junit_file, report)
+        _write_json(json_file, _document(report, _also_junit(junit_file, report, cases)))
+        junit_file.write(_JUNIT_TAIL)
+        md_file.write(to_markdown(report))
+    finally:
+        for handle, _ in temporary:
+            handle.close()
+    for (_, tmp), path in zip(temporary, paths, strict=True):
+        os.replace(tmp, path)
+    return paths

@@ -4,6 +4,8 @@ other tools' trace exports (``read_trace_file``), normalized onto GenAI names.
 This package imports nothing else of Seatrial.
 """
 
+from typing import TYPE_CHECKING, Any
+
 from seatrial.trace import _attrs as attrs
 from seatrial.trace._attrs import event_value
 from seatrial.trace._conversation import (
@@ -23,7 +25,6 @@ from seatrial.trace._otlp import (
     trace_to_otlp,
     traces_from_otlp,
 )
-from seatrial.trace._otlp_proto import traces_from_otlp_protobuf
 from seatrial.trace._recorder import TraceRecorder, new_id, to_attribute
 from seatrial.trace._span import (
     TRACE_FORMAT_VERSION,
@@ -43,6 +44,20 @@ from seatrial.trace._tools_called import (
     trace_from_tools_called,
 )
 from seatrial.trace._trusted import trusted_model
+
+if TYPE_CHECKING:
+    from seatrial.trace._otlp_proto import traces_from_otlp_protobuf
+
+
+def __getattr__(name: str) -> Any:
+    # The OTLP protobuf reader loads protobuf and OpenTelemetry's generated messages (about
+    # 50 modules, 10-20 ms), which only the receiver needs: loaded when first asked for.
+    if name == "traces_from_otlp_protobuf":
+        from seatrial.trace._otlp_proto import traces_from_otlp_protobuf
+
+        return traces_from_otlp_protobuf
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CONVERSATION_STEP_NS",
