@@ -159,8 +159,11 @@ def _span(raw: Any, known: _Known) -> Span:
     code = status.code
     if code not in _STATUS:
         raise OtlpFormatError("status.code: expected 0, 1 or 2 (unset, ok, error)")
+    # upb's repeated fields iterate by index until an IndexError, which costs more than
+    # the rest of an empty loop: most spans have no events and no links, so the loops are
+    # entered only for spans that have some, and the attributes are read off a slice.
     events = []
-    for e, event in enumerate(raw.events):
+    for e, event in enumerate(raw.events) if raw.events else ():
         try:
             values = _attributes(event.attributes)
         except OtlpFormatError as exc:
@@ -173,11 +176,11 @@ def _span(raw: Any, known: _Known) -> Span:
     if len(events) > 1:
         events.sort(key=lambda event: event.time_unix_nano)
     try:
-        attributes = _span_attributes(raw.attributes, known)
+        attributes = _span_attributes(raw.attributes[:], known)
     except OtlpFormatError as exc:
         raise OtlpFormatError(f"attributes.{exc}") from None
     links = []
-    for n, link in enumerate(raw.links):
+    for n, link in enumerate(raw.links) if raw.links else ():
         try:
             values = _attributes(link.attributes)
         except OtlpFormatError as exc:
