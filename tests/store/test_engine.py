@@ -6,8 +6,10 @@ import json
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from seatrial.store import Store
-from seatrial.store._engine import SQLITE_BUSY_TIMEOUT_MS, dump_json, raw_json
+from seatrial.store._engine import SQLITE_BUSY_TIMEOUT_MS, dump_json, json_text, raw_json
 
 
 def test_sqlite_store_uses_wal_normal_sync_busy_timeout_and_foreign_keys(tmp_path: Path) -> None:
@@ -55,3 +57,19 @@ def test_serialised_json_is_stored_as_given() -> None:
     already = raw_json([{"id": "tool_called"}])
     assert dump_json(already) == '[{"id":"tool_called"}]'
     assert type(dump_json(already)) is str
+
+
+@pytest.mark.parametrize(
+    "value",
+    [
+        {"reply": "已为您预约", "n": [1, 2.5]},
+        {"score": float("nan"), "cost": float("-inf")},
+        {"a": "x\x00y", "b": "C:\\u0000folder"},
+        [],
+        {},
+    ],
+)
+def test_json_text_is_raw_jsons_text_as_a_plain_str(value: object) -> None:
+    text = json_text(value)
+    assert type(text) is str
+    assert text == raw_json(value)

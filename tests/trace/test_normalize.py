@@ -4,8 +4,22 @@ from __future__ import annotations
 
 import json
 
-from seatrial.trace import Span, SpanEvent, Trace, normalize_span, normalize_trace
+from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
+from opentelemetry.sdk.trace import TracerProvider
+from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+from opentelemetry.trace import Status, StatusCode
+
+from seatrial.trace import (
+    Span,
+    SpanEvent,
+    Trace,
+    normalize_span,
+    normalize_trace,
+    traces_from_otlp_protobuf,
+)
 from seatrial.trace import attrs as A
+from seatrial.trace._normalize import _normalized
 
 
 def span(attributes: dict[str, object], name: str = "s", **fields: object) -> Span:
@@ -218,3 +232,63 @@ def test_an_error_span_gets_its_error_type_from_the_exception_event():
 def test_only_a_span_without_a_name_is_given_one():
     assert normalize_span(span(OI_LLM, name="")).name == "chat gpt-4o"
     assert normalize_span(span(OI_LLM, name="my-llm")).name == "my-llm"
+
+
+def sdk_spans_of_every_shape() -> list[Span]:
+    """Spans the real OpenTelemetry SDK exports, read back as the receiver reads them: GenAI
+    names complete or not, other conventions' names, errors, an agent span of each kind."""
+    shapes: list[tuple[str, dict[str, object], bool]] = [
+        ("chat qwen", {A.OPERATION: A.OP_CHAT, A.REQUEST_MODEL: "qwen"}, False),
+        ("chat qwen", {A.OPERATION: A.OP_CHAT, "gen_ai.prompt.0.content": "hi"}, False),
+        (
+            "chat qwen",
+            {A.OPERATION: A.OP_CHAT, "llm.input_messages.0.message.content": "hi"},
+            False,
+        ),
+        ("chat qwen", {A.OPERATION: A.OP_CHAT, "llm.model_name": "qwen"}, False),
+        ("chat qwen", {A.OPERATION: A.OP_CHAT}, True),
+        ("", {A.OPERATION: A.OP_CHAT, A.REQUEST_MODEL: "qwen"}, False),
+        ("x", {A.OPERATION: "", A.REQUEST_MODEL: "qwen"}, False),
+        ("x", {A.REQUEST_MODEL: "qwen"}, False),
+        ("x", {"openinference.span.kind": "LLM", "llm.model_name": "qwen"}, False),
+        ("execute_tool t", {A.OPERATION: A.OP_EXECUTE_TOOL, A.TOOL_NAME: "t"}, False),
+        (
+            "execute_tool t",
+            {
+                A.OPERATION: A.OP_EXECUTE_TOOL,
+                A.TOOL_NAME: "t",
+                A.TOOL_CALL_ID: "c",
+                A.TOOL_ARGUMENTS: "{}",
+                A.TOOL_RESULT: "{}",
+            },
+            False,
+        ),
+        ("a", {A.OPERATION: A.OP_INVOKE_AGENT, "openinference.span.kind": "AGENT"}, False),
+        ("a", {A.OPERATION: A.OP_INVOKE_AGENT, "openinference.span.kind": "CHAIN"}, False),
+        ("a", {A.OPERATION: A.OP_INVOKE_AGENT, A.AGENT_NAME: "support"}, True),
+        ("r", {A.OPERATION: "retrieval", "session.id": "s-1"}, False),
+        ("r", {A.OPERATION: "retrieval"}, False),
+    ]
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    for name, attributes, failed in shapes:
+        with tracer.start_as_current_span(name) as made:
+            made.set_attributes(attributes)  # type: ignore[arg-type]
+            if failed:
+                made.set_status(Status(StatusCode.ERROR, "down"))
+    provider.shutdown()
+    body = encode_spans(exporter.get_finished_spans()).SerializeToString()
+    return [s for trace in traces_from_otlp_protobuf(body) for s in trace.spans]
+
+
+def test_the_quick_test_for_spans_needing_nothing_agrees_with_the_general_path() -> None:
+    spans = sdk_spans_of_every_shape()
+    kept = 0
+    for read in spans:
+        quick, general = normalize_span(read), _normalized(read)
+        assert quick.model_dump() == general.model_dump()
+        assert (quick is read) == (general is read)
+        kept += quick is read
+    assert 0 < kept < len(spans)

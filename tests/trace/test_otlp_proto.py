@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 from google.protobuf.json_format import MessageToDict
+from google.protobuf.message import DecodeError
 from opentelemetry.exporter.otlp.proto.common.trace_encoder import encode_spans
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import AnyValue, KeyValue
@@ -193,3 +194,112 @@ def test_a_bad_body_is_named_by_where_it_is_wrong_never_quoted(body: bytes, expe
     with pytest.raises(OtlpFormatError, match=expected) as caught:
         traces_from_otlp_protobuf(body)
     assert SECRET not in str(caught.value)
+
+
+def repeated_attribute_spans() -> Sequence[ReadableSpan]:
+    """Two traces of SDK spans whose attributes mostly repeat from span to span, as an
+    instrumented agent's do (operation, model, settings, a list), some of them unique."""
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider(resource=Resource.create({"service.name": "support-bot"}))
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    tracer = provider.get_tracer("test")
+    for conversation in ("c-1", "c-2"):
+        with tracer.start_as_current_span("invoke_agent support") as root:
+            root.set_attributes({attrs.OPERATION: attrs.OP_INVOKE_AGENT, "app.tenant": "acme"})
+            for turn in range(3):
+                with tracer.start_as_current_span("chat qwen-max") as chat:
+                    chat.set_attributes(
+                        {
+                            attrs.OPERATION: attrs.OP_CHAT,
+                            attrs.REQUEST_MODEL: "qwen-max",
+                            attrs.INPUT_TOKENS: 800 if turn < 2 else 920,
+                            "gen_ai.request.temperature": 0.2,
+                            "gen_ai.response.finish_reasons": ["tool_calls"],
+                            "app.stream": False,
+                            "app.conversation": conversation,
+                            "app.turn": turn,
+                            "app.empty": "",
+                        }
+                    )
+    provider.shutdown()
+    return exporter.get_finished_spans()
+
+
+def test_repeated_attributes_read_as_from_their_json_twin_each_span_its_own_lists() -> None:
+    request = encode_spans(repeated_attribute_spans())
+
+    from_proto = traces_from_otlp_protobuf(request.SerializeToString())
+    from_json = traces_from_otlp(MessageToDict(request))
+
+    assert [trace.model_dump() for trace in from_proto] == [
+        trace.model_dump() for trace in from_json
+    ]
+    chats = [span for trace in from_proto for span in trace.spans if span.name.startswith("chat")]
+    assert len(chats) == 6
+    for span in chats:
+        assert list(span.attributes) == list(chats[0].attributes)
+        assert span.attributes["gen_ai.response.finish_reasons"] == ["tool_calls"]
+    reasons = [id(span.attributes["gen_ai.response.finish_reasons"]) for span in chats]
+    assert len(set(reasons)) == len(reasons), "a list value is shared between spans"
+
+
+def delimited(number: int, payload: bytes) -> bytes:
+    """Field ``number`` holding ``payload``, as the wire format writes a length-delimited field."""
+    size, header = len(payload), bytearray([number << 3 | 2])
+    while size > 0x7F:
+        header.append(size & 0x7F | 0x80)
+        size >>= 7
+    return bytes(header) + bytes([size]) + payload
+
+
+def request_of_bytes(*spans: bytes) -> bytes:
+    """An export request holding spans given as their bytes, under one resource and scope."""
+    scope = b"".join(delimited(2, span) for span in spans)
+    return delimited(1, delimited(2, scope))
+
+
+def nested_attribute_span(levels: int) -> bytes:
+    """A span whose attribute ``deep`` is a string nested ``levels`` times in key-value lists,
+    as bytes (the message classes refuse to build what is nested past upb's limit)."""
+    value = AnyValue(string_value="x").SerializeToString()
+    for _ in range(levels):
+        value = delimited(6, delimited(1, delimited(1, b"k") + delimited(2, value)))
+    pair = delimited(1, b"deep") + delimited(2, value)
+    return proto_span().SerializeToString() + delimited(9, pair)
+
+
+def parses(body: bytes) -> bool:
+    try:
+        ExportTraceServiceRequest().ParseFromString(body)
+    except DecodeError:
+        return False
+    return True
+
+
+def test_an_attribute_nested_past_the_parsers_limit_is_refused_as_the_whole_body_is() -> None:
+    (trace,) = traces_from_otlp_protobuf(request_of_bytes(nested_attribute_span(3)))
+    assert trace.spans[0].attributes["deep"] == {"k": {"k": {"k": "x"}}}
+    outcomes = []
+    for levels in range(20, 40):
+        body = request_of_bytes(nested_attribute_span(levels))
+        outcomes.append(parses(body))
+        if outcomes[-1]:
+            assert traces_from_otlp_protobuf(body)[0].spans[0].attributes["deep"]
+        else:
+            with pytest.raises(OtlpFormatError, match="not an OTLP ExportTraceServiceRequest"):
+                traces_from_otlp_protobuf(body)
+    assert True in outcomes and False in outcomes
+
+
+def test_an_attribute_that_is_no_key_value_refuses_the_body_before_a_bad_span_is_named() -> None:
+    bad_span = proto_span(start_time_unix_nano=0).SerializeToString()
+    # An attribute whose key is not UTF-8, which upb refuses in a string field.
+    broken = proto_span().SerializeToString() + delimited(9, delimited(1, b"\xff\xfe"))
+    assert not parses(request_of_bytes(bad_span, broken))
+
+    with pytest.raises(OtlpFormatError, match="not an OTLP ExportTraceServiceRequest"):
+        traces_from_otlp_protobuf(request_of_bytes(bad_span, broken))
+    with pytest.raises(OtlpFormatError, match="not an OTLP ExportTraceServiceRequest"):
+        traces_from_otlp_protobuf(request_of_bytes(broken))
+    with pytest.raises(OtlpFormatError, match="start_time_unix_nano: required"):
+        traces_from_otlp_protobuf(request_of_bytes(bad_span))

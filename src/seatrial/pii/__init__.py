@@ -230,14 +230,15 @@ def pii_prefilter(kinds: Iterable[PiiKind] = PII_KINDS) -> Callable[[str], bool]
                 return False
             raw = text.encode("ascii")
             # Eleven digits apart only by separators are needed for a _NUMBER_HINT match; the
-            # regex then decides, so the answer is the regex's.
+            # regex then decides, so the answer is the regex's. ``find``, not ``in``: a bytes
+            # ``in`` first tries its operand as an integer and builds a TypeError for it.
             if (
                 numbers
-                and b"###########" in raw.translate(_DIGITS_MARKED, _HINT_SEPARATORS)
+                and raw.translate(_DIGITS_MARKED, _HINT_SEPARATORS).find(b"###########") >= 0
                 and _NUMBER_HINT.search(text) is not None
             ):
                 return True
-            if not landline or b"#######" not in raw.translate(_DIGITS_MARKED):
+            if not landline or raw.translate(_DIGITS_MARKED).find(b"#######") < 0:
                 return False
         else:
             hint, seven, at = _unfolded_tests()

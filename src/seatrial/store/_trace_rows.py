@@ -14,8 +14,8 @@ from dataclasses import dataclass, field, fields, replace
 from operator import attrgetter
 from typing import Any
 
-from seatrial.store._codec import NO_EVENTS, stored_attributes
-from seatrial.store._engine import raw_json, without_nul
+from seatrial.store._codec import stored_attributes
+from seatrial.store._engine import json_text, without_nul
 from seatrial.trace import Span, Trace, attrs
 
 TRACE_COLUMNS = (
@@ -57,9 +57,11 @@ TRACE_SPAN_COLUMNS = (
 )
 """The ``trace_spans`` columns, in the order of the tuples :func:`trace_span_row` makes."""
 
-_NO_CHECKS = NO_EVENTS
+# The rows' JSON columns are plain ``str`` (json_text): they go to the driver as they are.
+_NO_EVENTS = json_text([])
+_NO_CHECKS = _NO_EVENTS
 """A new trace has had no checks run over it."""
-_NOTHING_MASKED = raw_json({})
+_NOTHING_MASKED = json_text({})
 _START = attrgetter("start_time_unix_nano")
 
 MODEL_OPERATIONS = frozenset({attrs.OP_CHAT, "text_completion", "generate_content"})
@@ -110,8 +112,9 @@ def trace_span_row(span: Span, position: int) -> tuple[Any, ...]:
         without_nul(span.name),
         span.start_time_unix_nano,
         span.end_time_unix_nano,
-        stored_attributes(span),
-        raw_json(span.events) if span.events else NO_EVENTS,
+        # stored_attributes puts links in the attributes; most spans have none.
+        json_text(span.attributes) if not span.links else str(stored_attributes(span)),
+        json_text(span.events) if span.events else _NO_EVENTS,
         span.status,
         without_nul(span.status_message),
     )
@@ -197,15 +200,15 @@ class Summary:
             self.finished_at,
             self.span_count,
             self.error,
-            raw_json(self.tools),
-            raw_json(self.models),
+            json_text(self.tools),
+            json_text(self.models),
             self.model_calls,
             self.input_tokens,
             self.output_tokens,
             self.agent_input_tokens,
             self.agent_output_tokens,
-            raw_json(self.masked) if self.masked else _NOTHING_MASKED,
-            raw_json(self.resource),
+            json_text(self.masked) if self.masked else _NOTHING_MASKED,
+            json_text(self.resource),
             _NO_CHECKS,
             received_at,
         )

@@ -119,6 +119,30 @@ def normalize_span(span: Span) -> Span:
     """The span with the GenAI attributes its other-convention attributes imply; the same
     object when it already has them all."""
     attrs = span.attributes
+    operation = attrs.get(A.OPERATION)
+    # Every span of every ingested batch comes through here, most of them already in GenAI
+    # names: these tests, the cheap ones, find that there is nothing to fill, without
+    # setting up what filling takes; each says what the general path below would find.
+    if (
+        operation
+        and span.name
+        and span.status != "error"
+        and _RENAME_SOURCES.isdisjoint(attrs)
+        and (
+            attrs.keys() >= _TOOL_CALL_KEYS
+            if operation == A.OP_EXECUTE_TOOL
+            else attrs.get(OI_SPAN_KIND) != "AGENT"
+            if operation == A.OP_INVOKE_AGENT
+            else operation not in _MODEL_CALLS or not _has_messages(attrs)
+        )
+    ):
+        return span
+    return _normalized(span)
+
+
+def _normalized(span: Span) -> Span:
+    """:func:`normalize_span`'s general path: fills whatever is missing."""
+    attrs = span.attributes
     added: dict[str, Any] = {}
 
     def fill(key: str, value: Any) -> None:
@@ -128,8 +152,6 @@ def normalize_span(span: Span) -> Span:
                 value = int(value)
             added[key] = value
 
-    # Every span of every ingested batch comes through here, most of them already in GenAI
-    # names: the tests below are the cheap ones that find there is nothing to fill.
     if not _RENAME_SOURCES.isdisjoint(attrs):
         for source, target in _RENAMES:
             if source in attrs:
@@ -141,7 +163,7 @@ def normalize_span(span: Span) -> Span:
             _tool_call(span, fill)
     elif operation == A.OP_INVOKE_AGENT and attrs.get(OI_SPAN_KIND) == "AGENT":
         fill(A.AGENT_NAME, span.name)
-    if operation in _MODEL_CALLS and any(map(str.startswith, attrs, repeat(_MESSAGE_PREFIXES))):
+    if operation in _MODEL_CALLS and _has_messages(attrs):
         if A.INPUT_MESSAGES not in attrs:
             fill(A.INPUT_MESSAGES, _encode(_input_messages(attrs)))
         if A.OUTPUT_MESSAGES not in attrs:
@@ -152,6 +174,11 @@ def normalize_span(span: Span) -> Span:
         return span
     name = span.name or _default_name(operation, {**attrs, **added})
     return span.model_copy(update={"attributes": {**attrs, **added}, "name": name})
+
+
+def _has_messages(attrs: Mapping[str, Any]) -> bool:
+    """Whether a model call's attributes hold messages in another convention's names."""
+    return any(map(str.startswith, attrs, repeat(_MESSAGE_PREFIXES)))
 
 
 def _operation(attrs: Mapping[str, Any], added: Mapping[str, Any]) -> str | None:
