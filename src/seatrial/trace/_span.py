@@ -244,11 +244,12 @@ class Trace(BaseModel):
     def cost_usd(self) -> float:
         """The agent's cost: over every span that carries ``seatrial.cost_usd``, but model
         calls made for Seatrial (a simulated user's, on their own ledger line)."""
-        return sum(
-            float(s.attributes.get(A.COST_USD) or 0.0)
-            for s in self.spans
-            if not A.seatrial_call(s.attributes)
-        )
+        costs = []
+        for span in self.spans:
+            attrs = span.attributes
+            if not A.seatrial_call(attrs):
+                costs.append(float(attrs.get(A.COST_USD) or 0.0))
+        return sum(costs)
 
 
 _MODEL_OPERATIONS = frozenset((A.OP_CHAT, "text_completion", "generate_content"))
@@ -266,11 +267,14 @@ class _TraceViews:
         self.spans = spans
         self.count = len(spans)
         self.agent_spans: list[Span] = []
-        tool_spans: list[Span] = []
+        tool_spans: list[tuple[Span, dict[str, Any]]] = []
         self.model_calls: list[ModelCall] = []
         from_message = False
         for span in spans:
-            attrs = span.attributes
+            # Fields read from the span's dict: a pydantic model's attributes go through its
+            # __getattr__ hook, several times the cost, for every span of every attempt.
+            fields = span.__dict__
+            attrs = fields["attributes"]
             operation = attrs.get(A.OPERATION)
             if operation == A.OP_INVOKE_AGENT:
                 self.agent_spans.append(span)
@@ -278,42 +282,49 @@ class _TraceViews:
             if operation is not None and type(operation) is not str:
                 operation = str(operation)  # as Span.operation reads it
             if operation == A.OP_EXECUTE_TOOL:
-                tool_spans.append(span)
-                from_message = from_message or _made_from_message(span)
+                tool_spans.append((span, fields))
+                from_message = from_message or _from_message(attrs)
             elif operation in _MODEL_OPERATIONS and not A.seatrial_call(attrs):
-                self.model_calls.append(_model_call(span))
+                self.model_calls.append(_model_call(span, attrs))
         if from_message:
             # The agent's own span of a call read from messages may arrive in another batch.
-            exported = _exported_call_ids(tool_spans)
+            exported = _exported_call_ids([span for span, _ in tool_spans])
             tool_spans = [
-                span
-                for span in tool_spans
+                (span, fields)
+                for span, fields in tool_spans
                 if not (
-                    _made_from_message(span)
-                    and str(span.attributes.get(A.TOOL_CALL_ID)) in exported
+                    _from_message(fields["attributes"])
+                    and str(fields["attributes"].get(A.TOOL_CALL_ID)) in exported
                 )
             ]
-        self.tool_calls = [_tool_call(span) for span in tool_spans]
+        self.tool_calls = [_tool_call(span, fields) for span, fields in tool_spans]
         self.agent = _outermost(self.agent_spans)
+
+
+def _from_message(attributes: dict[str, Any]) -> bool:
+    return attributes.get(A.TOOL_CALL_SOURCE) == A.TOOL_CALL_FROM_MESSAGE
 
 
 def _outermost(agents: list[Span]) -> Span | None:
     """The first agent span whose parent is not an agent span."""
     if not agents:
         return None
+    if len(agents) == 1:  # the usual trace: its one agent span, unless it is its own parent
+        only = agents[0].__dict__
+        return agents[0] if only["parent_span_id"] != only["span_id"] else None
     ids = {s.span_id for s in agents}
     return next((s for s in agents if s.parent_span_id not in ids), None)
 
 
-def _tool_call(span: Span) -> TraceToolCall:
-    attrs = span.attributes
+def _tool_call(span: Span, fields: dict[str, Any]) -> TraceToolCall:
+    attrs = fields["attributes"]
     error = attrs.get(A.ERROR_TYPE)
     # The frozen dataclass's fields filled in directly: its __init__ costs an
     # object.__setattr__ a field, for every tool call of every attempt read.
     call = _new_object(TraceToolCall)
     call.__dict__.update(
-        name=str(attrs.get(A.TOOL_NAME, span.name.removeprefix("execute_tool "))),
-        success=error is None and span.status != "error",
+        name=str(attrs.get(A.TOOL_NAME, fields["name"].removeprefix("execute_tool "))),
+        success=error is None and fields["status"] != "error",
         error_type=str(error) if error is not None else None,
         span=span,
     )
@@ -323,12 +334,13 @@ def _tool_call(span: Span) -> TraceToolCall:
 _new_object = object.__new__
 
 
-def _model_call(span: Span) -> ModelCall:
-    attrs = span.attributes
-    return ModelCall(
+def _model_call(span: Span, attrs: dict[str, Any]) -> ModelCall:
+    call = _new_object(ModelCall)  # as _tool_call makes a TraceToolCall
+    call.__dict__.update(
         model=str(attrs.get(A.RESPONSE_MODEL) or attrs.get(A.REQUEST_MODEL) or ""),
         input_tokens=int(attrs.get(A.INPUT_TOKENS) or 0),
         output_tokens=int(attrs.get(A.OUTPUT_TOKENS) or 0),
         cost_usd=float(attrs.get(A.COST_USD) or 0.0),
         span=span,
     )
+    return call
