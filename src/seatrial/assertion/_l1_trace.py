@@ -58,13 +58,17 @@ def _may_occur(ctx: AssertionContext, kinds: list[str]) -> bool:
     if any(call.name in wanted for call in ctx.tool_calls()):
         return True
     for span in ctx.trace.spans:
-        kind = span.attributes.get(A.EVENT_KIND)
+        # Read from the models' dicts: a pydantic model's attributes go through its
+        # __getattr__ hook, several times the cost, and this runs for every attempt.
+        fields = span.__dict__
+        kind = fields["attributes"].get(A.EVENT_KIND)
         if kind is not None and str(kind) in wanted:
             return True
-        for event in span.events:
-            if event.name in wanted:
+        for event in fields["events"]:
+            name = event.__dict__["name"]
+            if name in wanted:
                 return True
-            op = event.value(A.STATE_OP) if event.name == A.STATE_CHANGE else None
+            op = event.value(A.STATE_OP) if name == A.STATE_CHANGE else None
             if op is not None and str(op) in wanted:
                 return True
     return False
@@ -83,8 +87,9 @@ class ForbiddenEventsParams(AssertionParams):
 )
 def forbidden_events(params: ForbiddenEventsParams, ctx: AssertionContext) -> Check:
     """None of the forbidden tools or event kinds occurred, not even as a denied attempt."""
-    if not _may_occur(ctx, params.expected):
-        return Check.passed("none of " + ", ".join(params.expected) + " occurred")
+    expected = params.expected
+    if not _may_occur(ctx, expected):
+        return Check.passed("none of " + ", ".join(expected) + " occurred")
     occurrences = event_occurrences(ctx)
     problems = []
     for forbidden in params.expected:
