@@ -186,3 +186,10 @@ def test_tool_json_is_what_the_attribute_encoder_writes(value: Any) -> None:
 @given(st.dictionaries(st.text(max_size=10), scalars, max_size=6))
 def test_flat_tool_arguments_are_what_the_attribute_encoder_writes(value: dict[str, Any]) -> None:
     assert encode_json(value) == ATTRIBUTE_JSON.encode(value)
+
+
+def test_a_circular_tool_value_is_refused_as_the_encoder_refuses_it() -> None:
+    circular: list[Any] = []
+    circular.append(circular)
+    with pytest.raises(ValueError, match="Circular reference"):
+        encode_json({"items": circular})

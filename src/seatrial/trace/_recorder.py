@@ -11,6 +11,7 @@ import json
 import os
 import random
 import time
+from _json import encode_basestring, make_encoder
 from typing import Any
 
 from seatrial.trace import _attrs as A
@@ -42,6 +43,24 @@ ATTRIBUTE_JSON = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=Tru
 """How structured attribute values become JSON text (one encoder: ``json.dumps`` with options
 builds a new one per call, which costs more than encoding a small value)."""
 
+_ATTRIBUTE_JSON_FAST = make_encoder(
+    None, str, encode_basestring, None, ": ", ", ", True, False, True
+)
+"""The C encoder ``ATTRIBUTE_JSON.encode`` builds on every call, built once: the same settings
+(``": "`` and ``", "``, keys sorted, NaN allowed) but no table of the containers being
+encoded, so it holds no state and threads may share it. A circular value, which that table
+would catch, runs it out of recursion instead: :func:`attribute_json` then asks
+``ATTRIBUTE_JSON`` (whose error names the circular reference)."""
+
+
+def attribute_json(value: Any) -> str:
+    """``ATTRIBUTE_JSON.encode(value)``, without building an encoder for each value (tool
+    arguments and results, structured attributes: several per attempt)."""
+    try:
+        return "".join(_ATTRIBUTE_JSON_FAST(value, 0))
+    except RecursionError:
+        return ATTRIBUTE_JSON.encode(value)
+
 
 _SCALAR_TYPES = (str, int, float, bool)
 """A named tuple of types: ``isinstance(v, str | int | ...)`` written inline builds the union
@@ -57,7 +76,7 @@ def to_attribute(value: Any) -> Any:
     """OTel attributes are scalars: structures become JSON strings."""
     if value is None or isinstance(value, _SCALAR_TYPES):
         return value
-    return ATTRIBUTE_JSON.encode(value)
+    return attribute_json(value)
 
 
 def _attributes(given: dict[str, Any]) -> dict[str, Any]:

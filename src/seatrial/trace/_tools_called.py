@@ -7,13 +7,12 @@ verdicts, whichever way it arrived.
 
 from __future__ import annotations
 
-import json
 import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 from seatrial.trace import _attrs as A
-from seatrial.trace._recorder import ATTRIBUTE_JSON, TraceRecorder
+from seatrial.trace._recorder import TraceRecorder, attribute_json
 from seatrial.trace._span import Span, SpanEvent, Trace
 
 TOOL_ERROR = "tool_error"
@@ -22,46 +21,7 @@ TOOL_ERROR = "tool_error"
 
 def encode_json(value: Any) -> str:
     """Tool arguments and results as JSON text, keys sorted so equal calls compare equal."""
-    if type(value) is dict:
-        text = _flat_object(value)
-        if text is not None:
-            return text
-    return ATTRIBUTE_JSON.encode(value)
-
-
-_encode_text = json.encoder.encode_basestring
-"""A string as JSON (``ensure_ascii=False``): the C function ``json`` itself uses."""
-
-
-def _flat_object(value: dict[Any, Any]) -> str | None:
-    """``ATTRIBUTE_JSON.encode(value)`` for an object of text keys and text, whole-number,
-    boolean or null values (most tool arguments and many results); None for anything else.
-
-    ``JSONEncoder.encode`` builds its C encoder again on every call, which costs several
-    times what these few values take to write (two per tool call of every attempt).
-    """
-    try:
-        keys = sorted(value)
-    except TypeError:
-        return None  # keys of several types: the encoder refuses them
-    parts = []
-    for key in keys:
-        item = value[key]
-        if type(key) is not str:
-            return None
-        kind = type(item)
-        if kind is str:
-            text = _encode_text(item)
-        elif kind is int:
-            text = int.__repr__(item)
-        elif kind is bool:
-            text = "true" if item else "false"
-        elif item is None:
-            text = "null"
-        else:
-            return None
-        parts.append(f"{_encode_text(key)}: {text}")
-    return "{" + ", ".join(parts) + "}"
+    return attribute_json(value)
 
 
 def _entries(tools_called: Any) -> list[Mapping[str, Any]]:
