@@ -214,9 +214,13 @@ class Trace(BaseModel):
 
     def wall_time_ms(self) -> float:
         """The agent span's duration; without one, first start to last end."""
-        agent = self.agent_span()
-        if agent is not None and agent.end_time_unix_nano is not None:
-            return agent.duration_ms
+        agent = self._read().agent
+        if agent is not None:
+            fields = agent.__dict__  # Span.duration_ms, from the dict (see _TraceViews)
+            end: int | None = fields["end_time_unix_nano"]
+            if end is not None:
+                start: int = fields["start_time_unix_nano"]
+                return (end - start) / 1e6
         if not self.spans:
             return 0.0
         start = min(s.start_time_unix_nano for s in self.spans)
@@ -231,10 +235,12 @@ class Trace(BaseModel):
         recorded on its ``invoke_agent`` spans.
         """
         views = self._read()
-        calls = views.model_calls
-        spent = sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls)
-        if any(spent):
-            return spent
+        input_tokens = output_tokens = 0
+        for call in views.model_calls:
+            input_tokens += call.input_tokens
+            output_tokens += call.output_tokens
+        if input_tokens or output_tokens:
+            return input_tokens, output_tokens
         agents = views.agent_spans
         return (
             sum(int(s.attributes.get(A.INPUT_TOKENS) or 0) for s in agents),
