@@ -13,6 +13,7 @@ import copy
 import gzip
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from google.protobuf.json_format import ParseDict
@@ -24,12 +25,20 @@ from seatrial.trace import (
     OtlpFormatError,
     Trace,
     TraceFormatError,
+    encode_json,
     read_trace_file,
     trace_to_otlp,
     traces_from_otlp,
     traces_from_otlp_protobuf,
 )
-from tests.properties._strategies import SEEDS, json_values, mutated_exports, recorded_trace
+from seatrial.trace._recorder import ATTRIBUTE_JSON
+from tests.properties._strategies import (
+    SEEDS,
+    json_values,
+    mutated_exports,
+    recorded_trace,
+    scalars,
+)
 
 
 def test_every_seed_is_read_as_its_format(tmp_path):
@@ -166,3 +175,21 @@ def test_a_value_python_cannot_read_is_refused_with_the_file_named(tmp_path, val
         read_trace_file(path)
 
     assert str(refused.value).startswith(f"{path}:2:" if jsonl else f"{path}:")
+
+
+@given(json_values)
+def test_tool_json_is_what_the_attribute_encoder_writes(value: Any) -> None:
+    # encode_json writes flat objects itself; every value must read as the encoder writes it.
+    assert encode_json(value) == ATTRIBUTE_JSON.encode(value)
+
+
+@given(st.dictionaries(st.text(max_size=10), scalars, max_size=6))
+def test_flat_tool_arguments_are_what_the_attribute_encoder_writes(value: dict[str, Any]) -> None:
+    assert encode_json(value) == ATTRIBUTE_JSON.encode(value)
+
+
+def test_a_circular_tool_value_is_refused_as_the_encoder_refuses_it() -> None:
+    circular: list[Any] = []
+    circular.append(circular)
+    with pytest.raises(ValueError, match="Circular reference"):
+        encode_json({"items": circular})

@@ -29,7 +29,6 @@ import inspect
 import json
 import threading
 import typing
-from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -52,13 +51,18 @@ TIMEOUT_S = 30
 """The time a ``timeout`` fault's message says the tool waited (nothing waits)."""
 
 
+_NONE: frozenset[str] = frozenset()
+
+
 class FaultPlan:
     """The faults of one attempt, and how often each tool has been called so far."""
 
     def __init__(self, faults: Sequence[ToolFault]) -> None:
         self._faults = tuple(faults)
-        self._tools = frozenset(fault.tool for fault in self._faults)
-        self._calls: Counter[str] = Counter()
+        # Most cases have no faults: a session of every attempt makes its plan, so the empty
+        # one costs no generator and no Counter (a dict counts as well).
+        self._tools = frozenset([fault.tool for fault in self._faults]) if faults else _NONE
+        self._calls: dict[str, int] = {}
         # A sync agent may call tools from several threads at once (parallel tool calls).
         self._lock = threading.Lock()
 
@@ -67,8 +71,7 @@ class FaultPlan:
         if tool not in self._tools:
             return None
         with self._lock:
-            self._calls[tool] += 1
-            number = self._calls[tool]
+            number = self._calls[tool] = self._calls.get(tool, 0) + 1
         for fault in self._faults:
             if fault.tool == tool and fault.at_call <= number < fault.at_call + fault.times:
                 return fault, number

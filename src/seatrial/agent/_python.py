@@ -71,6 +71,7 @@ class PythonAgent:
         self._function_name = function
         self._base_dir = (base_dir or Path.cwd()).resolve()
         self._function: Callable[..., Any] | None = None
+        self._call_async = False
         # asyncio's default pool has min(32, cores + 4) threads: a sync agent would run far
         # fewer turns at once than --concurrency asks for. The pool is sized to the run.
         self._concurrency = max(1, concurrency)
@@ -133,6 +134,10 @@ class PythonAgent:
                 f"`{self._function_name}` {what} in {self._location}; functions there: "
                 f"{', '.join(found) or 'none'}"
             )
+        # An async callable object is not a coroutine function: it runs in a thread and its
+        # coroutine is awaited in run(), which costs a thread hop and nothing else. Asked
+        # once here rather than for every attempt.
+        self._call_async = inspect.iscoroutinefunction(function)
         self._function = function
         return function
 
@@ -151,9 +156,7 @@ class PythonAgent:
     async def run(self, ctx: AttemptContext) -> AgentOutput:
         """Call the function once per user turn with the same :class:`Session`."""
         function = self._load()
-        # An async callable object is not a coroutine function: it runs in a thread and its
-        # coroutine is awaited below, which costs a thread hop and nothing else.
-        call_async = inspect.iscoroutinefunction(function)
+        call_async = self._call_async
         session = Session(ctx)
 
         async def answer(message: str, index: int) -> str:
@@ -162,7 +165,7 @@ class PythonAgent:
                     result = await function(message, session)
                 else:
                     result = await self._in_thread(function, message, session)
-                if inspect.isawaitable(result):
+                if type(result) is not str and inspect.isawaitable(result):
                     result = await result
             except AgentError:
                 raise

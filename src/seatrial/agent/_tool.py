@@ -125,19 +125,36 @@ def refuse_tool_call(
 _PLAIN = (inspect.Parameter.POSITIONAL_OR_KEYWORD, inspect.Parameter.KEYWORD_ONLY)
 
 
-def call_arguments(
-    signature: inspect.Signature, args: tuple[Any, ...], kwargs: dict[str, Any]
-) -> dict[str, Any]:
-    """A call's arguments by name, defaults filled in, as a tool's span records them."""
+def plain_names(signature: inspect.Signature) -> tuple[str, ...] | None:
+    """The parameter names of a signature that takes each of them by name (no ``*args``,
+    ``**kwargs`` or positional-only ones); None for any other signature."""
     parameters = signature.parameters
+    if all(p.kind in _PLAIN for p in parameters.values()):
+        return tuple(parameters)
+    return None
+
+
+def call_arguments(
+    signature: inspect.Signature,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    names: tuple[str, ...] | None = None,
+) -> dict[str, Any]:
+    """A call's arguments by name, defaults filled in, as a tool's span records them.
+
+    ``names`` is :func:`plain_names` of the signature, when the caller worked it out once.
+    """
+    if names is None:
+        names = plain_names(signature)
     if (
-        not args
-        and len(kwargs) == len(parameters)
-        and all(p.kind in _PLAIN and name in kwargs for name, p in parameters.items())
+        names is not None
+        and not args
+        and len(kwargs) == len(names)
+        and all(name in kwargs for name in names)
     ):
         # Every parameter passed by name (the usual tool call): bind() would give the same
         # names in the same order, for several times the cost, on every call of every attempt.
-        return {name: kwargs[name] for name in parameters}
+        return {name: kwargs[name] for name in names}
     try:
         bound = signature.bind(*args, **kwargs)
     except TypeError:
@@ -175,6 +192,7 @@ def tool(
     def decorate(function: F) -> F:
         tool_name = name or function.__name__
         signature = inspect.signature(function)
+        names = plain_names(signature)
 
         def enter(recorder: TraceRecorder, arguments: dict[str, Any]) -> Any:
             return tool_span(recorder, tool_name, arguments, event_kind=event_kind)
@@ -191,7 +209,7 @@ def tool(
                 recorder = TraceRecorder.current()
                 if recorder is None:
                     return await function(*args, **kwargs)
-                with enter(recorder, call_arguments(signature, args, kwargs)) as call:
+                with enter(recorder, call_arguments(signature, args, kwargs, names)) as call:
                     authorize(recorder)
                     result = await function(*args, **kwargs)
                     call.result(result)
@@ -205,7 +223,7 @@ def tool(
                 recorder = TraceRecorder.current()
                 if recorder is None:
                     return function(*args, **kwargs)
-                with enter(recorder, call_arguments(signature, args, kwargs)) as call:
+                with enter(recorder, call_arguments(signature, args, kwargs, names)) as call:
                     authorize(recorder)
                     result = function(*args, **kwargs)
                     call.result(result)

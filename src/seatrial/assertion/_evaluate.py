@@ -221,12 +221,31 @@ def weighted_score(results: list[AssertionResult]) -> float | None:
     """Weighted mean of the evaluated results (graded score, else pass 1 / fail 0)."""
     total = weight = 0.0
     for result in results:
-        if result.verdict == "not_evaluated":
+        # Read from the model's dict: a pydantic model's attributes go through its
+        # __getattr__ hook, several times the cost, and this runs for every attempt.
+        fields = result.__dict__
+        verdict = fields["verdict"]
+        if verdict == "not_evaluated":
             continue
-        value = result.score if result.score is not None else float(result.verdict == "pass")
-        total += value * result.weight
-        weight += result.weight
+        score = fields["score"]
+        value = score if score is not None else float(verdict == "pass")
+        total += value * fields["weight"]
+        weight += fields["weight"]
     return total / weight if weight > 0 else None
+
+
+def _all_passed(results: list[AssertionResult]) -> bool:
+    """Whether every result passed (read as :func:`weighted_score` reads them)."""
+    return all(result.__dict__["verdict"] == "pass" for result in results)
+
+
+def _hard_failures(results: list[AssertionResult]) -> list[AssertionResult]:
+    """The failed results of hard constraints, in order."""
+    return [
+        result
+        for result in results
+        if (fields := result.__dict__)["verdict"] == "fail" and fields["must_pass"]
+    ]
 
 
 def _fail(decider: AssertionResult, results: list[AssertionResult], prefix: str = "") -> Evaluation:
@@ -253,6 +272,9 @@ def evaluate(
     if planned is None:
         planned = plan(case)
     results = [_result(p, call(p, ctx)) for p in planned if p.level != "L3"]
+    if len(results) == len(planned):
+        # No L3 assertion to spend or skip: decide() reaches the verdict skip_l3 would.
+        return decide(case, results, [], [])
     skipped = skip_l3(planned, results)
     if skipped is not None:
         return skipped
@@ -266,7 +288,7 @@ def evaluate(
 
 def skip_l3(planned: Sequence[Planned], results: list[AssertionResult]) -> Evaluation | None:
     """FAIL without spending L3 when an L1/L2 hard constraint failed, else None."""
-    hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
+    hard_failures = _hard_failures(results)
     if not hard_failures:
         return None
     results += [_result(p, Check.not_evaluated(SKIPPED)) for p in planned if p.level == "L3"]
@@ -289,16 +311,18 @@ def decide(
 def _decide(
     case: Case, results: list[AssertionResult], advisory: list[AssertionResult]
 ) -> Evaluation:
-    if results and case.threshold is None and all(r.verdict == "pass" for r in results):
+    if results and case.threshold is None and _all_passed(results):
         # The usual attempt: every assertion passed and no threshold weighs them (what the
         # rules below conclude too, in one pass instead of five).
         return _evaluation(
             verdict="PASS",
+            failure_type=None,
             reason=f"all {len(results)} assertions passed",
             score=weighted_score(results),
             results=results,
+            review_items=[],
         )
-    hard_failures = [r for r in results if r.must_pass and r.verdict == "fail"]
+    hard_failures = _hard_failures(results)
     if hard_failures:
         return _fail(hard_failures[0], results)
 
@@ -353,7 +377,8 @@ def _decide(
 
 def _evaluation(**fields: Any) -> Evaluation:
     # Every value is the evaluator's own (verdicts, reasons, scores it computed): no need to
-    # validate them again for every attempt.
+    # validate them again for every attempt. (Given all six fields in order, as the usual
+    # PASS gives them, trusted_model has no defaults to fill in.)
     return trusted_model(Evaluation, fields)
 
 

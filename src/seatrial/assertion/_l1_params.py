@@ -96,42 +96,48 @@ def _schema_mismatch(schema: Mapping[str, Any], actual: Any) -> str | None:
 
 def argument_mismatch(params: ToolParamsParams, arguments: Any) -> str | None:
     """Why ``arguments`` do not meet ``params`` (None when they do)."""
-    if params.match == "regex":
-        return _regex_mismatch(params.wanted, arguments)
-    if params.match == "json_schema":
-        return _schema_mismatch(params.wanted, arguments)
-    return mismatch(params.wanted, arguments, exact=params.match == "exact")
+    match, wanted = params.match, params.wanted
+    if match == "regex":
+        return _regex_mismatch(wanted, arguments)
+    if match == "json_schema":
+        return _schema_mismatch(wanted, arguments)
+    return mismatch(wanted, arguments, exact=match == "exact")
 
 
 @assertion("tool_params", level="L1", params=ToolParamsParams, failure_type="wrong_params")
 def tool_params(params: ToolParamsParams, ctx: AssertionContext) -> Check:
     """The tool was called with the expected arguments (subset, exact, regex or JSON schema)."""
     every = ctx.tool_calls()
-    calls = [call for call in every if call.name == params.tool]
+    tool, which_calls = params.tool, params.call  # read once (see tool_called)
+    calls = [call for call in every if call.name == tool]
     if not calls:
         return Check.failed(
-            f"`{params.tool}` was never called (tools called: {called_names(every)})",
+            f"`{tool}` was never called (tools called: {called_names(every)})",
             failure_type="tool_not_called",
         )
+    total = len(calls)
+    if which_calls == "any" and total == 1:
+        # The usual case, one call: no numbering, no lists of problems.
+        problem = argument_mismatch(params, calls[0].arguments)
+        if problem is None:
+            return Check.passed(f"call 1 of 1 of `{tool}` matched")
+        return Check.failed(f"no call of `{tool}` had the expected arguments: call 1: {problem}")
     numbered: list[tuple[int, TraceToolCall]] = list(enumerate(calls, start=1))
-    if params.call == "first":
+    if which_calls == "first":
         numbered = numbered[:1]
-    elif params.call == "last":
+    elif which_calls == "last":
         numbered = numbered[-1:]
     problems = [(n, argument_mismatch(params, call.arguments)) for n, call in numbered]
     bad = [(n, problem) for n, problem in problems if problem is not None]
-    total = len(calls)
-    if params.call == "any":
+    if which_calls == "any":
         if len(bad) < len(problems):
             good = next(n for n, problem in problems if problem is None)
-            return Check.passed(f"call {good} of {total} of `{params.tool}` matched")
+            return Check.passed(f"call {good} of {total} of `{tool}` matched")
         details = "; ".join(f"call {n}: {problem}" for n, problem in bad[:3])
         more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
-        return Check.failed(
-            f"no call of `{params.tool}` had the expected arguments: {details}{more}"
-        )
+        return Check.failed(f"no call of `{tool}` had the expected arguments: {details}{more}")
     if bad:
         n, problem = bad[0]
-        return Check.failed(f"call {n} of {total} of `{params.tool}`: {problem}")
+        return Check.failed(f"call {n} of {total} of `{tool}`: {problem}")
     which = {"all": f"all {total} calls", "first": "the first call", "last": "the last call"}
-    return Check.passed(f"{which[params.call]} of `{params.tool}` matched")
+    return Check.passed(f"{which[which_calls]} of `{tool}` matched")

@@ -45,25 +45,29 @@ class ToolCalledParams(AssertionParams):
 def tool_called(params: ToolCalledParams, ctx: AssertionContext) -> Check:
     """Each expected tool was called at least ``min_times`` (and at most ``max_times``)."""
     calls = ctx.tool_calls()
+    # The parameters read once: a pydantic model's attributes cost several times a local's,
+    # and this check runs on most attempts.
+    match, min_times, max_times = params.match, params.min_times, params.max_times
+    names = [call.name for call in calls]
     too_few: list[str] = []
     too_many: list[str] = []
     seen: list[str] = []
     for wanted in params.expected:
-        count = sum(name_matches(call.name, wanted, params.match) for call in calls)
-        label = _label(wanted, params.match)
+        if match == "exact":
+            count = names.count(wanted)
+        else:
+            count = sum(name_matches(name, wanted, match) for name in names)
+        label = _label(wanted, match)
         seen.append(f"{label} {times(count)}")
-        if count < params.min_times:
-            too_few.append(
-                f"{label} was called {times(count)}, expected at least {params.min_times}"
-            )
-        elif params.max_times is not None and count > params.max_times:
-            too_many.append(
-                f"{label} was called {times(count)}, at most {params.max_times} allowed"
-            )
-    called = f"tools called: {called_names(calls)}"
+        if count < min_times:
+            too_few.append(f"{label} was called {times(count)}, expected at least {min_times}")
+        elif max_times is not None and count > max_times:
+            too_many.append(f"{label} was called {times(count)}, at most {max_times} allowed")
     if too_few:
+        called = f"tools called: {called_names(calls)}"
         return Check.failed("; ".join(too_few + too_many) + f" ({called})")
     if too_many:
+        called = f"tools called: {called_names(calls)}"
         return Check.failed("; ".join(too_many) + f" ({called})", failure_type="wrong_tool")
     return Check.passed("called " + ", ".join(seen))
 

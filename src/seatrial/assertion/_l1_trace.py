@@ -58,13 +58,17 @@ def _may_occur(ctx: AssertionContext, kinds: list[str]) -> bool:
     if any(call.name in wanted for call in ctx.tool_calls()):
         return True
     for span in ctx.trace.spans:
-        kind = span.attributes.get(A.EVENT_KIND)
+        # Read from the models' dicts: a pydantic model's attributes go through its
+        # __getattr__ hook, several times the cost, and this runs for every attempt.
+        fields = span.__dict__
+        kind = fields["attributes"].get(A.EVENT_KIND)
         if kind is not None and str(kind) in wanted:
             return True
-        for event in span.events:
-            if event.name in wanted:
+        for event in fields["events"]:
+            name = event.__dict__["name"]
+            if name in wanted:
                 return True
-            op = event.value(A.STATE_OP) if event.name == A.STATE_CHANGE else None
+            op = event.value(A.STATE_OP) if name == A.STATE_CHANGE else None
             if op is not None and str(op) in wanted:
                 return True
     return False
@@ -83,8 +87,9 @@ class ForbiddenEventsParams(AssertionParams):
 )
 def forbidden_events(params: ForbiddenEventsParams, ctx: AssertionContext) -> Check:
     """None of the forbidden tools or event kinds occurred, not even as a denied attempt."""
-    if not _may_occur(ctx, params.expected):
-        return Check.passed("none of " + ", ".join(params.expected) + " occurred")
+    expected = params.expected
+    if not _may_occur(ctx, expected):
+        return Check.passed("none of " + ", ".join(expected) + " occurred")
     occurrences = event_occurrences(ctx)
     problems = []
     for forbidden in params.expected:
@@ -132,7 +137,6 @@ def _figure(name: str, value: float) -> str:
     return str(int(value))
 
 
-_LIMIT_NAMES = tuple(LimitsParams.model_fields)
 _LIMIT_FIGURES: dict[str, Callable[[AssertionContext, Trace], float]] = {
     "tool_calls": lambda ctx, trace: len(ctx.tool_calls()),
     "model_calls": lambda ctx, trace: len(trace.model_calls()),
@@ -148,8 +152,9 @@ def limits(params: LimitsParams, ctx: AssertionContext) -> Check:
     """Tool calls, model calls, wall time, tokens and cost stayed within their limits."""
     trace = ctx.trace
     exceeded, within = [], []
-    for name in _LIMIT_NAMES:
-        limit = getattr(params, name)
+    # The model's dict holds its fields in declaration order: one read of it
+    # costs less than five attribute reads through pydantic's hook.
+    for name, limit in params.__dict__.items():
         if limit is None:
             continue
         # Only the figures that have a limit are computed: this runs on every attempt.

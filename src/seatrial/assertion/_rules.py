@@ -115,7 +115,8 @@ def _may_hold(kinds: tuple[PiiKind, ...]) -> Callable[[str], bool]:
 
 def no_pii_leak(params: BusinessRuleParams, ctx: AssertionContext) -> Check:
     """The replies hold no full phone number, ID card number, email or bank card number."""
-    kinds = tuple(params.kinds) if params.kinds else ("phone", "id_card", "email", "bank_card")
+    given = params.kinds
+    kinds = tuple(given) if given else ("phone", "id_card", "email", "bank_card")
     texts = replies(ctx, params.target or "all_responses")
     may_hold = _may_hold(kinds)
     leaks = []
@@ -286,6 +287,12 @@ _RULES: dict[str, Callable[[BusinessRuleParams, AssertionContext], Check]] = {
 @assertion("business_rule", level="L2", params=BusinessRuleParams, failure_type="business_rule")
 def business_rule(params: BusinessRuleParams, ctx: AssertionContext) -> Check:
     """A built-in business rule (no_pii_leak, no_fabricated_ids, confirm_before) or a custom one."""
+    rule = params.rule
+    # A built-in rule by name (the usual case) needs none of custom's checks: it is one
+    # when no `python:` is given and the name is not a `python:...` spec.
+    builtin = _RULES.get(rule) if rule is not None and params.python is None else None
+    if builtin is not None:
+        return builtin(params, ctx)
     spec = params.custom
     if spec is not None:
         return custom_rule(spec, params, ctx)

@@ -20,9 +20,9 @@ from pydantic_core import PydanticSerializationError
 
 from seatrial.case import Case
 from seatrial.errors import StoreError
-from seatrial.record import AttemptRecord, RunInfo
-from seatrial.store._engine import raw_json, without_nul
-from seatrial.trace import Span, Trace
+from seatrial.record import AssertionResult, AttemptRecord, RunInfo
+from seatrial.store._engine import RawJSON, raw_json, without_nul
+from seatrial.trace import Span, SpanLink, Trace
 
 _IDS = random.Random()
 """Ids (trace, span, session, attempt) come from a generator of their own, seeded by the
@@ -140,42 +140,83 @@ def attempt_rows(
     span_out: list[tuple[Any, ...]] = []
     for record in records:
         attempt_id = new_attempt_id()
-        metrics = record.metrics
-        trace = record.trace
+        # Read from the instance's dict: a pydantic model's attributes go through its
+        # __getattr__ hook (several times the cost of a dict lookup), 30 of them an attempt.
+        fields = record.__dict__
+        metrics = fields["metrics"].__dict__
+        trace = fields["trace"]
+        final_state, error, snapshot = fields["final_state"], fields["error"], fields["snapshot"]
         attempt_out.append(
             (
                 attempt_id,
-                record.run_id,
-                record.case_id,
-                record.attempt,
-                record.verdict,
-                record.failure_type,
-                without_nul(record.reason),
-                record.score,
-                metrics.tool_calls,
-                metrics.model_calls,
-                metrics.wall_time_ms,
-                metrics.input_tokens,
-                metrics.output_tokens,
-                metrics.cost_usd,
-                without_nul(record.response),
-                raw_json(record.responses),
-                None if record.final_state is None else raw_json(record.final_state),
-                None if record.error is None else without_nul(record.error),
-                record.user_id,
-                record.session_id,
-                record.started_at,
-                record.finished_at,
+                fields["run_id"],
+                fields["case_id"],
+                fields["attempt"],
+                fields["verdict"],
+                fields["failure_type"],
+                without_nul(fields["reason"]),
+                fields["score"],
+                metrics["tool_calls"],
+                metrics["model_calls"],
+                metrics["wall_time_ms"],
+                metrics["input_tokens"],
+                metrics["output_tokens"],
+                metrics["cost_usd"],
+                without_nul(fields["response"]),
+                raw_json(fields["responses"]),
+                None if final_state is None else raw_json(final_state),
+                None if error is None else without_nul(error),
+                fields["user_id"],
+                fields["session_id"],
+                fields["started_at"],
+                fields["finished_at"],
                 None if trace is None else trace.trace_id,
-                raw_json(record.assertions),
-                record.format_version,
-                None if record.snapshot is None else raw_json(record.snapshot),
+                assertions_json(fields["assertions"]),
+                fields["format_version"],
+                None if snapshot is None else raw_json(snapshot),
             )
         )
         if trace is None:
             continue
         span_out.extend(span_row(attempt_id, span, p) for p, span in enumerate(trace.spans))
     return attempt_out, span_out
+
+
+_RESULT_JSON: dict[tuple[Any, ...], str] = {}
+"""The JSON text of assertion results already encoded, by their field values: most results
+of a run repeat (the same check passing for the same reason), and pydantic's serialiser
+spends more on a result's nine fields than looking them up costs."""
+_RESULT_JSON_LIMIT = 4096
+"""Entries kept at most; the table starts again empty past it (a run of unique reasons)."""
+
+
+def assertions_json(results: list[AssertionResult]) -> RawJSON:
+    """The ``assertions`` column: ``raw_json(results)``, each result encoded once per text.
+
+    Only results whose values cannot compare equal to a differently written value are
+    looked up (a bool ``must_pass``, a non-zero float ``weight``, no ``score``): ``1 == 1.0``
+    and ``0.0 == -0.0`` in Python, but their JSON differs.
+    """
+    parts: list[str] = []
+    for result in results:
+        fields = result.__dict__
+        weight = fields["weight"]
+        if not (
+            fields["score"] is None
+            and type(weight) is float
+            and weight
+            and type(fields["must_pass"]) is bool
+        ):
+            parts.append(raw_json(result))
+            continue
+        key = tuple(fields.values())
+        text = _RESULT_JSON.get(key)
+        if text is None:
+            if len(_RESULT_JSON) >= _RESULT_JSON_LIMIT:
+                _RESULT_JSON.clear()
+            text = _RESULT_JSON[key] = raw_json(result)
+        parts.append(text)
+    return RawJSON(f"[{','.join(parts)}]")
 
 
 NO_EVENTS = raw_json([])
@@ -185,19 +226,21 @@ NO_EVENTS = raw_json([])
 def span_row(attempt_id: str, span: Span, position: int) -> tuple[Any, ...]:
     """The ``spans`` row of one span of an attempt's trace (see SPAN_COLUMNS): the attempt's
     own spans, and spans its agent exported that join them (ingestion)."""
+    fields = span.__dict__  # one attribute read, not eleven (see attempt_rows)
+    events = fields["events"]
     return (
         attempt_id,
         position,
-        span.trace_id,
-        span.span_id,
-        span.parent_span_id,
-        without_nul(span.name),
-        span.start_time_unix_nano,
-        span.end_time_unix_nano,
-        stored_attributes(span),
-        raw_json(span.events) if span.events else NO_EVENTS,
-        span.status,
-        without_nul(span.status_message),
+        fields["trace_id"],
+        fields["span_id"],
+        fields["parent_span_id"],
+        without_nul(fields["name"]),
+        fields["start_time_unix_nano"],
+        fields["end_time_unix_nano"],
+        _stored_attributes(fields["attributes"], fields["links"]),
+        raw_json(events) if events else NO_EVENTS,
+        fields["status"],
+        without_nul(fields["status_message"]),
     )
 
 
@@ -255,10 +298,14 @@ SPAN_FIELDS = tuple(name for name in Span.model_fields if name != "links")
 
 def stored_attributes(span: Span) -> Any:
     """The span's attributes as stored: its links, when it has any, under :data:`LINKS_KEY`."""
-    if not span.links:
-        return raw_json(span.attributes)
-    links = [link.model_dump(mode="json") for link in span.links]
-    return raw_json({**span.attributes, LINKS_KEY: links})
+    return _stored_attributes(span.attributes, span.links)
+
+
+def _stored_attributes(attributes: dict[str, Any], links: list[SpanLink]) -> Any:
+    if not links:
+        return raw_json(attributes)
+    dumped = [link.model_dump(mode="json") for link in links]
+    return raw_json({**attributes, LINKS_KEY: dumped})
 
 
 def attempt_record(row: Mapping[Any, Any], spans: list[Row] | None) -> AttemptRecord:

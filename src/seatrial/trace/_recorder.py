@@ -11,6 +11,7 @@ import json
 import os
 import random
 import time
+from _json import encode_basestring, make_encoder
 from typing import Any
 
 from seatrial.trace import _attrs as A
@@ -42,17 +43,46 @@ ATTRIBUTE_JSON = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=Tru
 """How structured attribute values become JSON text (one encoder: ``json.dumps`` with options
 builds a new one per call, which costs more than encoding a small value)."""
 
+_ATTRIBUTE_JSON_FAST = make_encoder(
+    None, str, encode_basestring, None, ": ", ", ", True, False, True
+)
+"""The C encoder ``ATTRIBUTE_JSON.encode`` builds on every call, built once: the same settings
+(``": "`` and ``", "``, keys sorted, NaN allowed) but no table of the containers being
+encoded, so it holds no state and threads may share it. A circular value, which that table
+would catch, runs it out of recursion instead: :func:`attribute_json` then asks
+``ATTRIBUTE_JSON`` (whose error names the circular reference)."""
+
+
+def attribute_json(value: Any) -> str:
+    """``ATTRIBUTE_JSON.encode(value)``, without building an encoder for each value (tool
+    arguments and results, structured attributes: several per attempt)."""
+    try:
+        return "".join(_ATTRIBUTE_JSON_FAST(value, 0))
+    except RecursionError:
+        return ATTRIBUTE_JSON.encode(value)
+
 
 _SCALAR_TYPES = (str, int, float, bool)
 """A named tuple of types: ``isinstance(v, str | int | ...)`` written inline builds the union
 on every call, which costs ten times the check (and this runs for every span attribute)."""
 
 
+_PLAIN_TYPES = frozenset((str, int, float, bool, type(None)))
+"""The types :func:`to_attribute` gives back as they are, looked up by exact type before the
+function is called at all (most attribute values are plain strings and numbers)."""
+
+
 def to_attribute(value: Any) -> Any:
     """OTel attributes are scalars: structures become JSON strings."""
     if value is None or isinstance(value, _SCALAR_TYPES):
         return value
-    return ATTRIBUTE_JSON.encode(value)
+    return attribute_json(value)
+
+
+def _attributes(given: dict[str, Any]) -> dict[str, Any]:
+    """``given`` with each value as :func:`to_attribute` makes it, in a new dict."""
+    plain = _PLAIN_TYPES
+    return {k: v if type(v) in plain else to_attribute(v) for k, v in given.items()}
 
 
 class TraceRecorder:
@@ -86,7 +116,7 @@ class TraceRecorder:
     def start_span(self, name: str, attributes: dict[str, Any] | None = None) -> Span:
         """Open a span under the current one; close it with :meth:`end_span`."""
         parent = self._stack.get()
-        attrs = {k: to_attribute(v) for k, v in attributes.items()} if attributes else {}
+        attrs = _attributes(attributes) if attributes else {}
         if self.turn_index is not None and A.TURN_INDEX not in attrs:
             attrs[A.TURN_INDEX] = self.turn_index
         # Every field given, in order: trusted_model takes the dict as it is, with no defaults
@@ -111,14 +141,20 @@ class TraceRecorder:
         return span
 
     def end_span(self, span: Span, error: str | None = None, message: str = "") -> None:
-        """Close a span, marking it failed when ``error`` (an ``error.type``) is given."""
-        span.end_time_unix_nano = time.time_ns()
+        """Close a span, marking it failed when ``error`` (an ``error.type``) is given.
+
+        ``span`` is one :meth:`start_span` opened: its fields are written into its dict, as
+        pydantic's ``__setattr__`` would write them (every field of such a span is set
+        already), without that method's cost on every span of every attempt.
+        """
+        fields = span.__dict__
+        fields["end_time_unix_nano"] = time.time_ns()
         if error is not None:
-            span.attributes[A.ERROR_TYPE] = error
-            span.status = "error"
-            span.status_message = message
-        elif span.status == "unset":
-            span.status = "ok"
+            fields["attributes"][A.ERROR_TYPE] = error
+            fields["status"] = "error"
+            fields["status_message"] = message
+        elif fields["status"] == "unset":
+            fields["status"] = "ok"
 
     def span(self, name: str, attributes: dict[str, Any] | None = None) -> _SpanBlock:
         """Open a span for the duration of a ``with`` block; an exception marks it failed."""
@@ -136,17 +172,14 @@ class TraceRecorder:
                 {
                     "name": str(name),
                     "time_unix_nano": time.time_ns(),
-                    "attributes": (
-                        {k: to_attribute(v) for k, v in attributes.items()} if attributes else {}
-                    ),
+                    "attributes": _attributes(attributes) if attributes else {},
                 },
             )
         )
 
     def set_attributes(self, span: Span, attributes: dict[str, Any]) -> None:
         """Set attributes on a span, encoding structures as OTel expects."""
-        for key, value in attributes.items():
-            span.attributes[key] = to_attribute(value)
+        span.attributes.update(_attributes(attributes))
 
     def trace(self) -> Trace:
         """The trace recorded so far, spans in start order."""

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, PrivateAttr
@@ -102,17 +101,24 @@ class TraceToolCall:
     error_type: str | None
     span: Span
 
-    # Decoded from the span's JSON on first use: most checks read the names only, and the
-    # metrics of every attempt count the calls.
-    @cached_property
+    # Decoded from the span's JSON on first use (most checks read the names only, and the
+    # metrics of every attempt count the calls), kept in the instance's dict: what
+    # functools.cached_property does, without the lock it takes on every read (Python 3.11).
+    @property
     def arguments(self) -> Any:
         """The call's arguments (``gen_ai.tool.call.arguments``), decoded."""
-        return decode_attribute(self.span.attributes.get(A.TOOL_ARGUMENTS))
+        return self._decoded("arguments", A.TOOL_ARGUMENTS)
 
-    @cached_property
+    @property
     def result(self) -> Any:
         """The call's result (``gen_ai.tool.call.result``), decoded."""
-        return decode_attribute(self.span.attributes.get(A.TOOL_RESULT))
+        return self._decoded("result", A.TOOL_RESULT)
+
+    def _decoded(self, name: str, key: str) -> Any:
+        kept = self.__dict__
+        if name not in kept:
+            kept[name] = decode_attribute(self.span.attributes.get(key))
+        return kept[name]
 
     @property
     def turn(self) -> int | None:
@@ -159,7 +165,7 @@ class Trace(BaseModel):
     resource: dict[str, Any] = Field(default_factory=dict)
     """Attributes of the process that sent the spans (OTLP's resource: ``service.name``, ...);
     empty for traces Seatrial recorded itself."""
-    _views: dict[str, tuple[int, Any]] = PrivateAttr(default_factory=dict)
+    _views: _TraceViews | None = PrivateAttr(default=None)
 
     def __eq__(self, other: object) -> bool:
         # The view cache is not part of a trace's value: compare what is stored.
@@ -170,78 +176,30 @@ class Trace(BaseModel):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def _cached(self, name: str, compute: Any) -> Any:
-        # Every assertion and the metrics read the same decoded views; decode them once.
-        # A trace that gains spans afterwards is recomputed (the count is the cache key).
+    def _read(self) -> _TraceViews:
+        # Every assertion and the metrics read the same views; work them out once, in one
+        # pass. A trace whose span list is replaced or grows afterwards is read again.
         # Straight from pydantic's private-attribute slot: ``self._views`` goes through
         # BaseModel.__getattr__, which cost more than the cache saved.
-        views = self.__pydantic_private__["_views"]  # type: ignore[index]
-        cached = views.get(name)
-        spans = len(self.spans)
-        if cached is not None and cached[0] == spans:
-            return cached[1]
-        value = compute()
-        views[name] = (spans, value)
-        return value
+        private = self.__pydantic_private__
+        views: _TraceViews | None = private["_views"]  # type: ignore[index]
+        spans = self.spans
+        if views is None or views.spans is not spans or views.count != len(spans):
+            views = private["_views"] = _TraceViews(spans)  # type: ignore[index]
+        return views
 
     def agent_span(self) -> Span | None:
         """The outermost ``invoke_agent`` span, if any."""
-        agents: list[Span] = self._cached("agent_spans", self._agent_spans)
-        ids = {s.span_id for s in agents}
-        roots = [s for s in agents if s.parent_span_id not in ids]
-        return roots[0] if roots else None
-
-    def _agent_spans(self) -> list[Span]:
-        return [s for s in self.spans if s.attributes.get(A.OPERATION) == A.OP_INVOKE_AGENT]
+        return self._read().agent
 
     def tool_calls(self) -> list[TraceToolCall]:
         """Tool calls in the order they started."""
-        return list(self._cached("tool_calls", self._tool_calls))
-
-    def _tool_calls(self) -> list[TraceToolCall]:
-        calls = []
-        exported = _exported_call_ids(self.spans)
-        for span in self.spans:
-            if span.operation != A.OP_EXECUTE_TOOL:
-                continue
-            if _made_from_message(span) and str(span.attributes.get(A.TOOL_CALL_ID)) in exported:
-                continue  # the agent's own span of this call arrived in another batch
-            error = span.attributes.get(A.ERROR_TYPE)
-            calls.append(
-                TraceToolCall(
-                    name=str(
-                        span.attributes.get(A.TOOL_NAME, span.name.removeprefix("execute_tool "))
-                    ),
-                    success=error is None and span.status != "error",
-                    error_type=str(error) if error is not None else None,
-                    span=span,
-                )
-            )
-        return calls
+        return list(self._read().tool_calls)
 
     def model_calls(self) -> list[ModelCall]:
         """The agent's model calls (``chat`` and other inference spans) in the order they
         started; calls the gateway made for Seatrial (a simulated user's) are left out."""
-        return list(self._cached("model_calls", self._model_calls))
-
-    def _model_calls(self) -> list[ModelCall]:
-        calls = []
-        for span in self.spans:
-            if span.operation not in (A.OP_CHAT, "text_completion", "generate_content"):
-                continue
-            attrs = span.attributes
-            if A.seatrial_call(attrs):
-                continue
-            calls.append(
-                ModelCall(
-                    model=str(attrs.get(A.RESPONSE_MODEL) or attrs.get(A.REQUEST_MODEL) or ""),
-                    input_tokens=int(attrs.get(A.INPUT_TOKENS) or 0),
-                    output_tokens=int(attrs.get(A.OUTPUT_TOKENS) or 0),
-                    cost_usd=float(attrs.get(A.COST_USD) or 0.0),
-                    span=span,
-                )
-            )
-        return calls
+        return list(self._read().model_calls)
 
     def events(self, name: str | None = None) -> list[tuple[Span, SpanEvent]]:
         """Span events (optionally only those called ``name``) with their spans, in time order."""
@@ -256,9 +214,13 @@ class Trace(BaseModel):
 
     def wall_time_ms(self) -> float:
         """The agent span's duration; without one, first start to last end."""
-        agent = self.agent_span()
-        if agent is not None and agent.end_time_unix_nano is not None:
-            return agent.duration_ms
+        agent = self._read().agent
+        if agent is not None:
+            fields = agent.__dict__  # Span.duration_ms, from the dict (see _TraceViews)
+            end: int | None = fields["end_time_unix_nano"]
+            if end is not None:
+                start: int = fields["start_time_unix_nano"]
+                return (end - start) / 1e6
         if not self.spans:
             return 0.0
         start = min(s.start_time_unix_nano for s in self.spans)
@@ -272,11 +234,14 @@ class Trace(BaseModel):
         its ``usage``; a SWE-agent trajectory, which keeps only totals) falls back to the usage
         recorded on its ``invoke_agent`` spans.
         """
-        calls: list[ModelCall] = self._cached("model_calls", self._model_calls)
-        spent = sum(c.input_tokens for c in calls), sum(c.output_tokens for c in calls)
-        if any(spent):
-            return spent
-        agents: list[Span] = self._cached("agent_spans", self._agent_spans)
+        views = self._read()
+        input_tokens = output_tokens = 0
+        for call in views.model_calls:
+            input_tokens += call.input_tokens
+            output_tokens += call.output_tokens
+        if input_tokens or output_tokens:
+            return input_tokens, output_tokens
+        agents = views.agent_spans
         return (
             sum(int(s.attributes.get(A.INPUT_TOKENS) or 0) for s in agents),
             sum(int(s.attributes.get(A.OUTPUT_TOKENS) or 0) for s in agents),
@@ -285,8 +250,103 @@ class Trace(BaseModel):
     def cost_usd(self) -> float:
         """The agent's cost: over every span that carries ``seatrial.cost_usd``, but model
         calls made for Seatrial (a simulated user's, on their own ledger line)."""
-        return sum(
-            float(s.attributes.get(A.COST_USD) or 0.0)
-            for s in self.spans
-            if not A.seatrial_call(s.attributes)
-        )
+        costs = []
+        for span in self.spans:
+            attrs = span.attributes
+            if not A.seatrial_call(attrs):
+                costs.append(float(attrs.get(A.COST_USD) or 0.0))
+        return sum(costs)
+
+
+_MODEL_OPERATIONS = frozenset((A.OP_CHAT, "text_completion", "generate_content"))
+"""The ``gen_ai.operation.name`` values of model-call spans."""
+
+
+class _TraceViews:
+    """What the checks and the metrics read off a trace (its agent spans, tool calls and
+    model calls), worked out in one pass over its spans: each attempt's metrics and its
+    assertions read them, and separate passes cost more than the reading."""
+
+    __slots__ = ("agent", "agent_spans", "count", "model_calls", "spans", "tool_calls")
+
+    def __init__(self, spans: list[Span]) -> None:
+        self.spans = spans
+        self.count = len(spans)
+        self.agent_spans: list[Span] = []
+        tool_spans: list[tuple[Span, dict[str, Any]]] = []
+        self.model_calls: list[ModelCall] = []
+        from_message = False
+        for span in spans:
+            # Fields read from the span's dict: a pydantic model's attributes go through its
+            # __getattr__ hook, several times the cost, for every span of every attempt.
+            fields = span.__dict__
+            attrs = fields["attributes"]
+            operation = attrs.get(A.OPERATION)
+            if operation == A.OP_INVOKE_AGENT:
+                self.agent_spans.append(span)
+                continue
+            if operation is not None and type(operation) is not str:
+                operation = str(operation)  # as Span.operation reads it
+            if operation == A.OP_EXECUTE_TOOL:
+                tool_spans.append((span, fields))
+                from_message = from_message or _from_message(attrs)
+            elif operation in _MODEL_OPERATIONS and not A.seatrial_call(attrs):
+                self.model_calls.append(_model_call(span, attrs))
+        if from_message:
+            # The agent's own span of a call read from messages may arrive in another batch.
+            exported = _exported_call_ids([span for span, _ in tool_spans])
+            tool_spans = [
+                (span, fields)
+                for span, fields in tool_spans
+                if not (
+                    _from_message(fields["attributes"])
+                    and str(fields["attributes"].get(A.TOOL_CALL_ID)) in exported
+                )
+            ]
+        self.tool_calls = [_tool_call(span, fields) for span, fields in tool_spans]
+        self.agent = _outermost(self.agent_spans)
+
+
+def _from_message(attributes: dict[str, Any]) -> bool:
+    return attributes.get(A.TOOL_CALL_SOURCE) == A.TOOL_CALL_FROM_MESSAGE
+
+
+def _outermost(agents: list[Span]) -> Span | None:
+    """The first agent span whose parent is not an agent span."""
+    if not agents:
+        return None
+    if len(agents) == 1:  # the usual trace: its one agent span, unless it is its own parent
+        only = agents[0].__dict__
+        return agents[0] if only["parent_span_id"] != only["span_id"] else None
+    ids = {s.span_id for s in agents}
+    return next((s for s in agents if s.parent_span_id not in ids), None)
+
+
+def _tool_call(span: Span, fields: dict[str, Any]) -> TraceToolCall:
+    attrs = fields["attributes"]
+    error = attrs.get(A.ERROR_TYPE)
+    # The frozen dataclass's fields filled in directly: its __init__ costs an
+    # object.__setattr__ a field, for every tool call of every attempt read.
+    call = _new_object(TraceToolCall)
+    call.__dict__.update(
+        name=str(attrs.get(A.TOOL_NAME, fields["name"].removeprefix("execute_tool "))),
+        success=error is None and fields["status"] != "error",
+        error_type=str(error) if error is not None else None,
+        span=span,
+    )
+    return call
+
+
+_new_object = object.__new__
+
+
+def _model_call(span: Span, attrs: dict[str, Any]) -> ModelCall:
+    call = _new_object(ModelCall)  # as _tool_call makes a TraceToolCall
+    call.__dict__.update(
+        model=str(attrs.get(A.RESPONSE_MODEL) or attrs.get(A.REQUEST_MODEL) or ""),
+        input_tokens=int(attrs.get(A.INPUT_TOKENS) or 0),
+        output_tokens=int(attrs.get(A.OUTPUT_TOKENS) or 0),
+        cost_usd=float(attrs.get(A.COST_USD) or 0.0),
+        span=span,
+    )
+    return call

@@ -12,7 +12,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from seatrial.trace import _attrs as A
-from seatrial.trace._recorder import ATTRIBUTE_JSON, TraceRecorder
+from seatrial.trace._recorder import TraceRecorder, attribute_json
 from seatrial.trace._span import Span, SpanEvent, Trace
 
 TOOL_ERROR = "tool_error"
@@ -21,7 +21,7 @@ TOOL_ERROR = "tool_error"
 
 def encode_json(value: Any) -> str:
     """Tool arguments and results as JSON text, keys sorted so equal calls compare equal."""
-    return ATTRIBUTE_JSON.encode(value)
+    return attribute_json(value)
 
 
 def _entries(tools_called: Any) -> list[Mapping[str, Any]]:
