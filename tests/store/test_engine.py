@@ -55,3 +55,13 @@ def test_serialised_json_is_stored_as_given() -> None:
     already = raw_json([{"id": "tool_called"}])
     assert dump_json(already) == '[{"id":"tool_called"}]'
     assert type(dump_json(already)) is str
+
+
+def test_sqlite_binds_serialised_json_as_text_and_none_as_null(tmp_path: Path) -> None:
+    # The store registers sqlite3 adapters for both (they skip a costly lookup per value).
+    with Store.open(f"sqlite:///{tmp_path / 's.db'}") as store, store.engine.begin() as conn:
+        conn.exec_driver_sql("CREATE TABLE bound (j TEXT, n TEXT)")
+        conn.exec_driver_sql("INSERT INTO bound VALUES (?, ?)", (raw_json({"a": [1]}), None))
+        row = conn.exec_driver_sql("SELECT j, typeof(j), n IS NULL FROM bound").one()
+    assert tuple(row) == ('{"a":[1]}', "text", 1)
+    assert type(row[0]) is str
