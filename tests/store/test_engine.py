@@ -6,8 +6,15 @@ import json
 import sqlite3
 from pathlib import Path
 
+from seatrial.record import RunInfo
 from seatrial.store import Store
-from seatrial.store._engine import SQLITE_BUSY_TIMEOUT_MS, dump_json, raw_json
+from seatrial.store._engine import (
+    SQLITE_BUSY_TIMEOUT_MS,
+    SQLITE_PAGE_SIZE,
+    SQLITE_WAL_AUTOCHECKPOINT_BYTES,
+    dump_json,
+    raw_json,
+)
 
 
 def test_sqlite_store_uses_wal_normal_sync_busy_timeout_and_foreign_keys(tmp_path: Path) -> None:
@@ -20,6 +27,23 @@ def test_sqlite_store_uses_wal_normal_sync_busy_timeout_and_foreign_keys(tmp_pat
         assert pragma("synchronous") == 1  # NORMAL
         assert pragma("busy_timeout") == SQLITE_BUSY_TIMEOUT_MS
         assert pragma("foreign_keys") == 1
+        assert pragma("page_size") == SQLITE_PAGE_SIZE
+        assert pragma("wal_autocheckpoint") == SQLITE_WAL_AUTOCHECKPOINT_BYTES // SQLITE_PAGE_SIZE
+
+
+def test_a_sqlite_store_made_with_another_page_size_keeps_it(tmp_path: Path) -> None:
+    path = tmp_path / "s.db"
+    made = sqlite3.connect(path)
+    made.execute("PRAGMA page_size = 4096")
+    made.execute("PRAGMA journal_mode = WAL")
+    made.close()
+    with Store.open(f"sqlite:///{path}") as store, store.engine.connect() as conn:
+        assert conn.exec_driver_sql("PRAGMA page_size").scalar() == 4096
+        # The WAL still holds the same bytes before a checkpoint.
+        checkpoint = conn.exec_driver_sql("PRAGMA wal_autocheckpoint").scalar()
+        assert checkpoint == SQLITE_WAL_AUTOCHECKPOINT_BYTES // 4096
+        store.create_run(RunInfo(run_id="r", suite="s", agent="a"), [])
+        assert store.get_run("r").run_id == "r"
 
 
 def test_sqlite_file_is_readable_by_plain_sqlite3(tmp_path: Path) -> None:
