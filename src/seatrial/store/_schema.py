@@ -31,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0011"
+SCHEMA_REVISION = "0012"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -132,7 +132,7 @@ attempts = Table(
     UniqueConstraint("run_id", "case_id", "attempt"),
     Index(None, "run_id", "verdict"),
     Index(None, "run_id", "stored_seq"),
-    Index(None, "failure_type", "run_id"),
+    # No (failure_type, run_id) any more (0012): no query reads attempts by failure type.
     Index(None, "trace_id"),
 )
 

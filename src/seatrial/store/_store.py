@@ -160,8 +160,8 @@ class Store(
             fresh, fresh_spans = attempt_rows, span_rows
             if filtered:
                 fresh, fresh_spans = unstored(connection, attempt_rows, span_rows)
-            insert_many(connection, attempts, codec.ATTEMPT_COLUMNS, fresh)
-            insert_many(connection, spans, codec.SPAN_COLUMNS, fresh_spans)
+            insert_many(connection, attempts, codec.ATTEMPT_COLUMNS, fresh, many_rows=True)
+            insert_many(connection, spans, codec.SPAN_COLUMNS, fresh_spans, many_rows=True)
             adopt_exported_spans(connection, fresh, fresh_spans)
             return len(fresh)
 
@@ -180,7 +180,7 @@ class Store(
             # writers take turns). Any other refusal (a run never created) is raised.
             for tries_left in (2, 1, 0):
                 try:
-                    return self._transact(action, store)
+                    return self._transact(action, store, many_rows=True)
                 except IntegrityError:
                     if not tries_left:
                         raise
