@@ -24,6 +24,13 @@ import httpx
 
 from seatrial._http_client import Failure
 
+KEEPALIVE_EXPIRY_S = 60.0
+"""How long an idle connection to the agent stays open for the next POST (both pools)."""
+
+CONNECT_TIMEOUT_S = 10.0
+"""The longest wait for a TCP (and TLS) connection to the agent, under a shorter timeout
+(both pools)."""
+
 PAYLOAD_JSON = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"))
 """The request body's encoder, made once (``json.dumps`` with options makes one per call)."""
 

@@ -33,13 +33,13 @@ import httpx
 
 from seatrial._http_client import Failure
 from seatrial._version import __version__
-from seatrial.agent._answer import PAYLOAD_JSON, AgentAnswer, transport_error
-
-KEEPALIVE_EXPIRY_S = 60.0
-"""How long an idle connection to the agent stays open for the next POST."""
-
-CONNECT_TIMEOUT_S = 10.0
-"""The longest wait for a TCP connection to the agent, under a shorter timeout."""
+from seatrial.agent._answer import (
+    CONNECT_TIMEOUT_S,
+    KEEPALIVE_EXPIRY_S,
+    PAYLOAD_JSON,
+    AgentAnswer,
+    transport_error,
+)
 
 _HEAD_LIMIT = 64 * 1024
 """The most bytes an answer's status line and headers may take."""

@@ -34,13 +34,13 @@ import aiohttp
 import httpx
 
 from seatrial._http_client import failure, proxy_for, ssl_for
-from seatrial.agent._answer import PAYLOAD_JSON, AgentAnswer, transport_error
-
-KEEPALIVE_EXPIRY_S = 60.0
-"""How long an idle connection to the agent stays open for the next POST."""
-
-CONNECT_TIMEOUT_S = 10.0
-"""The longest wait for a TCP (and TLS) connection to the agent, under a shorter timeout."""
+from seatrial.agent._answer import (
+    CONNECT_TIMEOUT_S,
+    KEEPALIVE_EXPIRY_S,
+    PAYLOAD_JSON,
+    AgentAnswer,
+    transport_error,
+)
 
 
 def httpx_error(exc: Exception, request: httpx.Request) -> httpx.TransportError:
