@@ -113,6 +113,24 @@ def test_missing_fixture_folder_exits_2_naming_the_line(tmp_path):
     assert not (tmp_path / ".seatrial").exists()
 
 
+@pytest.mark.parametrize(
+    ("args", "said"),
+    [
+        ((), "give a SUITE file, --dataset NAME, or --resume RUN_ID"),
+        (("s.yaml", "--backend", "cloud"), "--backend cloud: choose local or celery"),
+    ],
+)
+def test_run_without_a_suite_or_with_an_unknown_backend_is_bad_input_not_a_bug(
+    tmp_path, args, said
+):
+    (tmp_path / "s.yaml").write_text("suite: x\ncases: [{id: a, input: hi}]\n", encoding="utf-8")
+    result = seatrial("run", *args, "--agent", agent_spec("echo"), cwd=tmp_path)
+    assert result.returncode == 2, result.stderr
+    assert said in result.stderr
+    assert "itself failed" not in result.stderr
+    assert not (tmp_path / ".seatrial").exists()
+
+
 def test_unreachable_agent_exits_2_and_stores_no_run(tmp_path, refused_port):
     suite = tmp_path / "s.yaml"
     suite.write_text("suite: x\ncases: [{id: a, input: hi}]\n", encoding="utf-8")

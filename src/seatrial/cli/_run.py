@@ -24,6 +24,7 @@ from seatrial.cli._options import (
     Timeout,
 )
 from seatrial.cli._output import print_notice
+from seatrial.errors import InputError
 
 
 @app.command()
@@ -79,9 +80,9 @@ def run(
 
     config = project()
     if resume is None and suite_path is None and dataset is None:
-        raise typer.BadParameter("give a SUITE file, --dataset NAME, or --resume RUN_ID")
+        raise InputError("give a SUITE file, --dataset NAME, or --resume RUN_ID")
     if backend not in ("local", "celery"):
-        raise typer.BadParameter(f"--backend {backend}: choose local or celery")
+        raise InputError(f"--backend {backend}: choose local or celery")
     options = default_options(
         config,
         repeats=repeats,
