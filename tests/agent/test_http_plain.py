@@ -270,3 +270,10 @@ async def test_a_header_with_a_line_break_is_refused_before_anything_is_sent() -
         PlainConnections(
             "http://127.0.0.1:1/", concurrency=1, headers={"X": "a\r\nB: c"}, timeout_s=1
         )
+
+
+async def test_a_turn_header_with_a_line_break_is_refused_before_anything_is_sent() -> None:
+    pool = PlainConnections("http://127.0.0.1:1/", concurrency=1, headers={}, timeout_s=1)
+    with pytest.raises(ValueError, match="Newline or carriage return"):
+        await pool.post({"message": "hi"}, {"X-Turn": "a\r\nB: c"})
+    await pool.aclose()

@@ -309,12 +309,13 @@ class PlainConnections:
         self._names = frozenset(fields)
         self._fields = fields
         self._start = f"POST {target} HTTP/1.1\r\n".encode()
-        self._head = self._encode(fields)
+        self._head = self._encode(list(fields.values()))
 
     @staticmethod
-    def _encode(fields: Mapping[str, tuple[str, str]]) -> bytes:
-        text = "".join(f"{name}: {value}\r\n" for name, value in fields.values())
-        if text.count("\r") != len(fields) or text.count("\n") != len(fields):
+    def _encode(pairs: list[tuple[str, str]]) -> bytes:
+        """Header lines for ``pairs``; a name or value holding a line break is refused."""
+        text = "".join(f"{name}: {value}\r\n" for name, value in pairs)
+        if text.count("\r") != len(pairs) or text.count("\n") != len(pairs):
             # What aiohttp says, for the same header: a header cannot hold a line break.
             raise ValueError(
                 "Newline or carriage return character detected in HTTP status message or "
@@ -328,12 +329,12 @@ class PlainConnections:
         head = self._head
         if headers:
             if self._names.isdisjoint(name.lower() for name in headers):
-                head += "".join(f"{name}: {value}\r\n" for name, value in headers.items()).encode()
+                head += self._encode(list(headers.items()))
             else:
                 fields = dict(self._fields)
                 for name, value in headers.items():
                     fields[name.lower()] = (name, value)
-                head = self._encode(fields)
+                head = self._encode(list(fields.values()))
         request = b"".join((self._start, head, b"Content-Length: %d\r\n\r\n" % len(data), data))
         if self._slots is None:
             self._slots = asyncio.Semaphore(self._concurrency)
