@@ -116,12 +116,6 @@ def tool_params(params: ToolParamsParams, ctx: AssertionContext) -> Check:
             failure_type="tool_not_called",
         )
     total = len(calls)
-    if which_calls == "any" and total == 1:
-        # The usual case, one call: no numbering, no lists of problems.
-        problem = argument_mismatch(params, calls[0].arguments)
-        if problem is None:
-            return Check.passed(f"call 1 of 1 of `{tool}` matched")
-        return Check.failed(f"no call of `{tool}` had the expected arguments: call 1: {problem}")
     numbered: list[tuple[int, TraceToolCall]] = list(enumerate(calls, start=1))
     if which_calls == "first":
         numbered = numbered[:1]
