@@ -49,6 +49,21 @@ def test_a_report_with_its_attempts_renders_the_same_files(store: Store, tmp_pat
         assert render(report, fmt) == _golden(name), fmt
 
 
+def test_a_store_failing_mid_report_leaves_no_file_and_no_temporary_behind(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    report = build_report(store, store_runs(store), with_attempts=False)
+
+    def broken(self: Store, *args: Any, **kwargs: Any) -> Any:
+        raise OSError("disk I/O error")
+        yield  # a generator, as the store's own
+
+    monkeypatch.setattr(Store, "attempts_in_pages", broken)
+    with pytest.raises(OSError, match="disk I/O error"):
+        write_reports(report, tmp_path / "out", store)
+    assert list((tmp_path / "out").iterdir()) == []
+
+
 @pytest.mark.parametrize("with_attempts", [True, False])
 def test_the_terminal_summary_is_unchanged(store: Store, with_attempts: bool) -> None:
     report = build_report(store, store_runs(store), with_attempts=with_attempts)

@@ -435,9 +435,13 @@ def write_reports(report: RunReport, directory: Path, store: Store | None = None
         _write_json(json_file, _document(report, _also_junit(junit_file, report, cases)))
         junit_file.write(_JUNIT_TAIL)
         md_file.write(to_markdown(report))
-    finally:
-        for handle, _ in temporary:
+    except BaseException:
+        for handle, tmp in temporary:  # nothing half-written is left in the directory
             handle.close()
+            os.unlink(tmp)
+        raise
+    for handle, _ in temporary:
+        handle.close()
     for (_, tmp), path in zip(temporary, paths, strict=True):
         os.replace(tmp, path)
     return paths
