@@ -80,20 +80,18 @@ class RawJSON(str):
 
 
 def raw_json(value: Any) -> RawJSON:
-    """JSON text for a JSON column: compact, UTF-8 kept, NaN/inf as null, NUL replaced.
-
-    ``value`` may hold pydantic models, which are serialised as their dumps.
-    """
-    text = to_json(value, inf_nan_mode="null").decode()
-    if "\\u0000" in text:
-        text = _ESCAPED_NUL.sub(r"\1\\ufffd", text)
-    return RawJSON(text)
+    """JSON text for a JSON column (:func:`json_text`), marked as already serialised."""
+    return RawJSON(json_text(value))
 
 
 def json_text(value: Any) -> str:
-    """:func:`raw_json`'s text as a plain ``str``, for rows the driver is handed as they are
-    (``executemany``, COPY): SQLite's driver binds an exact ``str`` at once but looks a
-    subclass up among its adapters first, about 3,000 instructions a value."""
+    """JSON text for a JSON column: compact, UTF-8 kept, NaN/inf as null, NUL replaced.
+
+    ``value`` may hold pydantic models, which are serialised as their dumps. The text is a
+    plain ``str``, for rows handed to the driver as they are (``executemany``, COPY): SQLite's
+    driver binds an exact ``str`` at once, a :class:`RawJSON` through its adapter
+    (:func:`_bind_without_lookups`), one Python call more a value.
+    """
     text = to_json(value, inf_nan_mode="null").decode()
     if "\\u0000" in text:
         text = _ESCAPED_NUL.sub(r"\1\\ufffd", text)
