@@ -25,6 +25,7 @@ from seatrial.trace import (
     OtlpFormatError,
     Trace,
     TraceFormatError,
+    _recorder,
     encode_json,
     read_trace_file,
     trace_to_otlp,
@@ -179,12 +180,21 @@ def test_a_value_python_cannot_read_is_refused_with_the_file_named(tmp_path, val
 
 @given(json_values)
 def test_tool_json_is_what_the_attribute_encoder_writes(value: Any) -> None:
-    # encode_json writes flat objects itself; every value must read as the encoder writes it.
+    # encode_json reuses one C encoder built once; every value must read as the encoder writes it.
     assert encode_json(value) == ATTRIBUTE_JSON.encode(value)
 
 
 @given(st.dictionaries(st.text(max_size=10), scalars, max_size=6))
 def test_flat_tool_arguments_are_what_the_attribute_encoder_writes(value: dict[str, Any]) -> None:
+    assert encode_json(value) == ATTRIBUTE_JSON.encode(value)
+
+
+def test_without_a_c_encoder_tool_json_is_still_the_attribute_encoder_s(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # An interpreter without json's C encoder (not CPython) takes the encoder's own path.
+    monkeypatch.setattr(_recorder, "_ATTRIBUTE_JSON_FAST", None)
+    value = {"城市": "上海", "n": [1, 2.5, None, float("nan")], "ok": True}
     assert encode_json(value) == ATTRIBUTE_JSON.encode(value)
 
 

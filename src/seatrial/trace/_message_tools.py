@@ -120,14 +120,8 @@ def _asked_and_answered(
 def tool_spans_from_messages(spans: Sequence[Span]) -> list[Span]:
     """The ``execute_tool`` spans ``spans`` lack for the tool calls their messages hold
     (see the module's docstring); empty when every call has its span."""
-    # Span.operation read inline (str of the attribute; None is not an operation): every
-    # span of every ingested batch passes here.
     model_calls = sorted(
-        (
-            s
-            for s in spans
-            if str(s.attributes.get(A.OPERATION)) in MODEL_CALL_OPERATIONS and _has_messages(s)
-        ),
+        (s for s in spans if s.operation in MODEL_CALL_OPERATIONS and _has_messages(s)),
         key=lambda s: s.start_time_unix_nano,
     )
     if not model_calls:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import contextvars
 import json
+import json.encoder
 import os
 import random
 import time
-from _json import encode_basestring, make_encoder
 from typing import Any
 
 from seatrial.trace import _attrs as A
@@ -43,8 +43,16 @@ ATTRIBUTE_JSON = json.JSONEncoder(ensure_ascii=False, default=str, sort_keys=Tru
 """How structured attribute values become JSON text (one encoder: ``json.dumps`` with options
 builds a new one per call, which costs more than encoding a small value)."""
 
-_ATTRIBUTE_JSON_FAST = make_encoder(
-    None, str, encode_basestring, None, ": ", ", ", True, False, True
+_MAKE_ENCODER: Any = getattr(json.encoder, "c_make_encoder", None)
+"""The C encoder's constructor the json module builds its encoders with; None where the
+interpreter has none (not CPython)."""
+
+_ATTRIBUTE_JSON_FAST: Any = (
+    None
+    if _MAKE_ENCODER is None
+    else _MAKE_ENCODER(
+        None, str, json.encoder.encode_basestring, None, ": ", ", ", True, False, True
+    )
 )
 """The C encoder ``ATTRIBUTE_JSON.encode`` builds on every call, built once: the same settings
 (``": "`` and ``", "``, keys sorted, NaN allowed) but no table of the containers being
@@ -56,6 +64,8 @@ would catch, runs it out of recursion instead: :func:`attribute_json` then asks
 def attribute_json(value: Any) -> str:
     """``ATTRIBUTE_JSON.encode(value)``, without building an encoder for each value (tool
     arguments and results, structured attributes: several per attempt)."""
+    if _ATTRIBUTE_JSON_FAST is None:
+        return ATTRIBUTE_JSON.encode(value)
     try:
         return "".join(_ATTRIBUTE_JSON_FAST(value, 0))
     except RecursionError:
