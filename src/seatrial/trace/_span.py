@@ -215,12 +215,8 @@ class Trace(BaseModel):
     def wall_time_ms(self) -> float:
         """The agent span's duration; without one, first start to last end."""
         agent = self._read().agent
-        if agent is not None:
-            fields = agent.__dict__  # Span.duration_ms, from the dict (see _TraceViews)
-            end: int | None = fields["end_time_unix_nano"]
-            if end is not None:
-                start: int = fields["start_time_unix_nano"]
-                return (end - start) / 1e6
+        if agent is not None and agent.end_time_unix_nano is not None:
+            return agent.duration_ms
         if not self.spans:
             return 0.0
         start = min(s.start_time_unix_nano for s in self.spans)
