@@ -21,7 +21,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 SRC = ROOT / "src"
-DOCS = [*sorted((ROOT / "docs").glob("*.md")), ROOT / "README.md"]
+DOCS = [*sorted((ROOT / "docs").rglob("*.md")), ROOT / "README.md"]
 PYTHON_BLOCKS = {"python", "py", "pycon"}
 
 
