@@ -39,7 +39,7 @@ def test_failures_prints_one_row_per_cluster(project, monkeypatch):
     assert result.exit_code == 0, result.output
     # latest is the formats run: one failure type, two different checks.
     assert "6 failed attempts in 2 clusters" in result.output
-    assert "format: is_json" in result.output and "format: length" in result.output
+    assert "is_json failed" in result.output and "length failed" in result.output
     assert "format-json #" in result.output
 
 
@@ -155,7 +155,7 @@ def test_daily_writes_the_markdown_and_html_report(project, monkeypatch, tmp_pat
     stem = f"daily-{dt.date.today().isoformat()}"
     markdown = (tmp_path / "reports" / f"{stem}.md").read_text(encoding="utf-8")
     assert "2 runs of 2 suites" in result.output
-    assert "## Failure clusters" in markdown and "loop: no_loop" in markdown
+    assert "## Failure clusters" in markdown and "no_loop failed on" in markdown
     assert (tmp_path / "reports" / f"{stem}.html").exists()
 
 

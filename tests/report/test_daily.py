@@ -172,7 +172,7 @@ def test_the_markdown_report_shows_rates_changes_new_failures_clusters_and_cost(
     assert f"| support | `{day['today']}` | python:agent.py:support | 6 | 33% | 67% " in text
     assert "-33.3 pts" in text
     assert "| support | refund | FAIL | permission_violation |" in text
-    assert "| loop | 2 | 1 | loop: no_loop, `lookup_order`" in text
+    assert "| loop | 2 | 1 | no_loop failed on `lookup_order`" in text
     assert "| agent model calls (ledger) | 0.2500 |" in text
 
 

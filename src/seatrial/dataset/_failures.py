@@ -12,8 +12,8 @@ are clustered with scikit-learn's :class:`~sklearn.cluster.AgglomerativeClusteri
 (cosine distance, average linkage, a distance threshold instead of a cluster count: nobody
 knows in advance how many problems a run has).
 
-A cluster's label is deterministic: the failure type, the tools its reasons name, and the
-words of its reasons that are most distinctive against the other failures. A model may give
+A cluster's label is a deterministic short phrase: the check that failed and the tools its
+reasons name (``no_loop failed on `lookup_order```). A model may give
 clusters a friendlier name (:func:`seatrial.dataset.name_clusters`), never replacing the label.
 """
 
@@ -75,14 +75,9 @@ _NO_TEXT = {
 _TOOL = re.compile(r"`([a-z][A-Za-z0-9_.\-]{0,59})`")
 # The id of the check a reason starts with: ``no_loop: `lookup_order` failed ...``.
 _CHECK = re.compile(r"^([A-Za-z][\w#.\-]{0,59}): ")
-_WORD = re.compile(r"[A-Za-z][A-Za-z_]{3,}")
-_STOPWORDS = frozenset(
-    "with from that this than were when what which have been into only more most once "
-    "their there they them then also each none some same".split()
-)
 _LABEL_CHECKS = 2
-_LABEL_TOOLS = 3
-_LABEL_WORDS = 3
+_LABEL_TOOLS = 2
+"""Tools a label names; more are counted (`a`, `b` and 2 more tools)."""
 
 
 @dataclass(frozen=True)
@@ -127,7 +122,8 @@ class FailureCluster:
 
     failure_type: str
     label: str
-    """The failure type, the tools the reasons name and their most distinctive words."""
+    """A short phrase: the check that failed and the tools its reasons name, e.g. ``no_loop
+    failed on `fetch_forecast`, `search_invoices` and 1 more tool``."""
     members: tuple[FailureMember, ...]
     """In run, case and attempt order."""
     example: FailureMember
@@ -265,7 +261,7 @@ def cluster_members(
     groups: list[list[int]] = []
     for indexes in by_check.values():
         groups += _split(vectors[indexes], limit, indexes)
-    clusters = [_cluster(members, vectors, group, groups) for group in groups]
+    clusters = [_cluster(members, vectors, group) for group in groups]
     return sorted(clusters, key=lambda c: (-c.count, c.failure_type, c.label))
 
 
@@ -306,41 +302,36 @@ def _cluster(
     members: Sequence[FailureMember],
     vectors: npt.NDArray[np.float32],
     group: list[int],
-    groups: list[list[int]],
 ) -> FailureCluster:
     inside = vectors[group]
     # A row's length is 1 when every part embeds (the weights sum to 1): a dot product is then
     # the cosine, and it ranks the members' centrality well enough when a part did not embed.
     central = int(np.argmax((inside @ inside.T).mean(axis=1)))
-    others = [members[i] for other in groups if other is not group for i in other]
     own = [members[i] for i in group]
     return FailureCluster(
         failure_type=own[0].failure_type,
         check=own[0].check,
-        label=_label(own, others),
+        label=_label(own),
         members=tuple(own),
         example=own[central],
         cases=tuple(dict.fromkeys(member.case_id for member in own)),
     )
 
 
-def _label(own: Sequence[FailureMember], others: Sequence[FailureMember]) -> str:
-    """``type: check, `tool` - word, word``: the checks that failed and the tools their reasons
-    name, most often first, then the reason words most common here and least common in the
-    other failures (ties: the longer word, then alphabetical)."""
+def _label(own: Sequence[FailureMember]) -> str:
+    """A short phrase: the check that failed and the tools its reasons name, most often first,
+    e.g. ``no_loop failed on `lookup_order`, `fetch_forecast` and 1 more tool``; the failure
+    type stands in for the check when the reasons name none (an agent's crash, a timeout)."""
     checks = _ranked(_CHECK.findall(member.reason)[:1] for member in own)
-    tools = _ranked(_TOOL.findall(member.reason) for member in own)
-    named = checks[:_LABEL_CHECKS] + [f"`{tool}`" for tool in tools[:_LABEL_TOOLS]]
-    if len(tools) > _LABEL_TOOLS:
-        named[-1] += f" (+{len(tools) - _LABEL_TOOLS})"
-    exclude = {name.lower() for name in checks + tools}
-    words = _distinctive_words(own, others, exclude)
-    label = own[0].failure_type
-    if named:
-        label += ": " + ", ".join(named)
-    if words:
-        label += (" - " if named else ": ") + ", ".join(words)
-    return label
+    tools = [f"`{tool}`" for tool in _ranked(_TOOL.findall(member.reason) for member in own)]
+    subject = ", ".join(checks[:_LABEL_CHECKS]) + " failed" if checks else own[0].failure_type
+    if not tools:
+        return subject
+    rest = len(tools) - _LABEL_TOOLS
+    if rest <= 0:
+        return f"{subject} on {' and '.join(tools)}"
+    more = f"{rest} more tool{'s' if rest > 1 else ''}"
+    return f"{subject} on {', '.join(tools[:_LABEL_TOOLS])} and {more}"
 
 
 def _ranked(found: Iterable[list[str]]) -> list[str]:
@@ -349,30 +340,6 @@ def _ranked(found: Iterable[list[str]]) -> list[str]:
     for names in found:
         counts.update(set(names))
     return [name for name, _ in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0]))]
-
-
-def _distinctive_words(
-    own: Sequence[FailureMember], others: Sequence[FailureMember], exclude: set[str]
-) -> list[str]:
-    def words(member: FailureMember) -> set[str]:
-        found = {w.lower() for w in _WORD.findall(_TOOL.sub(" ", member.reason))}
-        return found - _STOPWORDS - exclude
-
-    inside: Counter[str] = Counter()
-    for member in own:
-        inside.update(words(member))
-    outside: Counter[str] = Counter()
-    for member in others:
-        outside.update(words(member))
-    scores = {
-        word: count / len(own) - (outside[word] / len(others) if others else 0.0)
-        for word, count in inside.items()
-    }
-    ranked = sorted(
-        (item for item in scores.items() if item[1] > 0),
-        key=lambda kv: (-kv[1], -len(kv[0]), kv[0]),
-    )
-    return [word for word, _ in ranked[:_LABEL_WORDS]]
 
 
 def with_names(
