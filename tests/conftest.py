@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import socket
 import sqlite3
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +24,22 @@ if "PYTEST_XDIST_WORKER" in os.environ:
 
 HERE = Path(__file__).parent
 AGENTS = HERE / "agents.py"
+
+
+SEATRIAL = str(Path(sys.executable).parent / "seatrial")
+"""The console script installed beside the interpreter running the tests."""
+
+
+def run_seatrial(*args: str, cwd: Path, timeout_s: float = 120) -> subprocess.CompletedProcess[str]:
+    """``seatrial ARGS`` in a fresh process in ``cwd``, 200 columns wide, output captured."""
+    return subprocess.run(
+        [SEATRIAL, *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=timeout_s,
+        env={**os.environ, "COLUMNS": "200"},
+    )
 
 
 def agent_spec(function: str) -> str:

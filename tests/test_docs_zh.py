@@ -5,11 +5,8 @@ both READMEs runs command by command."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -19,10 +16,10 @@ import pytest
 import yaml
 
 from seatrial.case import load_suite
+from tests.conftest import run_seatrial as seatrial
 
 ROOT = Path(__file__).resolve().parents[1]
 ZH = ROOT / "docs" / "zh"
-SEATRIAL = str(Path(sys.executable).parent / "seatrial")
 FENCE = re.compile(r"^```(\w*)\n(.*?)^```", re.MULTILINE | re.DOTALL)
 
 
@@ -34,17 +31,6 @@ def blocks(page: Path, language: str) -> list[tuple[int, str]]:
         for match in FENCE.finditer(text)
         if match.group(1) == language
     ]
-
-
-def seatrial(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [SEATRIAL, *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "COLUMNS": "200"},
-    )
 
 
 YAML_EXAMPLES = [
