@@ -8,7 +8,9 @@ import re
 from fastapi.testclient import TestClient
 from sklearn.metrics import cohen_kappa_score
 
+from seatrial.case import Case
 from seatrial.judge import Calibration, agreement_report
+from seatrial.record import RunInfo
 from seatrial.store import ReviewItem, Store
 from seatrial.web import create_app
 from tests.conftest import queued_items
@@ -146,3 +148,76 @@ def test_the_calibration_page_lists_a_stored_calibration_with_kappa(store: Store
     api = client.get("/api/calibrations").json()
     assert abs(api["calibrations"][0]["kappa"] - expected_kappa) < 1e-9
     assert api["labels"] == {"review": 1}
+
+
+CRITERIA = "说明退款结果，不编造没有执行的操作"
+SUITE_RUBRIC = "退款类回复必须以退款工具的结果为准"
+OWN_RUBRIC = "预约成功时给出时间和地点"
+
+
+def stored_run(store: Store) -> None:
+    """Run ``run-1`` as the queued items' judge saw it: ``refund`` names its criteria (the
+    suite's rubric for 退款 applies), ``booking`` brings a rubric of its own."""
+    info = RunInfo.model_validate(
+        {
+            "run_id": "run-1",
+            "suite": "support",
+            "agent": "python:bot:answer",
+            "started_at": 1_763_000_000.0,
+            "settings": {"rubrics": {"退款": SUITE_RUBRIC, "预约": "不该被读到"}},
+        }
+    )
+    cases = [
+        Case.model_validate(
+            {
+                "id": "refund",
+                "input": "我要退款，订单 A1001",
+                "category": "退款",
+                "assertions": [{"id": "judge", "type": "semantic", "criteria": CRITERIA}],
+            }
+        ),
+        Case.model_validate(
+            {
+                "id": "booking",
+                "input": "帮我预约周五的号",
+                "category": "预约",
+                "assertions": [{"id": "judge", "type": "llm_judge", "rubric": OWN_RUBRIC}],
+            }
+        ),
+    ]
+    store.create_run(info, cases)
+
+
+def test_the_item_shows_the_criteria_and_the_rubric_the_judge_was_given(store: Store) -> None:
+    client, queued = seeded(store)
+    stored_run(store)
+
+    refund = client.get(f"/review/{queued[0].id}").text
+    assert "<code>llm_judge</code>" in refund
+    assert CRITERIA in refund and SUITE_RUBRIC in refund
+    # The assertion's own rubric replaces the suite's for its category, as the judge read it.
+    booking = client.get(f"/review/{queued[1].id}").text
+    assert OWN_RUBRIC in booking and "不该被读到" not in booking
+
+
+def test_an_item_whose_run_is_gone_says_so_instead_of_criteria(store: Store) -> None:
+    client, queued = seeded(store)  # run-1 and run-2 were never stored
+
+    page = client.get(f"/review/{queued[0].id}")
+
+    assert page.status_code == 200
+    assert "no longer holds its case or assertion" in page.text
+
+
+def test_the_browser_remembers_who_labelled_last_and_another_browser_does_not(
+    store: Store,
+) -> None:
+    client, queued = seeded(store, user="server-user")
+    client.post(f"/review/{queued[0].id}", data={"label": "pass", "who": "张三"})
+
+    assert 'name="who" value="张三"' in client.get(f"/review/{queued[1].id}").text
+    # Skipping labels nobody: the name stays.
+    client.post(f"/review/{queued[1].id}", data={"label": "skip", "who": "李四"})
+    assert 'name="who" value="张三"' in client.get(f"/review/{queued[2].id}").text
+    other = TestClient(create_app(store, user="server-user"), follow_redirects=False)
+    assert 'name="who" value="server-user"' in other.get(f"/review/{queued[2].id}").text

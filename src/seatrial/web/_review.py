@@ -1,13 +1,14 @@
 """The review queue (label judge verdicts in the browser) and the judge calibration page.
 
 Labels go through ``Store.label_review_item``, exactly as ``seatrial review`` stores them, with
-who labelled (the form's ``who``, else the user ``seatrial serve`` was started for).
+who labelled (the form's ``who``, else the user ``seatrial serve`` was started for). The browser
+remembers who labelled last (a cookie), so a reviewer types their name once.
 """
 
 from __future__ import annotations
 
 from typing import Annotated
-from urllib.parse import urlencode
+from urllib.parse import quote, unquote, urlencode
 
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -20,11 +21,25 @@ from seatrial.web._board_judging import (
     CalibrationView,
     ReviewPage,
     calibration_chart,
+    judge_brief,
     queue_page,
 )
 from seatrial.web._deps import PAGE_SIZE, render, store_of
 
 router = APIRouter()
+
+REVIEWER_COOKIE = "seatrial_reviewer"
+"""Who labelled last in this browser (URL-encoded: a name may be Chinese)."""
+REVIEWER_DAYS = 365
+"""How long the browser remembers the reviewer."""
+
+
+def _reviewer(request: Request, form: dict[str, str] | None) -> str:
+    """Who the form offers: what was just typed, else who labelled last here, else the user
+    the dashboard was started for."""
+    typed = (form or {}).get("who")
+    remembered = unquote(request.cookies.get(REVIEWER_COOKIE, ""))
+    return typed or remembered or str(request.app.state.user or "")
 
 
 def _status(status: str) -> str:
@@ -47,9 +62,10 @@ def _item_page(
         request,
         "review_item.html",
         item=item,
+        brief=judge_brief(store_of(request), item) if item is not None else None,
         error=error,
         done=dict(request.query_params),
-        who=(form or {}).get("who") or request.app.state.user,
+        who=_reviewer(request, form),
         form=form or {},
         labels=LABELS,
     )
@@ -133,7 +149,16 @@ def label_item(
         done = {"skipped": item.id}
     following = next_open_review_id(store, item)
     target = f"/review/{following}" if following else "/review"
-    return RedirectResponse(f"{target}?{urlencode(done)}", status_code=303)
+    response = RedirectResponse(f"{target}?{urlencode(done)}", status_code=303)
+    if verdict != "skip":
+        response.set_cookie(
+            REVIEWER_COOKIE,
+            quote(person),
+            max_age=REVIEWER_DAYS * 24 * 3600,
+            httponly=True,
+            samesite="strict",
+        )
+    return response
 
 
 @router.get("/calibration", response_class=HTMLResponse, include_in_schema=False)
