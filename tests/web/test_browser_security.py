@@ -118,3 +118,19 @@ def test_body_text_names_a_chinese_font_before_the_generic_family(
     code = page.evaluate("getComputedStyle(document.querySelector('code')).fontFamily")
     assert "Noto Sans CJK SC" in code, code
     assert page.evaluate("document.documentElement.lang") == "en"
+
+
+@pytest.mark.parametrize(
+    ("path", "chart"), [("/runs", "trend-pass_rate"), ("/leaderboard", "board-chart")]
+)
+def test_chart_labels_use_the_pages_fonts_chinese_faces_included(
+    page: Page, dashboard: str, path: str, chart: str
+) -> None:
+    page.goto(f"{dashboard}{path}")
+    expect(page.locator(f"#{chart} canvas").first).to_be_attached()
+    family = page.evaluate(
+        "id => echarts.getInstanceByDom(document.getElementById(id)).getOption()"
+        ".textStyle.fontFamily",
+        chart,
+    )
+    assert "Noto Sans CJK SC" in family and "Microsoft YaHei" in family, family

@@ -10,6 +10,8 @@
   });
   echarts.init(document.getElementById("calibration-chart")).setOption({
     tooltip: {trigger: "axis"},
+    /* the page's font stack, Chinese faces included: labels may be Chinese */
+    textStyle: {fontFamily: getComputedStyle(document.body).fontFamily},
     legend: {type: "scroll"},
     xAxis: {type: "time"},
     yAxis: {type: "value", min: -1, max: 1},

@@ -6,6 +6,8 @@
   var chart = echarts.init(document.getElementById("board-chart"));
   chart.setOption({
     tooltip: {trigger: "axis"},
+    /* the page's font stack, Chinese faces included: labels may be Chinese */
+    textStyle: {fontFamily: getComputedStyle(document.body).fontFamily},
     grid: {left: 50, right: 20, bottom: 80},
     xAxis: {type: "category", data: data.agents, axisLabel: {rotate: 20}},
     yAxis: {type: "value", min: 0, max: 100, name: "success %"},

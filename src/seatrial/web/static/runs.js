@@ -37,6 +37,8 @@
       chart.setOption({
         title: { text: node.dataset.title, textStyle: { fontSize: 13 } },
         tooltip: { trigger: "axis" },
+        /* the page's font stack, Chinese faces included: labels may be Chinese */
+        textStyle: {fontFamily: getComputedStyle(document.body).fontFamily},
         grid: { left: 60, right: 16, top: 36, bottom: 28 },
         xAxis: { type: "category", data: labels },
         yAxis: key === "pass_rate" ? { type: "value", min: 0, max: 1 } : { type: "value" },
