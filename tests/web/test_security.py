@@ -16,11 +16,12 @@ import httpx
 import pytest
 
 from seatrial.case import Case
+from seatrial.errors import ConfigError
 from seatrial.record import AssertionResult, AttemptRecord, RunInfo
 from seatrial.store import Store
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
-from seatrial.web import MIN_TOKEN_LENGTH
+from seatrial.web import MIN_TOKEN_LENGTH, check_token
 from tests.web.conftest import SEATRIAL, environment, free_port, serve
 
 SCRIPT = '<script>alert("x")</script>'
@@ -310,3 +311,10 @@ def test_a_short_token_from_the_environment_is_refused_too(tmp_path):
     refused = serve_refusal(tmp_path, env={**environment(), "SEATRIAL_TOKEN": "letmein"})
     assert refused.returncode == 2
     assert f"at least {MIN_TOKEN_LENGTH}" in refused.stdout + refused.stderr
+
+
+def test_the_token_check_takes_no_token_or_one_of_the_minimum_length_and_refuses_shorter():
+    check_token(None)  # no token: loopback only, checked elsewhere
+    check_token("x" * MIN_TOKEN_LENGTH)
+    with pytest.raises(ConfigError, match=f"at least {MIN_TOKEN_LENGTH}"):
+        check_token("x" * (MIN_TOKEN_LENGTH - 1))
