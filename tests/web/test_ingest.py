@@ -39,7 +39,7 @@ from seatrial.trace import Span, Trace, attrs, trace_to_otlp
 from seatrial.web import create_app
 from tests.web.conftest import free_port, serve
 
-TOKEN = "s3cret-token"
+TOKEN = "s3cret-token-for-otlp"
 PHONE = "13812345678"
 """A mainland mobile number an agent put in a tool call: it must be stored masked."""
 BEARER = {"Authorization": f"Bearer {TOKEN}"}

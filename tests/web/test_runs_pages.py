@@ -231,3 +231,44 @@ def test_the_trend_reads_its_figures_for_the_same_filters_from_the_api(
     points = client.get(source.group(1)).json()["runs"]
     assert [p["run_id"] for p in points] == [v1]
     assert client.get("/api/trends").json()["runs"][-1]["run_id"] == v2
+
+
+def test_the_run_page_leads_with_the_failing_cases_and_why(
+    client: TestClient, demo: tuple[Store, str, str]
+) -> None:
+    store, _, v2 = demo
+    html = client.get(f"/runs/{v2}").text
+    assert html.index('id="failing"') < html.index('id="summary"') < html.index('id="cases"')
+    failing = re.search(r'<table id="failing-cases">(.*?)</table>', html, re.S)
+    assert failing
+    rows = re.findall(
+        r'<tr class="failing-row" data-case="([^"]+)">(.*?)</tr>', failing.group(1), re.S
+    )
+    assert {case_id for case_id, _ in rows} == set(EXPECTED_V2_FAILURES)
+    priorities = [re.findall(r"<td>(P\d)</td>", row)[0] for _, row in rows]
+    assert priorities == sorted(priorities) and priorities[0] == "P0"
+    for case_id, row in rows:
+        first = next(a for a in store.attempts(v2, case_id=case_id) if a.verdict != "PASS")
+        assert f'<code class="failure-type">{EXPECTED_V2_FAILURES[case_id]}</code>' in row
+        assert first.reason[:60].replace('"', "&#34;") in row
+
+
+def test_a_run_whose_cases_all_passed_says_so_where_failures_would_lead(
+    client: TestClient, demo: tuple[Store, str, str]
+) -> None:
+    store, v1, _ = demo
+    assert all(a.verdict == "PASS" for a in store.attempts(v1))
+    html = client.get(f"/runs/{v1}").text
+    assert '<p class="all-passed">Every case passed.</p>' in html
+    assert 'class="failing-row"' not in html
+
+
+def test_the_case_list_puts_the_cases_that_did_not_pass_before_the_passing_ones(
+    client: TestClient, demo: tuple[Store, str, str]
+) -> None:
+    store, _, v2 = demo
+    html = client.get(f"/runs/{v2}").text
+    listed = re.findall(r'<tr class="case-row" data-case="([^"]+)">', html)
+    suite_order = [case.id for case in store.run_cases(v2)]
+    failing = [c for c in suite_order if c in EXPECTED_V2_FAILURES]
+    assert listed == failing + [c for c in suite_order if c not in EXPECTED_V2_FAILURES]

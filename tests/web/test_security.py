@@ -6,6 +6,8 @@ markup. Anything but loopback needs a token, and every request without it gets 4
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import re
 import subprocess
 from collections.abc import Iterator
@@ -14,10 +16,12 @@ import httpx
 import pytest
 
 from seatrial.case import Case
+from seatrial.errors import ConfigError
 from seatrial.record import AssertionResult, AttemptRecord, RunInfo
 from seatrial.store import Store
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
+from seatrial.web import MIN_TOKEN_LENGTH, check_token
 from tests.web.conftest import SEATRIAL, environment, free_port, serve
 
 SCRIPT = '<script>alert("x")</script>'
@@ -26,7 +30,8 @@ RUN = "hostile-run"
 CASE = "hostile-reply"
 # Loopback (traffic stays on this machine) but not one of the hosts served without a token.
 OTHER_HOST = "127.0.0.2"
-TOKEN = "SECRET"
+TOKEN = "S" * MIN_TOKEN_LENGTH
+"""The shortest token serve accepts."""
 
 
 def hostile_attempt() -> AttemptRecord:
@@ -115,7 +120,7 @@ def test_the_attempt_page_shows_the_reply_and_the_tool_result_as_text(hostile):
 
 @pytest.fixture(scope="module")
 def guarded(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """``seatrial serve --host 127.0.0.2 --token SECRET`` over an empty store."""
+    """``seatrial serve --host 127.0.0.2 --token TOKEN`` (shortest allowed), an empty store."""
     folder = tmp_path_factory.mktemp("guarded")
     url = f"sqlite:///{folder / 'seatrial.db'}"
     Store.open(url).close()
@@ -188,3 +193,128 @@ def test_the_openapi_document_lists_the_api_routes_with_json_answers(hostile):
         assert shape(route) in documented, f"{route} is not in the OpenAPI document"
         answer = documented[shape(route)]["get"]["responses"]["200"]["content"]
         assert answer["application/json"]["schema"], f"{route} documents no JSON answer"
+
+
+def policy(response: httpx.Response) -> dict[str, str]:
+    """The Content-Security-Policy of an answer, directive name -> its sources."""
+    header = response.headers.get("content-security-policy", "")
+    directives = (part.strip().split(" ", 1) for part in header.split(";") if part.strip())
+    return {d[0]: d[1] if len(d) > 1 else "" for d in directives}
+
+
+def assert_cannot_be_framed_or_sniffed(response: httpx.Response) -> None:
+    assert policy(response).get("frame-ancestors") == "'none'", response.headers
+    assert response.headers.get("x-content-type-options") == "nosniff"
+
+
+ANSWERS = [
+    "/runs",
+    f"/runs/{RUN}",
+    f"/runs/{RUN}/cases/{CASE}",
+    f"/runs/{RUN}/cases/{CASE}/1",
+    "/pending",
+    "/runs/no-such-run/cases/none",
+    "/api/runs",
+    f"/api/runs/{RUN}",
+    "/api/openapi.json",
+    "/static/style.css",
+    "/static/runs.js",
+]
+"""Pages (one a 404), JSON answers and static files."""
+
+
+@pytest.mark.parametrize("path", ANSWERS)
+def test_every_answer_forbids_framing_sniffing_and_scripts_from_elsewhere(hostile, path):
+    response = httpx.get(f"{hostile}{path}", timeout=30)
+    assert_cannot_be_framed_or_sniffed(response)
+    assert policy(response)["script-src"] == "'self'"
+    assert policy(response)["object-src"] == "'none'"
+
+
+def test_refusals_of_the_guard_carry_the_headers_too(guarded):
+    refused = httpx.get(f"{guarded}/pending", timeout=30)
+    assert refused.status_code == 401
+    assert_cannot_be_framed_or_sniffed(refused)
+
+
+SCRIPT_TAG = re.compile(r"<script\b([^>]*)>(.*?)</script>", re.DOTALL)
+
+
+@pytest.mark.parametrize("path", ["/runs", "/leaderboard", "/calibration", "/pending", "/traces"])
+def test_pages_load_scripts_only_from_static_files_never_inline(dashboard, path):
+    html = page(f"{dashboard}{path}")
+    for attributes, body in SCRIPT_TAG.findall(html):
+        if 'type="application/json"' in attributes:
+            continue  # data for a script, never run
+        assert re.fullmatch(r' src="/static/[\w./-]+\.js"', attributes), attributes
+        assert body == "", f"inline script on {path}: {body[:200]}"
+
+
+def test_the_leaderboard_hands_its_chart_data_to_its_script_as_json_data(dashboard):
+    html = page(f"{dashboard}/leaderboard")
+    assert '<script type="application/json" id="board-data">{' in html
+    assert '<script src="/static/leaderboard.js"></script>' in html
+
+
+def test_the_api_docs_allow_swagger_ui_and_its_one_inline_script_but_no_framing(hostile):
+    response = httpx.get(f"{hostile}/api/docs", timeout=30)
+    assert response.status_code == 200
+    assert_cannot_be_framed_or_sniffed(response)
+    inline = [body for attributes, body in SCRIPT_TAG.findall(response.text) if not attributes]
+    assert len(inline) == 1
+    digest = base64.b64encode(hashlib.sha256(inline[0].encode()).digest()).decode()
+    sources = policy(response)["script-src"].split()
+    assert f"'sha256-{digest}'" in sources
+    assert "'unsafe-inline'" not in sources
+
+
+STYLESHEET = re.compile(r'<link rel="stylesheet" href="([^"]*)">')
+
+
+def test_a_forged_host_header_changes_no_url_in_a_page(guarded):
+    bearer = {"Authorization": f"Bearer {TOKEN}"}
+    honest = httpx.get(f"{guarded}/runs", headers=bearer, timeout=30)
+    forged = httpx.get(
+        f"{guarded}/runs", headers={**bearer, "Host": "evil.example:6666"}, timeout=30
+    )
+    assert forged.status_code == honest.status_code == 200
+    assert "evil.example" not in forged.text
+    assert (
+        STYLESHEET.findall(forged.text) == STYLESHEET.findall(honest.text) == ["/static/style.css"]
+    )
+    assert re.findall(r'(?:href|src|action)="([^"]*)"', forged.text) == re.findall(
+        r'(?:href|src|action)="([^"]*)"', honest.text
+    )
+
+
+def serve_refusal(tmp_path, *flags: str, env: dict[str, str] | None = None):
+    url = f"sqlite:///{tmp_path / 'seatrial.db'}"
+    return subprocess.run(
+        [SEATRIAL, "serve", "--port", str(free_port()), "--db", url, *flags],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env or environment(),
+    )
+
+
+def test_a_token_one_character_too_short_is_refused_at_start_with_exit_2(tmp_path):
+    refused = serve_refusal(tmp_path, "--token", "S" * (MIN_TOKEN_LENGTH - 1))
+    assert refused.returncode == 2
+    said = refused.stdout + refused.stderr
+    assert f"at least {MIN_TOKEN_LENGTH}" in said
+    assert "Traceback" not in said
+
+
+def test_a_short_token_from_the_environment_is_refused_too(tmp_path):
+    refused = serve_refusal(tmp_path, env={**environment(), "SEATRIAL_TOKEN": "letmein"})
+    assert refused.returncode == 2
+    assert f"at least {MIN_TOKEN_LENGTH}" in refused.stdout + refused.stderr
+
+
+def test_the_token_check_takes_no_token_or_one_of_the_minimum_length_and_refuses_shorter():
+    check_token(None)  # no token: loopback only, checked elsewhere
+    check_token("x" * MIN_TOKEN_LENGTH)
+    with pytest.raises(ConfigError, match=f"at least {MIN_TOKEN_LENGTH}"):
+        check_token("x" * (MIN_TOKEN_LENGTH - 1))

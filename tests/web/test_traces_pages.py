@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import re
 from pathlib import Path
 
 from fastapi.testclient import TestClient
@@ -152,3 +153,28 @@ def test_the_case_file_downloads_and_loads_as_a_suite(store: Store, tmp_path: Pa
     [case] = load_suite(path).cases
     assert case.metadata["trace_id"] == SUPPORT_TRACE_ID
     assert "# proposed:" in answer.text
+
+
+def replies_of(page: str) -> str:
+    found = re.search(r'<(ol|p) class="[^"]*" id="replies">(.*?)</\1>', page, re.S)
+    assert found, "the trace page shows no replies section"
+    return html.unescape(found.group(2))
+
+
+def test_a_production_trace_page_shows_the_agents_reply_as_stored_masked(store: Store) -> None:
+    client = seeded(store)
+
+    page = client.get(f"/traces/{SUPPORT_TRACE_ID}").text
+
+    replies = replies_of(page)
+    assert re.search(r"已退款到银行卡 <BANK_CARD_\d+>", replies), replies
+    assert BANK_CARD not in replies
+    assert page.index('id="replies"') < page.index('id="timeline"')
+
+
+def test_a_trace_that_records_no_reply_says_so(store: Store) -> None:
+    client = seeded(store)
+
+    page = client.get(f"/traces/{LOOP_TRACE_ID}").text
+
+    assert "The trace keeps no reply" in replies_of(page)

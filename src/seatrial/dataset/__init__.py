@@ -52,6 +52,7 @@ if TYPE_CHECKING:
         write_case_file,
         write_cases_file,
     )
+    from seatrial.dataset._from_trace_turns import agent_replies
     from seatrial.dataset._golden import (
         ANTI_HALLUCINATION_MIN,
         MULTI_TURN_SHARE_MIN,
@@ -123,6 +124,7 @@ _EXPORTS = {
     "Proposal": "seatrial.dataset._from_trace",
     "ProposedCase": "seatrial.dataset._from_trace",
     "case_from_trace": "seatrial.dataset._from_trace",
+    "agent_replies": "seatrial.dataset._from_trace_turns",
     "cases_file_text": "seatrial.dataset._from_trace_file",
     "write_case_file": "seatrial.dataset._from_trace_file",
     "write_cases_file": "seatrial.dataset._from_trace_file",
@@ -164,6 +166,7 @@ __all__ = [
     "RecoveryTable",
     "TraceChecksOutcome",
     "TraceFilter",
+    "agent_replies",
     "case_from_trace",
     "cases_file_text",
     "check_stored_traces",

@@ -13,6 +13,7 @@ from seatrial._version import __version__
 from seatrial.dataset import Masker
 from seatrial.store import Store
 from seatrial.web import (
+    _api_docs,
     _board,
     _cases,
     _compare,
@@ -25,7 +26,7 @@ from seatrial.web import (
     _schedules,
     _traces,
 )
-from seatrial.web._security import LOOPBACK_NAMES, Guard
+from seatrial.web._security import LOOPBACK_NAMES, Guard, SecurityHeaders, check_token
 
 if TYPE_CHECKING:
     from seatrial.config import ScheduleConfig
@@ -51,6 +52,8 @@ def create_app(
 ) -> FastAPI:
     """The dashboard over ``store``. With ``token``, every request must carry it (401 else).
 
+    A ``token`` shorter than ``MIN_TOKEN_LENGTH`` is refused (``ConfigError``).
+
     ``user`` is who labels made in the browser are recorded as when the form names nobody.
     ``loopback_only`` (what ``seatrial serve`` sets without a token) refuses requests whose
     Host header is not a loopback name (DNS rebinding). Writes from another origin are always
@@ -62,12 +65,13 @@ def create_app(
     ``schedules`` (seatrial.yaml ``schedules:``) are shown at ``/schedules``; ``scheduling``
     says whether this server runs them.
     """
+    check_token(token)
     app = FastAPI(
         title="Seatrial",
         version=__version__,
         description="Runs, cases, traces, comparisons, gates and the review queue of a store.",
         openapi_url="/api/openapi.json",
-        docs_url="/api/docs",
+        docs_url=None,  # _api_docs serves it, under its own content policy
         redoc_url=None,
     )
     app.state.store = store
@@ -77,8 +81,21 @@ def create_app(
     app.state.scheduling = scheduling
     hosts = LOOPBACK_NAMES if loopback_only and not token else None
     app.add_middleware(Guard, token=token or None, hosts=hosts)
+    # Added last, so outermost: the 401 and 403 answers of Guard carry the headers too.
+    app.add_middleware(SecurityHeaders)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
-    for module in (_runs, _cases, _compare, _board, _review, _ingest, _traces, _pending, _daily):
+    for module in (
+        _api_docs,
+        _runs,
+        _cases,
+        _compare,
+        _board,
+        _review,
+        _ingest,
+        _traces,
+        _pending,
+        _daily,
+    ):
         app.include_router(module.router)
     app.include_router(_metrics.router)
     app.include_router(_schedules.router)

@@ -20,7 +20,7 @@ from seatrial.store import Store
 from seatrial.trace import Trace
 from seatrial.web._deps import AttemptNumber, render, store_of
 from seatrial.web._missing import not_found
-from seatrial.web._timeline import build_timeline, ms
+from seatrial.web._timeline import build_timeline, ms, pretty_json
 
 router = APIRouter()
 
@@ -178,6 +178,8 @@ def attempt_page(
         trace_note=found.trace_note,
         steps=found.steps,
         snapshot=snapshot,
+        replies=found.record.responses or [found.record.response],
+        final_state=pretty_json(found.record.final_state),
         ms=ms,
     )
 

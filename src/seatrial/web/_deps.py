@@ -16,6 +16,9 @@ from seatrial.store import Store
 TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
 """Jinja2 with autoescaping on (the default for .html): agent replies are untrusted input."""
 
+DASHBOARD_LANGUAGE = "en"
+"""The language the dashboard's pages are written in (no switch yet: one place to change)."""
+
 PAGE_SIZE = 50
 """Rows per page in lists."""
 
@@ -54,5 +57,26 @@ def percent(value: float | None, digits: int = 0) -> str:
     return "-" if value is None else f"{value * 100:.{digits}f}%"
 
 
+def static_url(path: str) -> str:
+    """``/static/PATH``: path-only, never built from the request's Host header (which a
+    client chooses), so a forged Host changes no URL in a page."""
+    return f"/static/{path}"
+
+
+def html_lang(language: str) -> str:
+    """The ``lang`` of ``<html>`` for a language: ``zh-CN`` for Chinese (``zh``, ``zh_CN``,
+    ``zh-Hans`` ...), so browsers pick Simplified Chinese glyphs and fonts; ``en`` otherwise."""
+    return "zh-CN" if language.lower().replace("_", "-").split("-")[0] == "zh" else "en"
+
+
+def page_language(request: Request) -> str:
+    """The ``lang`` of the page answering ``request`` (every page's ``<html>`` reads it)."""
+    return html_lang(DASHBOARD_LANGUAGE)
+
+
 TEMPLATES.env.filters["when"] = when
 TEMPLATES.env.filters["percent"] = percent
+TEMPLATES.env.globals["static_url"] = static_url
+TEMPLATES.env.globals["page_language"] = page_language
+# ``tojson`` writes Chinese as it is, not as \u escapes (it still escapes <, >, & and ').
+TEMPLATES.env.policies["json.dumps_kwargs"] = {"sort_keys": True, "ensure_ascii": False}

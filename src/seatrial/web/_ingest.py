@@ -208,5 +208,5 @@ def _status(status: int, code: int, message: str, media_type: str) -> Response:
     if media_type == PROTOBUF:
         body = Status(code=code, message=message).SerializeToString()
     else:
-        body = json.dumps({"code": code, "message": message}).encode()
+        body = json.dumps({"code": code, "message": message}, ensure_ascii=False).encode()
     return Response(body, status_code=status, media_type=media_type)

@@ -49,7 +49,10 @@ class RunView:
     report: RunReport
     matrix: list[tuple[str, dict[str, int]]]
     failures: list[tuple[str, int]]
+    failing: list[CaseLine]
+    """The cases that did not pass, by priority (P0 first), then in suite order."""
     cases: list[CaseLine]
+    """Every case: those that did not pass first, then the passing ones, each in suite order."""
     slowest: list[CaseLine]
     costliest: list[CaseLine]
     compare_base: str | None
@@ -87,6 +90,8 @@ def previous_run(store: Store, report: RunReport) -> str | None:
 def run_view(store: Store, report: RunReport) -> RunView:
     """The run page's tables from the report."""
     lines = [_line(case) for case in report.cases]
+    failing = [line for line in lines if line.case.verdict != "PASS"]
+    passing = [line for line in lines if line.case.verdict == "PASS"]
     matrix: dict[str, Counter[str]] = {}
     failures: Counter[str] = Counter()
     for case in report.cases:
@@ -102,7 +107,8 @@ def run_view(store: Store, report: RunReport) -> RunView:
         report=report,
         matrix=[(name, {v: matrix[name][v] for v in VERDICTS}) for name in sorted(matrix)],
         failures=failures.most_common(),
-        cases=lines,
+        failing=sorted(failing, key=lambda line: line.case.priority),
+        cases=failing + passing,
         slowest=sorted(lines, key=lambda line: -line.mean_ms)[:TOP],
         costliest=sorted(lines, key=lambda line: -line.cost_usd)[:TOP],
         compare_base=base,

@@ -10,6 +10,10 @@
 - Always: a request that changes something (any method but GET, HEAD, OPTIONS) must come from
   the dashboard's own pages: an ``Origin`` (or, without one, ``Referer``) naming another host
   is refused, so another site cannot make a browser post a label (cross-site request forgery).
+- Every answer (pages, JSON, static files, the 401 and 403 above) carries ``HEADERS``: no
+  other site may frame a page (so it cannot trick a click on ``/pending``'s approve button),
+  scripts run only from the dashboard's own files, and no answer is sniffed into another type.
+- A token is at least ``MIN_TOKEN_LENGTH`` characters (``check_token``).
 """
 
 from __future__ import annotations
@@ -20,11 +24,49 @@ from urllib.parse import urlsplit
 from starlette.middleware.base import BaseHTTPMiddleware, RequestResponseEndpoint
 from starlette.requests import Request
 from starlette.responses import PlainTextResponse, Response
-from starlette.types import ASGIApp
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from seatrial.errors import ConfigError
 
 COOKIE = "seatrial_token"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
+
+MIN_TOKEN_LENGTH = 16
+"""The shortest token ``seatrial serve`` accepts: a short one is guessed (``openssl rand -hex
+16`` makes 32 characters)."""
+
+CONTENT_SECURITY_POLICY = "; ".join(
+    (
+        "default-src 'self'",
+        "script-src 'self'",
+        "style-src 'self'",
+        # The timeline places its bars with style attributes; no <style> element is allowed.
+        "style-src-attr 'unsafe-inline'",
+        "img-src 'self' data:",
+        "object-src 'none'",
+        "base-uri 'none'",
+        "form-action 'self'",
+        "frame-ancestors 'none'",
+    )
+)
+"""What a page may load: only the dashboard's own scripts (no inline script), and no framing."""
+
+HEADERS = {
+    "content-security-policy": CONTENT_SECURITY_POLICY,
+    "x-content-type-options": "nosniff",
+    "x-frame-options": "DENY",
+}
+"""Sent with every answer; ``X-Frame-Options`` says ``frame-ancestors`` to older browsers."""
+
+
+def check_token(token: str | None) -> None:
+    """Refuse a token shorter than ``MIN_TOKEN_LENGTH`` (a ``ConfigError``: exit 2)."""
+    if token is not None and len(token) < MIN_TOKEN_LENGTH:
+        raise ConfigError(
+            f"the token is {len(token)} characters long; it must have at least "
+            f"{MIN_TOKEN_LENGTH} so it cannot be guessed: make one with `openssl rand -hex 16`"
+        )
 
 
 def _host_name(host: str) -> str:
@@ -84,3 +126,31 @@ class Guard(BaseHTTPMiddleware):
             status_code=401,
             headers={"WWW-Authenticate": "Bearer"},
         )
+
+
+class SecurityHeaders:
+    """Adds ``HEADERS`` to every HTTP answer; an answer that sets its own policy keeps it.
+
+    Only ``/api/docs`` sets its own (Swagger UI's script comes from its CDN). Plain ASGI
+    rather than ``BaseHTTPMiddleware`` so static files and streamed answers pass untouched.
+    """
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                present = {name.lower() for name, _ in headers}
+                for name, value in HEADERS.items():
+                    if name.encode() not in present:
+                        headers.append((name.encode(), value.encode()))
+                message["headers"] = headers
+            await send(message)
+
+        await self._app(scope, receive, send_with_headers)

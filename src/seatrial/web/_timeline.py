@@ -84,7 +84,9 @@ def ms(value: float) -> str:
     return f"{value:.2f}ms"
 
 
-def _pretty(value: Any) -> str | None:
+def pretty_json(value: Any) -> str | None:
+    """A value as a person reads it: text as is, anything else as indented JSON with Chinese
+    (any non-ASCII) written as it is; None for none."""
     if value is None:
         return None
     value = decode_attribute(value)
@@ -202,8 +204,8 @@ def build_timeline(trace: Trace | None) -> Timeline:
                 input_tokens=_int(attrs.get(A.INPUT_TOKENS)) if is_chat else None,
                 output_tokens=_int(attrs.get(A.OUTPUT_TOKENS)) if is_chat else None,
                 cost_usd=float(cost) if cost is not None else (0.0 if is_chat else None),
-                arguments=_pretty(attrs.get(A.TOOL_ARGUMENTS)) if is_tool else None,
-                result=_pretty(attrs.get(A.TOOL_RESULT)) if is_tool else None,
+                arguments=pretty_json(attrs.get(A.TOOL_ARGUMENTS)) if is_tool else None,
+                result=pretty_json(attrs.get(A.TOOL_RESULT)) if is_tool else None,
                 error_type=str(attrs[A.ERROR_TYPE]) if A.ERROR_TYPE in attrs else None,
                 error=span.status_message if span.status == "error" else "",
                 marks=[m for e in span.events if (m := _mark(e, start)) is not None],

@@ -18,7 +18,7 @@ from fastapi import APIRouter, Depends, Form, HTTPException, Query, Request
 from fastapi.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
 from pydantic import BaseModel
 
-from seatrial.dataset import TraceFilter, case_from_trace, cases_file_text
+from seatrial.dataset import TraceFilter, agent_replies, case_from_trace, cases_file_text
 from seatrial.errors import InputError
 from seatrial.store import PendingCase, Store, TraceHead
 from seatrial.trace import Trace
@@ -113,7 +113,8 @@ def _load(store: Store, trace_id: str) -> tuple[TraceHead, Trace]:
 
 @router.get("/traces/{trace_id}", response_class=HTMLResponse, include_in_schema=False)
 def trace_page(request: Request, trace_id: str) -> HTMLResponse:
-    """One trace: summary, checks, masked values, its timeline, and "make a case"."""
+    """One trace: summary, the agent's replies, checks, masked values, its timeline, and
+    "make a case"."""
     try:
         head, trace = _load(store_of(request), trace_id)
     except InputError as error:
@@ -127,6 +128,7 @@ def trace_page(request: Request, trace_id: str) -> HTMLResponse:
         request,
         "trace.html",
         head=head,
+        replies=agent_replies(trace),
         timeline=build_timeline(trace),
         proposed=proposed,
         problem=problem,
