@@ -174,7 +174,7 @@ class ConfigFile(BaseModel):
             return value  # not text: the type's own error says so
         language = language_of(value)
         if language is None:
-            raise ValueError(unknown_language(value, "language:"))
+            raise ValueError(unknown_language(value))  # the error names the key and line
         return language
 
     @field_validator("agents", mode="before")

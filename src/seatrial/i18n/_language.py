@@ -47,9 +47,11 @@ def language_of(value: str) -> Language | None:
     return None
 
 
-def unknown_language(value: str, source: str) -> str:
-    """The message for ``value``, written in ``source``, that names no language we speak."""
-    return f"{source} {value!r} is not a language Seatrial speaks; use {ACCEPTED_LANGUAGES}"
+def unknown_language(value: str, source: str = "") -> str:
+    """The message for ``value``, written in ``source`` (``--lang``; none where the caller
+    says where), that names no language we speak."""
+    written = f"{source} {value!r}" if source else repr(value)
+    return f"{written} is not a language Seatrial speaks; use {ACCEPTED_LANGUAGES}"
 
 
 def parse_language(value: str, source: str) -> Language:
