@@ -30,10 +30,10 @@ from seatrial.record import failure_type_word, verdict_word
 GateVerdict = Literal["met", "unmet", "not_evaluated"]
 
 NO_GATE = N_("no gate configured")
-"""The name of the gate a run has when none is written anywhere (in English: a run's
-outcomes carry it translated, ``_(NO_GATE)``)."""
+"""The name of the gate a run has when none is written anywhere, in English; a run's
+outcomes carry it in the reader's language."""
 NO_GATE_RULE = N_("no gate configured: every case must pass")
-"""What the reports say when that gate is the run's (in English, as :data:`NO_GATE`)."""
+"""What the reports say when that gate is the run's, in English (as :data:`NO_GATE`)."""
 _NAMED = 10
 """Failing cases a gate's detail names before "and N more"."""
 
@@ -42,7 +42,8 @@ _BUDGET_FORMATS = {
     "max_tokens": (N_("{value:.0f} tokens"), "{value:.0f}"),
     "max_cost_usd": ("${value:.4f}", "${value:.4f}"),
 }
-"""How a budget's figure and its limit are shown (a figure marked for translation)."""
+"""How a budget's figure and its limit are shown; a figure with words is marked for
+translation (a dollar amount reads the same in every language)."""
 _GATE_VERDICTS = {"met": N_("met"), "unmet": N_("UNMET"), "not_evaluated": N_("not evaluated")}
 """How a check's verdict is written in its line."""
 
