@@ -53,7 +53,9 @@ chromium:
 LOCALE := src/seatrial/i18n/locale
 catalogs: $(STAMP)
 	$(BIN)/pybabel --quiet extract -F babel.cfg --sort-output --no-location \
-		--project Seatrial -o $(LOCALE)/seatrial.pot src
+		--project Seatrial --copyright-holder "the Seatrial authors" \
+		--header-comment "# The strings Seatrial marks for translation, written by make catalogs." \
+		-o $(LOCALE)/seatrial.pot src
 	$(BIN)/pybabel --quiet update -D seatrial -i $(LOCALE)/seatrial.pot -d $(LOCALE) \
 		--no-fuzzy-matching --ignore-obsolete
 	$(BIN)/pybabel compile -D seatrial -d $(LOCALE) --statistics
