@@ -8,7 +8,7 @@ ECHARTS_VERSION := 6.1.0
 VENDOR := src/seatrial/web/static/vendor
 ECHARTS := $(VENDOR)/echarts.min.js
 
-.PHONY: demo test lint bench clean chromium
+.PHONY: demo test lint bench clean chromium catalogs
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -46,6 +46,19 @@ chromium:
 		echo "  (Fedora: dnf install chromium; macOS: brew install --cask chromium), or set"; \
 		echo "  SEATRIAL_CHROMIUM=/path/to/chromium to use one installed elsewhere."; \
 	fi
+
+# The translation catalogs (docs/i18n.md): the marked strings extracted into the template,
+# merged into each language's .po (translate the new entries there, then run it again), and
+# compiled into the .mo the package reads. tests/i18n checks that nothing is left undone.
+LOCALE := src/seatrial/i18n/locale
+catalogs: $(STAMP)
+	$(BIN)/pybabel --quiet extract -F babel.cfg --sort-output --no-location \
+		--project Seatrial --copyright-holder "the Seatrial authors" \
+		--header-comment "# The strings Seatrial marks for translation, written by make catalogs." \
+		-o $(LOCALE)/seatrial.pot src
+	$(BIN)/pybabel --quiet update -D seatrial -i $(LOCALE)/seatrial.pot -d $(LOCALE) \
+		--no-fuzzy-matching --ignore-obsolete
+	$(BIN)/pybabel compile -D seatrial -d $(LOCALE) --statistics
 
 demo: $(VENV)/.installed $(ECHARTS)
 	$(BIN)/seatrial demo

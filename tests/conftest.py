@@ -22,6 +22,12 @@ if "PYTEST_XDIST_WORKER" in os.environ:
     os.environ.pop("COLUMNS", None)
     os.environ.pop("LINES", None)
 
+# Seatrial prints in the reader's language (SEATRIAL_LANG, then the locale): the tests expect
+# English unless they ask for another, whatever the machine running them is set to.
+for _variable in ("SEATRIAL_LANG", "LC_ALL", "LC_MESSAGES"):
+    os.environ.pop(_variable, None)
+os.environ["LANG"] = "C.UTF-8"
+
 HERE = Path(__file__).parent
 AGENTS = HERE / "agents.py"
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import atexit
+import contextvars
 import functools
 import gc
 import os
@@ -37,12 +38,16 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def guarded(fn: F) -> F:
-    """Turn Seatrial's errors into their documented exit codes with a clear message."""
+    """Turn Seatrial's errors into their documented exit codes with a clear message.
+
+    The command runs in a copy of the context: what it sets in a context variable (the
+    reader's language, ``seatrial.i18n.set_language``) ends with it.
+    """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
-            return fn(*args, **kwargs)
+            return contextvars.copy_context().run(fn, *args, **kwargs)
         except SuiteError as exc:
             err_console.print(f"[red]invalid input ({len(exc.problems)} problems):[/]")
             for problem in exc.problems:

@@ -16,11 +16,12 @@ import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import open_store, project
+from seatrial.cli._context import open_store, project, speak_reader_language
 from seatrial.cli._options import (
     AgentFilter,
     Db,
     DemoReportDir,
+    Lang,
     ReportBaseline,
     ReportFormat,
     ReportOutput,
@@ -109,6 +110,7 @@ def report(
     ] = None,
     baseline: ReportBaseline = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Render a stored run as JSON, JUnit XML, Markdown or a GitHub pull-request comment;
     `seatrial report daily` writes the daily report (Markdown and HTML) over the day's runs."""
@@ -124,6 +126,7 @@ def report(
     if baseline is not None and format != "github":
         raise InputError("--baseline goes with --format github")
     config = project()
+    speak_reader_language(lang, config)
     with open_store(db, config) as store:
         found = resolve_run_ref(store, run_id)
         if format == "github":
@@ -199,9 +202,12 @@ def init(
 def demo(
     db: Db = None,
     report_dir: DemoReportDir = Path("seatrial-report"),
+    lang: Lang = None,
 ) -> None:
     """A real incident, offline: v1 passes; v2 (a new model) loops and over-uses a write grant."""
     from seatrial.demo import run_demo
+
+    speak_reader_language(lang, project())
 
     ok = run_demo(console, db_url=db, report_dir=report_dir)
     raise typer.Exit(0 if ok else 1)

@@ -34,6 +34,18 @@ def open_store(db: str | None, config: Config | None = None) -> Store:
     return Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
 
 
+def speak_reader_language(option: str | None, config: Config) -> None:
+    """Print and write in the reader's language for the rest of the command: ``--lang``
+    (``option``), ``SEATRIAL_LANG``, the project's ``language:``, the locale (docs/i18n.md).
+
+    Raises:
+        InputError: ``--lang`` or ``SEATRIAL_LANG`` names no language Seatrial speaks.
+    """
+    from seatrial.i18n import reader_language, set_language
+
+    set_language(reader_language(option, config.language))
+
+
 def default_who() -> str:
     """Who a change is recorded as when ``--who`` is not given."""
     # $USER first: it is what people set in CI and containers, where getpass may not work.

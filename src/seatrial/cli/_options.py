@@ -117,6 +117,17 @@ ReportDir = Annotated[
     typer.Option("--report-dir", help="Where each run's report.json, junit.xml and summary.md go."),
 ]
 
+Lang = Annotated[
+    str | None,
+    typer.Option(
+        "--lang",
+        metavar="LANG",
+        help="Language of what is printed and written: en or zh (default: SEATRIAL_LANG, "
+        "seatrial.yaml `language:`, the locale, English).",
+        show_default=False,
+    ),
+]
+
 DemoReportDir = Annotated[
     Path, typer.Option("--report-dir", help="Where the two runs' reports go.")
 ]

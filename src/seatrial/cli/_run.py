@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import project
+from seatrial.cli._context import project, speak_reader_language
 from seatrial.cli._options import (
     Agent,
     Baseline,
@@ -18,6 +18,7 @@ from seatrial.cli._options import (
     Db,
     Gateway,
     Judge,
+    Lang,
     Repeats,
     ReportDir,
     Tags,
@@ -70,15 +71,18 @@ def run(
         ),
     ] = "local",
     dataset: Dataset = None,
+    lang: Lang = None,
 ) -> None:
     """Run SUITE against an agent; exit 0 when the gate is met, 1 when not, 2 on bad input."""
     import asyncio
 
     from seatrial._execute import default_options, execute_suite_async
+    from seatrial.i18n import gettext as _
     from seatrial.report import print_summary
     from seatrial.run import new_run_id, progress_for
 
     config = project()
+    speak_reader_language(lang, config)
     if resume is None and suite_path is None and dataset is None:
         raise InputError("give a SUITE file, --dataset NAME, or --resume RUN_ID")
     if backend not in ("local", "celery"):
@@ -123,9 +127,12 @@ def run(
         )
         raise typer.Exit(130) from None
     print_summary(result.report, console)
-    console.print(f"reports: {', '.join(str(p) for p in result.report_files)}")
+    paths = ", ".join(str(p) for p in result.report_files)
+    console.print(_("reports: {paths}").format(paths=paths))
     if result.interrupted:
         console.print(
-            f"[yellow]run interrupted[/]: resume with `seatrial run --resume {result.run_id}`"
+            _("[yellow]run interrupted[/]: resume with `seatrial run --resume {run_id}`").format(
+                run_id=result.run_id
+            )
         )
     raise typer.Exit(result.exit_code)

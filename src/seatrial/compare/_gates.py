@@ -23,22 +23,29 @@ from seatrial.compare._stats import (
     significant_drop,
     wilson_interval,
 )
+from seatrial.i18n import N_, ngettext
+from seatrial.i18n import gettext as _
+from seatrial.record import failure_type_word, verdict_word
 
 GateVerdict = Literal["met", "unmet", "not_evaluated"]
 
-NO_GATE = "no gate configured"
-"""The name of the gate a run has when none is written anywhere."""
-NO_GATE_RULE = "no gate configured: every case must pass"
-"""What the reports say when that gate is the run's."""
+NO_GATE = N_("no gate configured")
+"""The name of the gate a run has when none is written anywhere, in English; a run's
+outcomes carry it in the reader's language."""
+NO_GATE_RULE = N_("no gate configured: every case must pass")
+"""What the reports say when that gate is the run's, in English (as :data:`NO_GATE`)."""
 _NAMED = 10
 """Failing cases a gate's detail names before "and N more"."""
 
 _BUDGET_FORMATS = {
-    "max_latency_p95_ms": ("p95 {:.0f} ms", "{:.0f} ms"),
-    "max_tokens": ("{:.0f} tokens", "{:.0f}"),
-    "max_cost_usd": ("${:.4f}", "${:.4f}"),
+    "max_latency_p95_ms": (N_("p95 {value:.0f} ms"), "{value:.0f} ms"),
+    "max_tokens": (N_("{value:.0f} tokens"), "{value:.0f}"),
+    "max_cost_usd": ("${value:.4f}", "${value:.4f}"),
 }
-"""How a budget's figure and its limit are shown."""
+"""How a budget's figure and its limit are shown; a figure with words is marked for
+translation (a dollar amount reads the same in every language)."""
+_GATE_VERDICTS = {"met": N_("met"), "unmet": N_("UNMET"), "not_evaluated": N_("not evaluated")}
+"""How a check's verdict is written in its line."""
 
 
 @dataclass(frozen=True)
@@ -64,10 +71,14 @@ class GateOutcome:
 
     def line(self) -> str:
         """One line: ``gate check: figure, needs threshold: VERDICT (detail)``."""
-        verdict = {"met": "met", "unmet": "UNMET", "not_evaluated": "not evaluated"}
-        text = f"{self.gate} {self.check}: {self.figure}, needs {self.threshold}: "
-        text += verdict[self.verdict]
-        return f"{text} ({self.detail})" if self.detail else text
+        text = _("{gate} {check}: {figure}, needs {threshold}: {verdict}").format(
+            gate=self.gate,
+            check=self.check,
+            figure=self.figure,
+            threshold=self.threshold,
+            verdict=_(_GATE_VERDICTS[self.verdict]),
+        )
+        return _("{text} ({detail})").format(text=text, detail=self.detail) if self.detail else text
 
 
 def builtin_outcomes(run: RunData) -> list[GateOutcome]:
@@ -77,20 +88,18 @@ def builtin_outcomes(run: RunData) -> list[GateOutcome]:
     failing = [c for c in p0 if c.verdict in ("FAIL", "ERROR")]
     if p0:
         detail = ", ".join(
-            f"{c.case_id} {c.verdict}"
-            + (
-                f" ({', '.join(sorted({t for t in c.failure_types if t}))})"
-                if any(c.failure_types)
-                else ""
-            )
+            f"{c.case_id} {verdict_word(c.verdict)}"
+            + (_failure_types(c.failure_types) if any(c.failure_types) else "")
             for c in failing
         )
         outcomes.append(
             GateOutcome(
                 "P0",
                 "p0_cases",
-                f"{len(p0) - len(failing)} of {len(p0)} P0 cases pass",
-                "every P0 case passes",
+                _("{passing} of {total} P0 cases pass").format(
+                    passing=len(p0) - len(failing), total=len(p0)
+                ),
+                _("every P0 case passes"),
                 "unmet" if failing else "met",
                 detail,
             )
@@ -99,7 +108,7 @@ def builtin_outcomes(run: RunData) -> list[GateOutcome]:
     if minimum is not None:
         outcomes.append(_min_pass_rate("suite", list(run.cases), float(minimum)))
     if not run.cases:
-        outcomes.append(GateOutcome("run", "attempts", "0 attempts", "at least one", "unmet"))
+        outcomes.append(GateOutcome("run", "attempts", _("0 attempts"), _("at least one"), "unmet"))
     return outcomes
 
 
@@ -120,32 +129,51 @@ def every_case_passes(run: RunData) -> GateOutcome | None:
     warned = sum(v == "WARNING" for c in run.cases for v in c.verdicts)
     passes = sum(c.passes for c in run.cases)
     attempts = sum(c.n for c in run.cases)
-    figure = f"{len(run.cases) - len(failing)} of {len(run.cases)} cases pass"
-    figure += f" ({passes}/{attempts} attempts PASS)"
+    figure = _("{passing} of {total} cases pass ({passes}/{attempts} attempts PASS)").format(
+        passing=len(run.cases) - len(failing),
+        total=len(run.cases),
+        passes=passes,
+        attempts=attempts,
+    )
     if failing:
         named = [_failing_case(c) for c in failing[:_NAMED]]
         more = len(failing) - len(named)
-        detail = ", ".join(named) + (f" and {more} more" if more else "")
+        detail = ", ".join(named) + (_(" and {more} more").format(more=more) if more else "")
         verdict: GateVerdict = "unmet"
     elif passes == 0:
-        detail = f"no attempt passed ({warned} WARNING): nothing was shown to work"
+        detail = _("no attempt passed ({warned} WARNING): nothing was shown to work").format(
+            warned=warned
+        )
         verdict = "unmet"
     else:
-        plural = "attempt" if warned == 1 else "attempts"
-        detail = f"{warned} WARNING {plural} to review (not failures)" if warned else ""
+        detail = (
+            ngettext(
+                "{warned} WARNING attempt to review (not failures)",
+                "{warned} WARNING attempts to review (not failures)",
+                warned,
+            ).format(warned=warned)
+            if warned
+            else ""
+        )
         verdict = "met"
-    return GateOutcome(NO_GATE, "every_case", figure, "every case passes", verdict, detail)
+    return GateOutcome(_(NO_GATE), "every_case", figure, _("every case passes"), verdict, detail)
 
 
 def _failing_case(case: CaseOutcome) -> str:
     """``b FAIL 2 of 3 (loop)``: the case, its failed attempts and their failure types."""
     failed = [v for v in case.verdicts if v in ("FAIL", "ERROR")]
-    text = f"{case.case_id} {'FAIL' if 'FAIL' in failed else 'ERROR'}"
+    text = f"{case.case_id} {verdict_word('FAIL' if 'FAIL' in failed else 'ERROR')}"
     if case.n > 1:
-        text += f" {len(failed)} of {case.n}"
+        text += _(" {failed} of {attempts}").format(failed=len(failed), attempts=case.n)
     pairs = zip(case.verdicts, case.failure_types, strict=True)
-    types = sorted({t for v, t in pairs if t and v in ("FAIL", "ERROR")})
-    return text + (f" ({', '.join(types)})" if types else "")
+    types = [t for v, t in pairs if t and v in ("FAIL", "ERROR")]
+    return text + (_failure_types(types) if types else "")
+
+
+def _failure_types(types: Iterable[str | None]) -> str:
+    """`` (loop, timeout)``: the failure types after a case's verdict, sorted, each once."""
+    words = ", ".join(failure_type_word(t) for t in sorted({t for t in types if t}))
+    return _(" ({failure_types})").format(failure_types=words)
 
 
 def select(cases: Iterable[CaseOutcome], gate: GateSpec) -> list[CaseOutcome]:
@@ -179,10 +207,10 @@ def evaluate_gates(
                 GateOutcome(
                     name,
                     "cases",
-                    "no case selected",
-                    "at least one case",
+                    _("no case selected"),
+                    _("at least one case"),
                     "not_evaluated",
-                    "no case of this run matches the gate's category/priority/tag",
+                    _("no case of this run matches the gate's category/priority/tag"),
                 )
             )
             continue
@@ -199,8 +227,8 @@ def evaluate_gates(
                 GateOutcome(
                     name,
                     f"max_failures_of_type.{failure_type}",
-                    f"{count} attempts",
-                    f"at most {most}",
+                    _("{count} attempts").format(count=count),
+                    _("at most {most}").format(most=most),
                     "unmet" if count > most else "met",
                     ", ".join(where) if count > most else "",
                 )
@@ -220,8 +248,8 @@ def evaluate_gates(
                     GateOutcome(
                         name,
                         check,
-                        shown[0].format(value),
-                        "at most " + shown[1].format(limit),
+                        _(shown[0]).format(value=value),
+                        _("at most {most}").format(most=shown[1].format(value=limit)),
                         "unmet" if value > limit else "met",
                     )
                 )
@@ -235,34 +263,38 @@ def _min_pass_rate(name: str, cases: list[CaseOutcome], minimum: float) -> GateO
     return GateOutcome(
         name,
         "min_pass_rate",
-        f"{interval.format()} ({passes}/{n} attempts)",
-        f"at least {minimum:.1%}",
+        _("{interval} ({passes}/{attempts} attempts)").format(
+            interval=interval.format(), passes=passes, attempts=n
+        ),
+        _("at least {minimum:.1%}").format(minimum=minimum),
         "unmet" if interval.estimate < minimum else "met",
     )
 
 
 def _pass_hat_k(name: str, cases: list[CaseOutcome], k: int, minimum: float) -> GateOutcome:
     counts = [(c.n, c.passes) for c in cases if c.n >= k]
-    threshold = f"at least {minimum:.2f}"
+    threshold = _("at least {minimum:.2f}").format(minimum=minimum)
     if not counts:
         most = max(c.n for c in cases)
         return GateOutcome(
             name,
             f"min_pass_hat_k (k={k})",
-            f"cases have at most {most} repeats",
+            _("cases have at most {most} repeats").format(most=most),
             threshold,
             "not_evaluated",
-            f"pass^{k} needs cases with {k} or more repeats: run with --repeats {k}",
+            _("pass^{k} needs cases with {k} or more repeats: run with --repeats {k}").format(k=k),
         )
     value = mean_pass_hat_k(counts, k)
     skipped = len(cases) - len(counts)
     return GateOutcome(
         name,
         f"min_pass_hat_k (k={k})",
-        f"pass^{k} {value:.3f} over {len(counts)} cases",
+        _("pass^{k} {value:.3f} over {cases} cases").format(k=k, value=value, cases=len(counts)),
         threshold,
         "unmet" if value < minimum else "met",
-        f"{skipped} cases with fewer than {k} repeats left out" if skipped else "",
+        _("{skipped} cases with fewer than {k} repeats left out").format(skipped=skipped, k=k)
+        if skipped
+        else "",
     )
 
 
@@ -275,15 +307,17 @@ def _regression(
 ) -> GateOutcome:
     assert gate.max_regression is not None
     rule = gate.max_regression
-    threshold = f"drop of at most {rule.points:g} points at {rule.confidence:.0%} confidence"
+    threshold = _("drop of at most {points:g} points at {confidence:.0%} confidence").format(
+        points=rule.points, confidence=rule.confidence
+    )
     if baseline is None:
         return GateOutcome(
             name,
             "max_regression",
-            "no baseline",
+            _("no baseline"),
             threshold,
             "not_evaluated",
-            "give a baseline run (--baseline latest-passing, a run id or a tag)",
+            _("give a baseline run (--baseline latest-passing, a run id or a tag)"),
         )
     base_by_id = {c.case_id: c for c in select(baseline.cases, gate)}
     shared = [c for c in cases if c.case_id in base_by_id and c.case_id not in flaky]
@@ -291,10 +325,12 @@ def _regression(
         return GateOutcome(
             name,
             "max_regression",
-            "no case in both runs",
+            _("no case in both runs"),
             threshold,
             "not_evaluated",
-            f"the baseline {baseline.info.run_id} shares no non-flaky case with this run",
+            _("the baseline {run_id} shares no non-flaky case with this run").format(
+                run_id=baseline.info.run_id
+            ),
         )
     base_pass = sum(base_by_id[c.case_id].passes for c in shared)
     base_n = sum(base_by_id[c.case_id].n for c in shared)
@@ -306,14 +342,18 @@ def _regression(
     left_out = len([c for c in cases if c.case_id in flaky])
     detail = []
     if dropped and regressed:
-        detail.append("regressed: " + ", ".join(regressed))
+        detail.append(_("regressed: {cases}").format(cases=", ".join(regressed)))
     if left_out:
-        detail.append(f"{left_out} flaky cases left out")
+        detail.append(_("{left_out} flaky cases left out").format(left_out=left_out))
     return GateOutcome(
         name,
         "max_regression",
-        f"change {diff.estimate * 100:+.1f} points "
-        f"[{diff.low * 100:+.1f}, {diff.high * 100:+.1f}] vs {baseline.info.run_id}",
+        _("change {estimate:+.1f} points [{low:+.1f}, {high:+.1f}] vs {run_id}").format(
+            estimate=diff.estimate * 100,
+            low=diff.low * 100,
+            high=diff.high * 100,
+            run_id=baseline.info.run_id,
+        ),
         threshold,
         "unmet" if dropped else "met",
         "; ".join(detail),

@@ -25,6 +25,7 @@ from seatrial.compare._gates import (
 )
 from seatrial.compare._runs import RunData, load_run
 from seatrial.errors import RunNotFound
+from seatrial.i18n import gettext as _
 from seatrial.store import Store
 
 
@@ -43,8 +44,9 @@ class GateResult(BaseModel):
     baseline: str | None = None
     """The baseline run the regression gates compared against."""
     rule: str | None = None
-    """``no gate configured: every case must pass`` when no gate was written anywhere and
-    that is the run's gate; None when written gates apply (they replace it)."""
+    """``no gate configured: every case must pass`` (in the reader's language) when no gate
+    was written anywhere and that is the run's gate; None when written gates apply (they
+    replace it)."""
 
 
 def run_meets_gates(
@@ -84,7 +86,7 @@ def run_meets_gates(
         reasons=reasons,
         outcomes=outcomes,
         baseline=baseline.info.run_id if baseline is not None else None,
-        rule=NO_GATE_RULE if implicit else None,
+        rule=_(NO_GATE_RULE) if implicit else None,
     )
 
 

@@ -43,6 +43,7 @@ from seatrial.config._tier import TierConfig
 from seatrial.dataset import MaskSettings
 from seatrial.errors import ConfigError, Problem
 from seatrial.gateway import GatewayConfig, GatewaySettings, ModelConfig
+from seatrial.i18n import Language, language_of, unknown_language
 from seatrial.judge import JudgeSettings
 from seatrial.notify import AlertSettings
 from seatrial.record import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, DEFAULT_WORKERS
@@ -161,6 +162,20 @@ class ConfigFile(BaseModel):
     dashboard_url: str | None = None
     """The dashboard's address as readers reach it (``https://seatrial.example.com``), for
     links in PR comments and alerts; ``SEATRIAL_DASHBOARD_URL`` wins over it."""
+    language: Language | None = None
+    """The language Seatrial prints and writes in: ``en`` or ``zh`` (also ``zh-CN``,
+    ``zh_CN``, ``zh-Hans``); ``--lang`` and ``SEATRIAL_LANG`` win over it; unset means the
+    locale's (docs/i18n.md)."""
+
+    @field_validator("language", mode="before")
+    @classmethod
+    def _language(cls, value: Any) -> Any:
+        if not isinstance(value, str):
+            return value  # not text: the type's own error says so
+        language = language_of(value)
+        if language is None:
+            raise ValueError(unknown_language(value))  # the error names the key and line
+        return language
 
     @field_validator("agents", mode="before")
     @classmethod

@@ -10,6 +10,8 @@ from rich.console import Console
 
 from seatrial._execute import SuiteRun, execute_suite_async
 from seatrial.config import load_config, resolve_db_url
+from seatrial.i18n import gettext as _
+from seatrial.record import failure_type_word
 from seatrial.report import RunReport, print_summary, trajectory_lines
 from seatrial.run import RunOptions
 from seatrial.store import Store
@@ -50,7 +52,8 @@ def _explain(report: RunReport, console: Console) -> None:
         if case.verdict == "PASS":
             continue
         record = next(a for a in case.attempts if a.verdict != "PASS")
-        console.print(f"[bold]{case.case_id}[/] [red]{record.failure_type}[/]", highlight=False)
+        failure = failure_type_word(record.failure_type or "")
+        console.print(f"[bold]{case.case_id}[/] [red]{failure}[/]", highlight=False)
         for line in trajectory_lines(record):
             console.print(line, markup=False, highlight=False)
 
@@ -63,9 +66,13 @@ def _as_expected(v1: RunReport, v2: RunReport) -> bool:
 def run_demo(
     console: Console, db_url: str | None = None, report_dir: Path = Path("seatrial-report")
 ) -> bool:
-    """Run v1 and v2 of the demo agent; True when v1 passes and v2 fails exactly as it should."""
+    """Run v1 and v2 of the demo agent; True when v1 passes and v2 fails exactly as it should.
+
+    Printed in the reader's language (:func:`seatrial.i18n.set_language`)."""
     config = load_config(Path.cwd())
-    console.print("[bold]Seatrial demo[/]: a workspace agent before and after a model change\n")
+    console.print(
+        _("[bold]Seatrial demo[/]: a workspace agent before and after a model change") + "\n"
+    )
     with Store.open(resolve_db_url(db_url, config), project_dir=config.project_dir) as store:
         reports = {}
         for version in ("v1", "v2"):
@@ -73,14 +80,17 @@ def run_demo(
             reports[version] = run.report
             print_summary(reports[version], console)
             console.print()
-    console.print("[bold]Why v2 fails[/] (its trajectory, read off the trace):")
+    console.print(_("[bold]Why v2 fails[/] (its trajectory, read off the trace):"))
     _explain(reports["v2"], console)
     ok = _as_expected(reports["v1"], reports["v2"])
     console.print(
-        f"\nreports in {report_dir}/v1 and {report_dir}/v2; "
-        f"`seatrial runs` lists both, `seatrial report latest` renders v2.",
+        "\n"
+        + _(
+            "reports in {folder}/v1 and {folder}/v2; "
+            "`seatrial runs` lists both, `seatrial report latest` renders v2."
+        ).format(folder=report_dir),
         highlight=False,
     )
     if not ok:
-        console.print("[red]the demo did not behave as designed (see above)[/]")
+        console.print(_("[red]the demo did not behave as designed (see above)[/]"))
     return ok

@@ -1,7 +1,7 @@
 """The persisted records of a run: verdicts, metrics, attempts, runs.
 
 Every record is a pydantic model whose format carries a version. This module imports only
-:mod:`seatrial.trace`.
+:mod:`seatrial.trace` (and :mod:`seatrial.i18n` for how a verdict reads, ``verdict_word``).
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from seatrial.record._settings import (
     RunSnapshotGateway,
     settings_key,
 )
+from seatrial.record._words import failure_type_word, verdict_word
 from seatrial.trace import Trace, trusted_model
 
 __all__ = [
@@ -60,7 +61,9 @@ __all__ = [
     "RunSnapshotGateway",
     "Summary",
     "Verdict",
+    "failure_type_word",
     "settings_key",
+    "verdict_word",
 ]
 
 RECORD_FORMAT_VERSION = 1

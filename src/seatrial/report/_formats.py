@@ -13,13 +13,18 @@ from xml.etree import ElementTree as ET
 from pydantic_core import to_json as to_json_text
 
 from seatrial.compare import markdown_text
-from seatrial.record import AttemptRecord, CaseResult
+from seatrial.i18n import gettext as _
+from seatrial.i18n import pgettext
+from seatrial.record import AttemptRecord, CaseResult, failure_type_word, verdict_word
 from seatrial.report._build import RunReport
 from seatrial.report._why import assertion_lines
 from seatrial.store import Store
 
 REPORT_FORMAT_VERSION = 1
 FORMATS = ("json", "junit", "md")
+INTERVAL_LEVEL = "95%"
+"""The confidence of the pass rates' intervals, as the reports write it. A placeholder in
+the translated text: Babel reads ``95% i`` as a printf conversion (docs/i18n.md)."""
 
 
 def _attempt_json(a: AttemptRecord) -> dict[str, Any]:
@@ -204,60 +209,97 @@ def _testcase(report: RunReport, case: CaseResult, count: int, a: AttemptRecord)
 
 
 def to_markdown(report: RunReport) -> str:
-    """summary.md: ready to paste into a pull request."""
+    """summary.md: ready to paste into a pull request, in the reader's language
+    (:mod:`seatrial.i18n`); ids, identifiers and figures as stored."""
     info, s = report.info, report.summary
-    gate = "met" if report.gate.passed else "NOT met"
+    gate = pgettext("gate", "met") if report.gate.passed else pgettext("gate", "NOT met")
     rate = report.statistics.pass_rate_text() if report.statistics else f"{s.pass_rate:.1%}"
     lines = [
-        f"## Seatrial run `{info.run_id}`: {markdown_text(info.suite)}",
+        _("## Seatrial run `{run_id}`: {suite}").format(
+            run_id=info.run_id, suite=markdown_text(info.suite)
+        ),
         "",
-        f"Agent `{info.agent}` - {s.cases} cases, {s.attempts} attempts - "
-        f"**{s.passed} passed**, {s.failed} failed, {s.warnings} warnings, {s.errors} errors "
-        f"(pass rate {rate}, 95% interval). Gate **{gate}**.",
+        _(
+            "Agent `{agent}` - {cases} cases, {attempts} attempts - "
+            "**{passed} passed**, {failed} failed, {warnings} warnings, {errors} errors "
+            "(pass rate {rate}, {level} interval). Gate **{gate}**."
+        ).format(
+            agent=info.agent,
+            cases=s.cases,
+            attempts=s.attempts,
+            passed=s.passed,
+            failed=s.failed,
+            warnings=s.warnings,
+            errors=s.errors,
+            rate=rate,
+            level=INTERVAL_LEVEL,
+            gate=gate,
+        ),
         "",
     ]
     if report.dataset:
-        lines += [f"Ran {markdown_text(report.dataset_text)}.", ""]
+        lines += [_("Ran {dataset}.").format(dataset=markdown_text(report.dataset_text)), ""]
     if report.judge:
-        lines += [f"Judge: {markdown_text(judge_line(report.judge))}", ""]
+        judge = markdown_text(judge_line(report.judge))
+        lines += [_("Judge: {judge}").format(judge=judge), ""]
     if report.spend_usd:
-        lines += [f"Model calls cost {markdown_text(report.spend_text)}.", ""]
+        spend = markdown_text(report.spend_text)
+        lines += [_("Model calls cost {spend}.").format(spend=spend), ""]
     if report.unpriced_models:
-        lines += [f"**Warning: {markdown_text(report.unpriced_text)}**", ""]
+        warning = markdown_text(report.unpriced_text)
+        lines += [_("**Warning: {warning}**").format(warning=warning), ""]
     if report.gate.changed:
-        lines += [f"**Warning: {markdown_text(report.gate.changed)}**", ""]
+        warning = markdown_text(report.gate.changed)
+        lines += [_("**Warning: {warning}**").format(warning=warning), ""]
     for drift in report.version_drift:
-        lines += [f"**Warning: {markdown_text(drift.line())}** (not the pinned version)", ""]
+        lines += [
+            _("**Warning: {drift}** (not the pinned version)").format(
+                drift=markdown_text(drift.line())
+            ),
+            "",
+        ]
     if report.simulator:
         lines += [f"{markdown_text(report.simulator.line())}.", ""]
     if report.gate.rule:
-        lines += [f"{report.gate.rule[0].upper()}{report.gate.rule[1:]}.", ""]
+        lines += [_("{rule}.").format(rule=report.gate.rule[0].upper() + report.gate.rule[1:]), ""]
     if report.gate.outcomes:
-        lines += ["| gate | check | figure | needs | verdict |", "|---|---|---|---|---|"]
+        lines += [_("| gate | check | figure | needs | verdict |"), "|---|---|---|---|---|"]
         for o in report.gate.outcomes:
-            verdict = {"met": "met", "unmet": "**UNMET**", "not_evaluated": "not evaluated"}
-            detail = f" ({markdown_text(o.detail)})" if o.detail else ""
+            verdict = {
+                "met": _("met"),
+                "unmet": _("**UNMET**"),
+                "not_evaluated": _("not evaluated"),
+            }
+            said = verdict[o.verdict]
+            if o.detail:
+                said = _("{text} ({detail})").format(text=said, detail=markdown_text(o.detail))
             lines.append(
                 f"| {markdown_text(o.gate)} | {o.check} | {markdown_text(o.figure)} | "
-                f"{markdown_text(o.threshold)} | {verdict[o.verdict]}{detail} |"
+                f"{markdown_text(o.threshold)} | {said} |"
             )
         lines.append("")
     lines += [f"{markdown_text(line)}  " for line in statistics_lines(report)]
     if report.flaky:
         lines += [
-            "Flaky (kept out of regression deltas): "
+            _("Flaky (kept out of regression deltas): ")
             + "; ".join(f"`{case}` ({markdown_text(why)})" for case, why in report.flaky.items()),
         ]
     if report.baseline:
         headline = markdown_text(str(report.baseline["headline"]))
-        lines += [f"Against baseline `{report.baseline['run_id']}`: {headline}"]
+        lines += [
+            _("Against baseline `{run_id}`: {headline}").format(
+                run_id=report.baseline["run_id"], headline=headline
+            )
+        ]
     lines.append("")
     lines += [
-        "| category | cases | attempts | pass rate [95% interval] | failures by type |",
+        _(
+            "| category | cases | attempts | pass rate [{level} interval] | failures by type |"
+        ).format(level=INTERVAL_LEVEL),
         "|---|---|---|---|---|",
     ]
     for c in report.categories:
-        failures = ", ".join(f"{k}: {v}" for k, v in c.failures_by_type.items())
+        failures = ", ".join(f"{failure_type_word(k)}: {v}" for k, v in c.failures_by_type.items())
         failures = markdown_text(failures or "-")
         category = markdown_text(c.category or "-")
         low, high = c.interval
@@ -267,13 +309,13 @@ def to_markdown(report: RunReport) -> str:
     if failing:
         lines += [
             "",
-            "| case | priority | verdict | failure type | reason |",
+            _("| case | priority | verdict | failure type | reason |"),
             "|---|---|---|---|---|",
         ]
         for case in failing:
-            failure = markdown_text(case.failure_type or "-")
+            failure = markdown_text(failure_type_word(case.failure_type or "-"))
             lines.append(
-                f"| `{case.case_id}` | {case.priority} | {case.verdict} | {failure} "
+                f"| `{case.case_id}` | {case.priority} | {verdict_word(case.verdict)} | {failure} "
                 f"| {markdown_text(case.reason)} |"
             )
     return "\n".join(lines) + "\n"
@@ -286,23 +328,26 @@ def statistics_lines(report: RunReport) -> list[str]:
         return []
     case_rate = stats.case_pass_rate
     lines = [
-        f"cases passing: {case_rate['estimate']:.1%} "
-        f"[{case_rate['low']:.1%}, {case_rate['high']:.1%}] (95% Wilson interval)"
+        _("cases passing: {estimate:.1%} [{low:.1%}, {high:.1%}] (95% Wilson interval)").format(
+            estimate=case_rate["estimate"], low=case_rate["low"], high=case_rate["high"]
+        )
     ]
     if stats.pass_k:
         lines.append(
-            "pass^k (every one of k repeats passes): "
+            _("pass^k (every one of k repeats passes): ")
             + ", ".join(f"k={p.k} {p.pass_hat_k:.3f}" for p in stats.pass_k)
         )
         lines.append(
-            "pass@k (at least one of k passes): "
+            _("pass@k (at least one of k passes): ")
             + ", ".join(f"k={p.k} {p.pass_at_k:.3f}" for p in stats.pass_k)
         )
     latency = stats.latency_ms
     if latency:
         lines.append(
-            f"latency ms: p50 {latency['p50']:.0f}, p90 {latency['p90']:.0f}, "
-            f"p95 {latency['p95']:.0f}, p99 {latency['p99']:.0f}, max {latency['max']:.0f}"
+            _(
+                "latency ms: p50 {p50:.0f}, p90 {p90:.0f}, p95 {p95:.0f}, p99 {p99:.0f}, "
+                "max {max:.0f}"
+            ).format(**latency)
         )
     return lines
 
@@ -310,10 +355,14 @@ def statistics_lines(report: RunReport) -> list[str]:
 def judge_line(judge: dict[str, Any]) -> str:
     """One line on the run's judge: which, and whether its FAIL verdicts count."""
     digest = str(judge.get("prompt_hash", ""))[:12]
-    who = f"{judge.get('model')} (prompt {judge.get('prompt_version')}, {digest})"
+    who = _("{model} (prompt {version}, {digest})").format(
+        model=judge.get("model"), version=judge.get("prompt_version"), digest=digest
+    )
     if judge.get("calibrated"):
-        return f"{who}: calibrated, its FAIL verdicts count"
-    return f"{who}: advisory, its FAIL verdicts are WARNINGs ({judge.get('reason', '')})"
+        return _("{who}: calibrated, its FAIL verdicts count").format(who=who)
+    return _("{who}: advisory, its FAIL verdicts are WARNINGs ({reason})").format(
+        who=who, reason=judge.get("reason", "")
+    )
 
 
 def render(report: RunReport, fmt: str) -> str:

@@ -2,16 +2,30 @@
 
 from __future__ import annotations
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
+from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._build import CategorySummary, RunReport
-from seatrial.report._formats import judge_line, statistics_lines
+from seatrial.report._formats import INTERVAL_LEVEL, judge_line, statistics_lines
 
 _STYLE = {"PASS": "green", "FAIL": "red", "WARNING": "yellow", "ERROR": "magenta"}
 _FLAKY_SHOWN = 6
 _GATE_STYLE = {"met": "green", "unmet": "bold red", "not_evaluated": "yellow"}
+_COLUMNS = (
+    (N_("category"), "left"),
+    (N_("cases"), "right"),
+    (N_("attempts"), "right"),
+    (N_("pass rate"), "right"),
+    (N_("failures by type"), "left"),
+)
+"""The table's columns and how each is justified."""
+_VERDICT_CELLS = 7
+"""Terminal cells the verdict word takes before the case id, so that the ids line up."""
 
 
 def _rate(category: CategorySummary) -> str:
@@ -19,37 +33,57 @@ def _rate(category: CategorySummary) -> str:
     return f"{category.pass_rate:.0%} [{low:.0%}, {high:.0%}]"
 
 
+def _padded(text: str, cells: int) -> str:
+    """``text`` followed by spaces up to ``cells`` terminal cells (a Chinese character takes
+    two)."""
+    return text + " " * max(cells - cell_len(text), 0)
+
+
 def print_summary(report: RunReport, console: Console) -> None:
-    """Per category: attempts, pass rate, failures by type; then each failing case and why."""
+    """Per category: attempts, pass rate, failures by type; then each failing case and why.
+
+    In the reader's language (:mod:`seatrial.i18n`); ids, priorities and figures as stored.
+    """
     info, s = report.info, report.summary
     console.print(
-        f"[bold]{info.suite}[/] against [cyan]{info.agent}[/]  run [bold]{info.run_id}[/]"
+        _("[bold]{suite}[/] against [cyan]{agent}[/]  run [bold]{run_id}[/]").format(
+            suite=info.suite, agent=info.agent, run_id=info.run_id
+        )
         + (f"  {escape(report.dataset_text)}" if report.dataset else "")
-        + ("  [yellow](interrupted)[/]" if info.status == "interrupted" else "")
+        + (_("  [yellow](interrupted)[/]") if info.status == "interrupted" else "")
     )
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("category", "cases", "attempts", "pass rate", "failures by type"):
-        table.add_column(
-            column, justify="right" if column in ("cases", "attempts", "pass rate") else "left"
-        )
+    for column, justify in _COLUMNS:
+        table.add_column(_(column), justify="right" if justify == "right" else "left")
     for c in report.categories:
-        failures = ", ".join(f"{k} {v}" for k, v in c.failures_by_type.items())
+        failures = ", ".join(f"{failure_type_word(k)} {v}" for k, v in c.failures_by_type.items())
         table.add_row(c.category or "-", str(c.cases), str(c.attempts), _rate(c), failures)
     console.print(table)
     failing = [c for c in report.cases if c.verdict != "PASS"]
     for case in failing:
         style = _STYLE[case.verdict]
+        failure = failure_type_word(case.failure_type) if case.failure_type else ""
         console.print(
-            f"[{style}]{case.verdict:<7}[/] [bold]{case.case_id}[/] ({case.priority})"
-            f" [{style}]{case.failure_type or ''}[/]"
+            f"[{style}]{_padded(verdict_word(case.verdict), _VERDICT_CELLS)}[/]"
+            f" [bold]{case.case_id}[/] ({case.priority}) [{style}]{failure}[/]"
         )
         console.print(f"         {case.reason}", markup=False, highlight=False)
     stats = report.statistics
     rate = stats.pass_rate_text() if stats else f"{s.pass_rate:.1%}"
     console.print(
-        f"{s.attempts} attempts: [green]{s.passed} passed[/], [red]{s.failed} failed[/], "
-        f"[yellow]{s.warnings} warnings[/], [magenta]{s.errors} errors[/] "
-        f"(pass rate {rate}, 95% interval)"
+        _(
+            "{attempts} attempts: [green]{passed} passed[/], [red]{failed} failed[/], "
+            "[yellow]{warnings} warnings[/], [magenta]{errors} errors[/] "
+            "(pass rate {rate}, {level} interval)"
+        ).format(
+            attempts=s.attempts,
+            passed=s.passed,
+            failed=s.failed,
+            warnings=s.warnings,
+            errors=s.errors,
+            rate=rate,
+            level=INTERVAL_LEVEL,
+        )
     )
     for line in statistics_lines(report):
         console.print(line, markup=False, highlight=False)
@@ -57,41 +91,59 @@ def print_summary(report: RunReport, console: Console) -> None:
         shown = list(report.flaky.items())[:_FLAKY_SHOWN]
         more = len(report.flaky) - len(shown)
         console.print(
-            f"[magenta]flaky ({len(report.flaky)}):[/] "
+            _("[magenta]flaky ({count}):[/] ").format(count=len(report.flaky))
             + escape("; ".join(f"{case} ({why})" for case, why in shown))
-            + (f" and {more} more (report.json lists all)" if more else ""),
+            + (_(" and {more} more (report.json lists all)").format(more=more) if more else ""),
             highlight=False,
         )
     if report.baseline:
         console.print(
-            f"against baseline {report.baseline['run_id']}: {report.baseline['headline']}",
+            _("against baseline {run_id}: {headline}").format(
+                run_id=report.baseline["run_id"], headline=report.baseline["headline"]
+            ),
             markup=False,
             highlight=False,
         )
     if report.judge:
-        console.print(f"judge: {judge_line(report.judge)}", markup=False, highlight=False)
+        console.print(
+            _("judge: {line}").format(line=judge_line(report.judge)),
+            markup=False,
+            highlight=False,
+        )
     if report.spend_usd:
-        console.print(f"model calls: {report.spend_text}", markup=False, highlight=False)
+        console.print(
+            _("model calls: {spend}").format(spend=report.spend_text),
+            markup=False,
+            highlight=False,
+        )
     if report.unpriced_models:
-        console.print(f"[bold yellow]warning:[/] {escape(report.unpriced_text)}", highlight=False)
+        console.print(
+            _("[bold yellow]warning:[/] {text}").format(text=escape(report.unpriced_text)),
+            highlight=False,
+        )
     for drift in report.version_drift:
         console.print(
-            f"[bold yellow]{escape(drift.line())}[/] (not the pinned version)", highlight=False
+            _("[bold yellow]{drift}[/] (not the pinned version)").format(
+                drift=escape(drift.line())
+            ),
+            highlight=False,
         )
     if report.simulator:
         console.print(report.simulator.line(), markup=False, highlight=False)
     gate = report.gate
     if gate.rule:
-        console.print(f"gates ({gate.rule}):", highlight=False)
+        console.print(_("gates ({rule}):").format(rule=gate.rule), highlight=False)
     elif gate.outcomes:
-        console.print("gates:")
+        console.print(_("gates:"))
     for outcome in gate.outcomes:
         style = _GATE_STYLE[outcome.verdict]
         console.print(f"  [{style}]{escape(outcome.line())}[/]", highlight=False)
     if gate.changed:
         console.print(f"[bold red]{escape(gate.changed)}[/]", highlight=False)
     if gate.passed:
-        console.print("[bold green]gate met[/]")
+        console.print(_("[bold green]gate met[/]"))
     else:
         unmet = sum(o.verdict == "unmet" for o in gate.outcomes)
-        console.print(f"[bold red]gate not met[/] ({unmet} unmet)", highlight=False)
+        console.print(
+            _("[bold red]gate not met[/] ({unmet} unmet)").format(unmet=unmet), highlight=False
+        )
