@@ -1,5 +1,7 @@
 """The dataset center: production traces in (masked), cases out, golden sets, failures.
 
+- ``judge_brief`` reads back, from the run that queued a review item, what its judge was asked
+  (the assertion's criteria and the rubric), for the reviewer to label against.
 - ``import_tau_bench`` and ``import_tau2`` store a published tau-bench or tau2-bench results
   file as one finished run, so it can be reported, compared and gated like Seatrial's own runs.
 
@@ -67,6 +69,7 @@ if TYPE_CHECKING:
     from seatrial.dataset._ingest import MaskedBatch, ingest_traces, mask_batch, store_masked
     from seatrial.dataset._mask import MaskedTrace, Masker, MaskFinding
     from seatrial.dataset._mask_settings import BUILTIN_MASK_KINDS, MaskPattern, MaskSettings
+    from seatrial.dataset._review_brief import JudgeBrief, judge_brief
     from seatrial.dataset._tau2 import import_tau2
     from seatrial.dataset._tau_bench import import_tau_bench
     from seatrial.dataset._trace_checks import (
@@ -88,6 +91,7 @@ _EXPORTS = {
     "expand_kinds": "seatrial.dataset._expand",
     "load_expand_prompt": "seatrial.dataset._expand",
     "ImportResult": "seatrial.dataset._common",
+    "JudgeBrief": "seatrial.dataset._review_brief",
     "RecoveryRow": "seatrial.dataset._contract",
     "RecoveryTable": "seatrial.dataset._contract",
     "contract_result": "seatrial.dataset._contract",
@@ -113,6 +117,7 @@ _EXPORTS = {
     "export_golden": "seatrial.dataset._golden",
     "import_golden": "seatrial.dataset._golden",
     "is_anti_hallucination": "seatrial.dataset._golden",
+    "judge_brief": "seatrial.dataset._review_brief",
     "parse_dataset_ref": "seatrial.dataset._golden",
     "CLUSTER_DISTANCE": "seatrial.dataset._failures",
     "DEFAULT_CLUSTER_DISTANCE": "seatrial.dataset._failures",
@@ -154,6 +159,7 @@ __all__ = [
     "FailureMember",
     "GenerationError",
     "ImportResult",
+    "JudgeBrief",
     "MaskFinding",
     "MaskPattern",
     "MaskSettings",
@@ -184,6 +190,7 @@ __all__ = [
     "import_tau_bench",
     "ingest_traces",
     "is_anti_hallucination",
+    "judge_brief",
     "load_expand_prompt",
     "load_trace_checks",
     "mask_batch",

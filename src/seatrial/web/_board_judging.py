@@ -11,8 +11,6 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from seatrial.assertion import plan
-from seatrial.errors import SeatrialError
 from seatrial.judge import Calibration
 from seatrial.store import ReviewItem, Store, review_queue_page
 
@@ -44,33 +42,6 @@ class CalibrationView(BaseModel):
     """Calibrations of every judge, newest first."""
     labels: dict[str, int] = Field(default_factory=dict)
     """Human labels stored, per source (``review``: labelled in the queue)."""
-
-
-class JudgeBrief(BaseModel):
-    """What the judge was given for a review item, read back from the run that queued it."""
-
-    assertion_type: str
-    """The registered type, e.g. ``llm_judge`` (the case may have used an alias)."""
-    params: dict[str, Any] = Field(default_factory=dict)
-    """The assertion's parameters as the case wrote them (criteria, reference, threshold ...)."""
-    rubric: str | None = None
-    """The rubric the judge read: the assertion's own, else the suite's for the category."""
-
-
-def judge_brief(store: Store, item: ReviewItem) -> JudgeBrief | None:
-    """The criteria behind ``item``'s judge verdict, or None when its run no longer says
-    (the run or the case was deleted, or the assertion id no longer plans)."""
-    try:
-        info = store.get_run(item.run_id)
-        cases = {case.id: case for case in store.run_cases(item.run_id)}
-        planned = {p.id: p for p in plan(cases[item.case_id])}[item.assertion_id]
-    except (KeyError, SeatrialError):
-        return None
-    params = planned.params.model_dump(mode="json", exclude_defaults=True)
-    own = params.get("rubric")
-    suite = info.settings.rubrics.get(item.category) if item.category else None
-    rubric = own if isinstance(own, str) else suite if isinstance(suite, str) else None
-    return JudgeBrief(assertion_type=planned.type.name, params=params, rubric=rubric)
 
 
 def queue_page(store: Store, status: str, page: int, size: int) -> ReviewPage:

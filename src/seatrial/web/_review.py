@@ -13,6 +13,7 @@ from urllib.parse import quote, unquote, urlencode
 from fastapi import APIRouter, Form, HTTPException, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 
+from seatrial.dataset import judge_brief
 from seatrial.errors import InputError
 from seatrial.store import ReviewItem, label_counts, next_open_review_id, open_review_count
 from seatrial.web._board_judging import (
@@ -21,7 +22,6 @@ from seatrial.web._board_judging import (
     CalibrationView,
     ReviewPage,
     calibration_chart,
-    judge_brief,
     queue_page,
 )
 from seatrial.web._deps import PAGE_SIZE, render, store_of
