@@ -1,7 +1,7 @@
 """The persisted records of a run: verdicts, metrics, attempts, runs.
 
 Every record is a pydantic model whose format carries a version. This module imports only
-:mod:`seatrial.trace`.
+:mod:`seatrial.trace` (and the run defaults, ``seatrial._defaults``).
 """
 
 from __future__ import annotations
@@ -10,10 +10,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from seatrial._defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, DEFAULT_WORKERS
 from seatrial.record._settings import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_TIMEOUT_S,
-    DEFAULT_WORKERS,
     SETTINGS_FORMAT_VERSION,
     BaselineSetting,
     BenchSetting,
