@@ -7,7 +7,8 @@ the floors: the interpreter alone; the interpreter importing Typer and Rich, whi
 needs to parse its arguments and print; pydantic, which validating a suite needs; SQLAlchemy,
 which opening the store needs. The store is made once, in a temporary folder, by two
 ``seatrial demo`` runs. It also prints the load average the figures were taken at, and how many
-modules each command loads with the heavy libraries among them.
+modules each command loads with the heavy libraries among them. Seatrial's modules are
+compiled to bytecode first, as an installed package's are, PYTHONDONTWRITEBYTECODE or not.
 
     .venv/bin/python benchmarks/cli_startup.py [--repeat N]
 """
@@ -115,6 +116,10 @@ def main() -> None:
     seatrial = str(Path(python).with_name("seatrial"))
     if not os.path.exists(seatrial):
         sys.exit(f"no {seatrial}: install the project into this interpreter's environment")
+    # An installed Seatrial starts from compiled bytecode (pip compiles it); this checkout's
+    # does only if its .pyc files are written, which PYTHONDONTWRITEBYTECODE (set on the
+    # shared machine) stops: every command would compile Seatrial's sources again.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     with tempfile.TemporaryDirectory(prefix="seatrial-startup-") as tmp:
         folder = Path(tmp)
         url = demo_store(seatrial, folder)
