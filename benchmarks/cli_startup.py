@@ -1,11 +1,14 @@
-"""How long the ``seatrial`` command takes to start: ``seatrial --help`` and ``import
-seatrial.cli``, each in a fresh process.
+"""How long the ``seatrial`` command takes to start: ``import seatrial.cli``, ``seatrial
+--help``, ``seatrial validate`` on the repository's example suites and ``seatrial runs`` on a
+store holding four runs, each in a fresh process.
 
 Every figure is the best of ``--repeat`` runs (wall time, and the CPU time of that run), next to
-two floors: the interpreter alone, and the interpreter importing Typer and Rich, which every
-command needs to parse its arguments and print. It also prints how many modules ``import
-seatrial.cli`` loads and which heavy libraries among them (none is expected: each command
-imports what it calls when it runs).
+the floors: the interpreter alone; the interpreter importing Typer and Rich, which every command
+needs to parse its arguments and print; pydantic, which validating a suite needs; SQLAlchemy,
+which opening the store needs. The store is made once, in a temporary folder, by two
+``seatrial demo`` runs. It also prints the load average the figures were taken at, and how many
+modules each command loads with the heavy libraries among them. Seatrial's modules are
+compiled to bytecode first, as an installed package's are, PYTHONDONTWRITEBYTECODE or not.
 
     .venv/bin/python benchmarks/cli_startup.py [--repeat N]
 """
@@ -18,29 +21,45 @@ import os
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
 HEAVY = (
     "alembic",
+    "asyncio",
     "fastapi",
     "httpx",
+    "jsonschema",
     "numpy",
     "openai",
     "openpyxl",
+    "pydantic",
     "scipy",
     "sklearn",
     "sqlalchemy",
     "starlette",
     "uvicorn",
 )
-"""Libraries a command may need when it runs, never to start."""
+"""Libraries a command may need when it runs, never to start (asyncio, jsonschema and pydantic
+are listed to show which of the three commands load them)."""
 
-_MODULES = (
-    "import json, sys, seatrial.cli; "
-    "print(json.dumps(sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}), "
-    "separators=(',', ':')), len(sys.modules))"
-)
+_MODULES = """
+import json, sys
+import seatrial.cli
+if {args!r} is not None:
+    sys.argv = ["seatrial", *{args!r}]
+    try:
+        seatrial.cli.main()
+    except SystemExit:
+        pass
+sys.stderr.write(json.dumps([sorted({{m.split('.')[0] for m in sys.modules}} & {heavy!r}),
+                             len(sys.modules)]))
+"""
+
+REPO = Path(__file__).resolve().parent.parent
+SUITES = [REPO / "examples" / "booking" / "suites", REPO / "src/seatrial/demo/project/suites"]
+"""The suites ``seatrial validate`` checks: the example project's and the demo's."""
 
 
 def _child_cpu() -> float:
@@ -48,26 +67,44 @@ def _child_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def best_of(repeat: int, command: list[str]) -> tuple[float, float]:
+def best_of(repeat: int, command: list[str], cwd: Path | None = None) -> tuple[float, float]:
     """The shortest wall time of ``repeat`` runs of ``command``, and that run's CPU time."""
     runs = []
     for _ in range(repeat):
         cpu = _child_cpu()
         started = time.perf_counter()
-        subprocess.run(command, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        subprocess.run(
+            command, check=True, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+        )
         runs.append((time.perf_counter() - started, _child_cpu() - cpu))
     return min(runs)
 
 
-def imported(python: str) -> tuple[list[str], int]:
-    """The heavy libraries ``import seatrial.cli`` loads, and how many modules it loads in all."""
-    out = subprocess.run(
-        [python, "-c", _MODULES.format(heavy=set(HEAVY))],
+def imported(python: str, args: list[str] | None, cwd: Path) -> tuple[list[str], int]:
+    """The heavy libraries ``seatrial ARGS`` loads (``import seatrial.cli`` when ``args`` is
+    None), and how many modules it loads in all."""
+    done = subprocess.run(
+        [python, "-c", _MODULES.format(args=args, heavy=set(HEAVY))],
         check=True,
         capture_output=True,
         text=True,
-    ).stdout.split()
-    return json.loads(out[0]), int(out[1])
+        cwd=cwd,
+    )
+    heavy, count = json.loads(done.stderr.splitlines()[-1])
+    return heavy, count
+
+
+def demo_store(seatrial: str, folder: Path) -> str:
+    """A SQLite store in ``folder`` holding four runs (``seatrial demo`` twice); its URL."""
+    url = f"sqlite:///{folder / 'seatrial.db'}"
+    for _ in range(2):
+        subprocess.run(
+            [seatrial, "demo", "--db", url, "--report-dir", str(folder / "report")],
+            check=True,
+            cwd=folder,
+            stdout=subprocess.DEVNULL,
+        )
+    return url
 
 
 def main() -> None:
@@ -79,20 +116,45 @@ def main() -> None:
     seatrial = str(Path(python).with_name("seatrial"))
     if not os.path.exists(seatrial):
         sys.exit(f"no {seatrial}: install the project into this interpreter's environment")
-    cases = [
-        ("python -c pass (the interpreter)", [python, "-c", "pass"]),
-        ("import typer, rich.table (the floor)", [python, "-c", "import typer, rich.table"]),
-        ("import seatrial.cli", [python, "-c", "import seatrial.cli"]),
-        ("seatrial --help", [seatrial, "--help"]),
-        ("seatrial run --help", [seatrial, "run", "--help"]),
-    ]
-    best_of(1, [python, "-c", "import seatrial.cli"])  # warm the file cache and .pyc files
-    print(f"best of {args.repeat}, wall / CPU:")
-    for name, command in cases:
-        wall, cpu = best_of(args.repeat, command)
-        print(f"  {name:<40} {wall:6.3f} s / {cpu:6.3f} s")
-    heavy, count = imported(python)
-    print(f"import seatrial.cli loads {count} modules; heavy ones: {', '.join(heavy) or 'none'}")
+    # An installed Seatrial starts from compiled bytecode (pip compiles it); this checkout's
+    # does only if its .pyc files are written, which PYTHONDONTWRITEBYTECODE (set on the
+    # shared machine) stops: every command would compile Seatrial's sources again.
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    with tempfile.TemporaryDirectory(prefix="seatrial-startup-") as tmp:
+        folder = Path(tmp)
+        url = demo_store(seatrial, folder)
+        validate = ["validate", *map(str, SUITES)]
+        runs = ["runs", "--db", url]
+        cases = [
+            ("python -c pass (the interpreter)", [python, "-c", "pass"]),
+            ("import typer, rich.table (the floor)", [python, "-c", "import typer, rich.table"]),
+            ("  + import pydantic", [python, "-c", "import typer, rich.table, pydantic"]),
+            ("  + import sqlalchemy", [python, "-c", "import typer, rich.table, sqlalchemy"]),
+            ("import seatrial.cli", [python, "-c", "import seatrial.cli"]),
+            ("seatrial --help", [seatrial, "--help"]),
+            ("seatrial run --help", [seatrial, "run", "--help"]),
+            ("seatrial validate (4 suite files)", [seatrial, *validate]),
+            ("seatrial runs (4 runs)", [seatrial, *runs]),
+        ]
+        best_of(1, [python, "-c", "import seatrial.cli"])  # warm the file cache and .pyc files
+        print(f"load average before: {_load()}")
+        print(f"best of {args.repeat}, wall / CPU:")
+        for name, command in cases:
+            wall, cpu = best_of(args.repeat, command, cwd=folder)
+            print(f"  {name:<40} {wall:6.3f} s / {cpu:6.3f} s")
+        print(f"load average after: {_load()}")
+        for name, command_args in (
+            ("import seatrial.cli", None),
+            ("seatrial --help", ["--help"]),
+            ("seatrial validate", validate),
+            ("seatrial runs", runs),
+        ):
+            heavy, count = imported(python, command_args, folder)
+            print(f"{name} loads {count} modules; heavy ones: {', '.join(heavy) or 'none'}")
+
+
+def _load() -> str:
+    return " ".join(f"{figure:.2f}" for figure in os.getloadavg())
 
 
 if __name__ == "__main__":

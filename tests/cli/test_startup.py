@@ -103,6 +103,73 @@ def test_the_probe_sees_a_heavy_import(tmp_path):
     assert {"seatrial.store", "sqlalchemy"} <= set(unwanted(modules))
 
 
+NOT_TO_START = frozenset({"asyncio", "click", "httpx", "jsonschema", "pydantic"})
+"""Libraries ``seatrial --help`` does without (``click`` comes only with httpx: Typer carries its
+own). A command's own parameters load pydantic: Typer coerces them through its TypeAdapters.
+Pygments is not among them: Typer's help renderer loads it with Rich's Markdown."""
+
+TRACE_READERS = frozenset({"seatrial.record", "seatrial.trace._formats", "seatrial.trace._span"})
+"""The pydantic models and readers of traces and records: ``seatrial ingest --help`` lists the
+format names and ``seatrial worker --help`` the default concurrency without them."""
+
+SUITES = Path(__file__).resolve().parents[2] / "examples" / "booking" / "suites"
+
+
+def tops(modules: set[str]) -> set[str]:
+    """The top-level packages among ``modules``."""
+    return {name.split(".")[0] for name in modules}
+
+
+def test_seatrial_help_loads_no_pydantic_and_no_http_client(tmp_path):
+    modules, out = loaded(_COMMAND.format(args=["--help"]), tmp_path)
+    assert "validate" in out and "runs" in out
+    assert tops(modules) & NOT_TO_START == set()
+    assert modules & TRACE_READERS == set()
+
+
+def test_a_command_help_shows_trace_formats_and_defaults_without_their_models(tmp_path):
+    for args, shown in (
+        (["ingest", "--help"], "otlp-json, openinference, langfuse"),
+        (["worker", "--help"], "[default: 8]"),
+    ):
+        modules, out = loaded(_COMMAND.format(args=args), tmp_path)
+        assert shown in out
+        assert modules & TRACE_READERS == set(), args
+        assert tops(modules) & {"asyncio", "httpx", "jsonschema"} == set(), args
+        assert unwanted(modules) == [], args
+
+
+def test_the_probe_sees_pydantic_come_with_a_trace_name(tmp_path):
+    # The trace package's names are imported when first used: asking for one loads it.
+    modules, out = loaded("import seatrial.trace\nprint(seatrial.trace.Span.__name__)", tmp_path)
+    assert out.strip() == "Span"
+    assert "pydantic" in tops(modules)
+    assert "seatrial.trace._span" in modules
+
+
+def test_validate_loads_the_suite_models_and_nothing_a_run_needs(tmp_path):
+    modules, out = loaded(_COMMAND.format(args=["validate", str(SUITES)]), tmp_path)
+    assert "ok: 3 file(s) valid" in out
+    assert {"seatrial.case", "pydantic", "jsonschema"} <= modules  # what validating needs
+    assert tops(modules) & {"asyncio", "httpx", "click", "pygments"} == set()
+    assert unwanted(modules) == []
+
+
+def test_runs_lists_stored_runs_loading_the_store_but_no_http_client(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    loaded(_COMMAND.format(args=["demo", "--db", db, "--report-dir", "report"]), tmp_path)
+    modules, out = loaded(_COMMAND.format(args=["runs", "--db", db]), tmp_path)
+    assert "seatrial.demo.agents:v1" in out and "seatrial.demo.agents:v2" in out
+    assert {"seatrial.store", "sqlalchemy"} <= set(unwanted(modules))
+    assert tops(modules) & {"alembic", "click", "httpx", "jsonschema", "pygments"} == set()
+    assert {".".join(name.split(".")[:2]) for name in modules} & {
+        "seatrial.assertion",
+        "seatrial.run",
+        "seatrial._execute",
+        "seatrial.web",
+    } == set()
+
+
 def test_a_command_loads_the_store_when_it_runs(tmp_path):
     db = f"sqlite:///{tmp_path / 'runs.db'}"
     modules, out = loaded(_COMMAND.format(args=["runs", "--db", db]), tmp_path)

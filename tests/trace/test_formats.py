@@ -91,6 +91,15 @@ def test_the_known_formats_are_tried_most_specific_first():
     )
 
 
+def test_every_reader_is_tried_none_left_out_of_the_format_names():
+    # The names live apart from the readers (so `seatrial ingest --help` lists them without
+    # loading the readers): a reader whose name is not among them would never be tried.
+    from seatrial.trace import _formats
+
+    assert sorted(_formats._BY_FORMAT) == sorted(TRACE_FORMATS)
+    assert [reader.FORMAT for reader in _formats._READERS] == list(TRACE_FORMATS)
+
+
 @pytest.mark.parametrize("name", TRACE_FORMATS)
 def test_every_format_is_recognised_and_read(tmp_path: Path, name: str):
     if name in FILES:

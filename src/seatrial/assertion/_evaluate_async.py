@@ -6,7 +6,6 @@ checks started, all at once (each judge call waits on the network, none on anoth
 
 from __future__ import annotations
 
-import asyncio
 import inspect
 from collections.abc import Sequence
 
@@ -58,6 +57,10 @@ async def evaluate_async(
     skipped = skip_l3(planned, results)
     if skipped is not None:
         return skipped
+    # Imported here: asyncio (with ssl) is already loaded wherever this runs, and `seatrial
+    # validate`, which imports this package for the assertion types, never awaits.
+    import asyncio
+
     l3 = [p for p in planned if p.level == "L3"]
     checks = await asyncio.gather(*(call_async(p, ctx) for p in l3))
     results += [outcome(p, check, advisory, reviews) for p, check in zip(l3, checks, strict=True)]

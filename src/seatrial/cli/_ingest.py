@@ -12,10 +12,11 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, TraceFormat
 from seatrial.errors import InputError
-from seatrial.trace import TRACE_FORMATS, TraceFile, TraceFormatError, read_trace_file
+from seatrial.trace import TRACE_FORMATS
 
 if TYPE_CHECKING:
     from seatrial.store import IngestOutcome
+    from seatrial.trace import TraceFile
 
 
 @app.command()
@@ -71,6 +72,8 @@ def ingest(
 
 
 def _read(path: Path, format: str | None) -> TraceFile:
+    from seatrial.trace import TraceFormatError, read_trace_file
+
     try:
         found = read_trace_file(path)
     except TraceFormatError as exc:

@@ -7,10 +7,10 @@ from typing import Annotated
 
 import typer
 
+from seatrial._defaults import DEFAULT_CONCURRENCY
 from seatrial.cli._app import app, guarded
 from seatrial.cli._options import WorkerConcurrency
 from seatrial.errors import ConfigError
-from seatrial.record import DEFAULT_CONCURRENCY
 
 
 @app.command()

@@ -19,12 +19,13 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
-import httpx
-
 from seatrial.errors import InputError, SeatrialError
+
+if TYPE_CHECKING:
+    import httpx
 
 GITHUB_COMMENT_LIMIT = 65_536
 """The most characters GitHub takes in one comment body."""
@@ -222,6 +223,10 @@ def post_sticky_comment(
         InputError: the event file or the repository's name cannot be read (exit 2).
         SeatrialError: GitHub cannot be reached or answered another error (exit 3).
     """
+    # httpx (with click and pygments, which it imports) is imported here, not at the top:
+    # reading seatrial.yaml imports this package, and `seatrial runs` should not pay for it.
+    import httpx
+
     environ = os.environ if environ is None else environ
     marker = marker or body_marker(body) or DEFAULT_MARKER
     body = with_marker(body, marker)

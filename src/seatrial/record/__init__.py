@@ -1,7 +1,8 @@
 """The persisted records of a run: verdicts, metrics, attempts, runs.
 
 Every record is a pydantic model whose format carries a version. This module imports only
-:mod:`seatrial.trace` (and :mod:`seatrial.i18n` for how a verdict reads, ``verdict_word``).
+:mod:`seatrial.trace`, :mod:`seatrial.i18n` (for how a verdict reads, ``verdict_word``) and the run
+defaults (``seatrial._defaults``).
 """
 
 from __future__ import annotations
@@ -10,10 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from seatrial._defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, DEFAULT_WORKERS
 from seatrial.record._settings import (
-    DEFAULT_CONCURRENCY,
-    DEFAULT_TIMEOUT_S,
-    DEFAULT_WORKERS,
     SETTINGS_FORMAT_VERSION,
     BaselineSetting,
     BenchSetting,

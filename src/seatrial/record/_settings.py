@@ -1,7 +1,8 @@
 """What a run was asked to do: its settings, typed and versioned, and the run defaults.
 
 :class:`RunSettings` is written once when a run starts and read by attribute everywhere
-(resume, rerun, workers, reports, the dashboard); the defaults are named here once.
+(resume, rerun, workers, reports, the dashboard); the defaults come from
+``seatrial._defaults``, light enough for the command's help.
 """
 
 from __future__ import annotations
@@ -10,15 +11,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, SerializerFunctionWrapHandler, model_serializer
 
+from seatrial._defaults import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, DEFAULT_WORKERS
+
 SETTINGS_FORMAT_VERSION = 1
 """Version of :class:`RunSettings`' format. Settings stored before it carry none and load as
 this version: every key they hold is a field of it or kept as an extra."""
-
-DEFAULT_CONCURRENCY = 8
-"""Attempts in flight at once when nothing says otherwise (``run.concurrency``)."""
-DEFAULT_TIMEOUT_S = 60.0
-"""Seconds one attempt may take when nothing says otherwise (``run.timeout_s``)."""
-DEFAULT_WORKERS = 1
 
 
 class _NestedSetting(BaseModel):

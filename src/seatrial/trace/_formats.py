@@ -32,6 +32,7 @@ from seatrial.trace import (
     _swe_agent,
 )
 from seatrial.trace._format_error import TraceFormatError
+from seatrial.trace._format_names import TRACE_FORMATS
 from seatrial.trace._normalize import normalize_trace
 from seatrial.trace._otlp import traces_from_otlp
 from seatrial.trace._span import Trace
@@ -70,16 +71,12 @@ class _OtlpJson:
         return list(merged.values())
 
 
-_READERS: tuple[Any, ...] = (
-    _OtlpJson,
-    _openinference,
-    _langfuse,
-    _openai_chat,
-    _swe_agent,
-    _agent_responses,
-)
-TRACE_FORMATS: tuple[str, ...] = tuple(reader.FORMAT for reader in _READERS)
-"""The formats :func:`read_trace_file` recognises, in the order it tries them."""
+_BY_FORMAT: dict[str, Any] = {
+    reader.FORMAT: reader
+    for reader in (_OtlpJson, _openinference, _langfuse, _openai_chat, _swe_agent, _agent_responses)
+}
+_READERS: tuple[Any, ...] = tuple(_BY_FORMAT[name] for name in TRACE_FORMATS)
+"""The readers in the order of :data:`TRACE_FORMATS` (``_format_names.py``), which owns it."""
 
 _SHAPES = {
     "otlp-json": "an OTLP/JSON export: an object with `resourceSpans` (or one per line)",
