@@ -39,6 +39,7 @@ from seatrial._execute._setup import (
     baseline_for,
     default_options,
     gates_for,
+    judge_needed,
     judge_settings,
     with_golden_set,
 )
@@ -351,6 +352,10 @@ async def execute_suite_async(
             recorded.update(dataset=golden)
         if baseline is not None and loaded is not None:
             recorded.update(baseline=baseline_for(store, baseline, loaded, say))
+        if judged is not None and not judge_needed(
+            loaded.cases if loaded is not None else run_cases
+        ):
+            judged = None  # nothing to judge: no judge, and no word of it
         outcome = await _drive(
             adapter,
             store,

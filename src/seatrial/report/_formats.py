@@ -16,6 +16,7 @@ from seatrial.compare import markdown_text
 from seatrial.record import AttemptRecord, CaseResult
 from seatrial.report._build import RunReport
 from seatrial.report._why import assertion_lines
+from seatrial.report._words import counted
 from seatrial.store import Store
 
 REPORT_FORMAT_VERSION = 1
@@ -211,8 +212,9 @@ def to_markdown(report: RunReport) -> str:
     lines = [
         f"## Seatrial run `{info.run_id}`: {markdown_text(info.suite)}",
         "",
-        f"Agent `{info.agent}` - {s.cases} cases, {s.attempts} attempts - "
-        f"**{s.passed} passed**, {s.failed} failed, {s.warnings} warnings, {s.errors} errors "
+        f"Agent `{info.agent}` - {counted(s.cases, 'case')}, {counted(s.attempts, 'attempt')}"
+        f" - **{s.passed} passed**, {s.failed} failed, {counted(s.warnings, 'warning')}, "
+        f"{counted(s.errors, 'error')} "
         f"(pass rate {rate}, 95% interval). Gate **{gate}**.",
         "",
     ]
@@ -307,13 +309,16 @@ def statistics_lines(report: RunReport) -> list[str]:
     return lines
 
 
-def judge_line(judge: dict[str, Any]) -> str:
-    """One line on the run's judge: which, and whether its FAIL verdicts count."""
+def judge_line(judge: dict[str, Any], *, why: bool = True) -> str:
+    """One line on the run's judge: which, and whether its FAIL verdicts count; with ``why``,
+    the reason an advisory judge is advisory and what to do (the terminal said it as the run
+    started, so its summary leaves it out)."""
     digest = str(judge.get("prompt_hash", ""))[:12]
     who = f"{judge.get('model')} (prompt {judge.get('prompt_version')}, {digest})"
     if judge.get("calibrated"):
         return f"{who}: calibrated, its FAIL verdicts count"
-    return f"{who}: advisory, its FAIL verdicts are WARNINGs ({judge.get('reason', '')})"
+    advisory = f"{who}: advisory, its FAIL verdicts are WARNINGs"
+    return f"{advisory} ({judge.get('reason', '')})" if why else advisory
 
 
 def render(report: RunReport, fmt: str) -> str:

@@ -8,6 +8,7 @@ from rich.table import Table
 
 from seatrial.report._build import CategorySummary, RunReport
 from seatrial.report._formats import judge_line, statistics_lines
+from seatrial.report._words import counted
 
 _STYLE = {"PASS": "green", "FAIL": "red", "WARNING": "yellow", "ERROR": "magenta"}
 _FLAKY_SHOWN = 6
@@ -47,8 +48,9 @@ def print_summary(report: RunReport, console: Console) -> None:
     stats = report.statistics
     rate = stats.pass_rate_text() if stats else f"{s.pass_rate:.1%}"
     console.print(
-        f"{s.attempts} attempts: [green]{s.passed} passed[/], [red]{s.failed} failed[/], "
-        f"[yellow]{s.warnings} warnings[/], [magenta]{s.errors} errors[/] "
+        f"{counted(s.attempts, 'attempt')}: [green]{s.passed} passed[/], "
+        f"[red]{s.failed} failed[/], [yellow]{counted(s.warnings, 'warning')}[/], "
+        f"[magenta]{counted(s.errors, 'error')}[/] "
         f"(pass rate {rate}, 95% interval)"
     )
     for line in statistics_lines(report):
@@ -69,7 +71,8 @@ def print_summary(report: RunReport, console: Console) -> None:
             highlight=False,
         )
     if report.judge:
-        console.print(f"judge: {judge_line(report.judge)}", markup=False, highlight=False)
+        judge = judge_line(report.judge, why=False)  # the run's start said why
+        console.print(f"judge: {judge}", markup=False, highlight=False)
     if report.spend_usd:
         console.print(f"model calls: {report.spend_text}", markup=False, highlight=False)
     if report.unpriced_models:
