@@ -148,7 +148,8 @@ def with_golden_set(
             f"golden set {snapshot.ref} has no active cases and the suite none of its own: "
             f"nothing to run (`seatrial datasets history {name}` shows what was retired)"
         )
-    say("info", f"dataset: {name} v{snapshot.version} ({len(snapshot.cases)} cases)")
+    counted = "1 case" if len(snapshot.cases) == 1 else f"{len(snapshot.cases)} cases"
+    say("info", f"dataset: {name} v{snapshot.version} ({counted})")
     # A history changed behind Seatrial's back still runs (the team may be mid-restore), but
     # never quietly: the warning names the rows, and the run's report says it did not verify.
     problems = store.golden_verify(name, snapshot.version)

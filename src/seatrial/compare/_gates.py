@@ -199,7 +199,7 @@ def evaluate_gates(
                 GateOutcome(
                     name,
                     f"max_failures_of_type.{failure_type}",
-                    f"{count} attempts",
+                    f"{count} attempt" if count == 1 else f"{count} attempts",
                     f"at most {most}",
                     "unmet" if count > most else "met",
                     ", ".join(where) if count > most else "",
@@ -262,7 +262,9 @@ def _pass_hat_k(name: str, cases: list[CaseOutcome], k: int, minimum: float) -> 
         f"pass^{k} {value:.3f} over {len(counts)} cases",
         threshold,
         "unmet" if value < minimum else "met",
-        f"{skipped} cases with fewer than {k} repeats left out" if skipped else "",
+        f"{skipped} {'case' if skipped == 1 else 'cases'} with fewer than {k} repeats left out"
+        if skipped
+        else "",
     )
 
 
