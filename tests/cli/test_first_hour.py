@@ -343,7 +343,9 @@ def test_a_run_counts_its_attempts_in_the_right_number(
     assert any(line.startswith(summary + ", 0 errors (") for line in lines), done.stdout
 
 
-def test_datasets_list_and_history_as_json(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_datasets_list_history_and_show_as_json(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     db = str(tmp_path / "golden.db")
     (tmp_path / "cases.yaml").write_text(
@@ -360,6 +362,11 @@ def test_datasets_list_and_history_as_json(tmp_path: Path, monkeypatch: pytest.M
         invoke("datasets", "history", "support", "--format", "json", "--db", db).stdout
     )
     assert (version["version"], version["added"], version["note"]) == (1, 2, "首批")
+    shown = json.loads(invoke("datasets", "show", "support", "--format", "json", "--db", db).stdout)
+    assert (shown["dataset"], shown["version"], shown["versions"]) == ("support", 1, 1)
+    assert [case["id"] for case in shown["cases"]] == ["a", "b"]
+    assert shown["cases"][1]["input"] == "退款"
+    assert {warning["check"] for warning in shown["warnings"]} >= {"p0_share"}
     empty = invoke("datasets", "list", "--format", "json", "--db", str(tmp_path / "none.db"))
     assert json.loads(empty.stdout) == []
 
@@ -394,8 +401,9 @@ def test_schedules_as_json_lists_each_schedule_with_its_next_due_time(
 
 @pytest.mark.parametrize(
     "command",
-    [["runs"], ["datasets", "list"], ["datasets", "history", "x"], ["schedules"]],
-    ids=["runs", "datasets-list", "datasets-history", "schedules"],
+    [["runs"], ["datasets", "list"], ["datasets", "history", "x"], ["datasets", "show", "x"]]
+    + [["schedules"]],
+    ids=["runs", "datasets-list", "datasets-history", "datasets-show", "schedules"],
 )
 def test_a_listing_refuses_a_format_it_does_not_write(
     command: list[str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch

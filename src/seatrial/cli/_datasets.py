@@ -100,14 +100,27 @@ def list_sets(format: TextOrJson = "text", db: Db = None) -> None:
 
 @datasets_app.command()
 @guarded
-def show(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
+def show(
+    ref: RefArgument, category: CategoryOption = None, format: TextOrJson = "text", db: Db = None
+) -> None:
     """Show a golden set at a version: its cases, versions and composition warnings."""
+    from dataclasses import asdict
+
     from seatrial.report import counted
 
+    chosen_format(format)
     with open_store(db) as store:
         snapshot = _snapshot(store, ref)
         versions = store.golden_versions(snapshot.dataset)
         warnings = _warnings(store, snapshot, category)
+    if format == "json":
+        document = {
+            **snapshot.model_dump(mode="json", exclude_none=True),
+            "versions": len(versions),
+            "warnings": [asdict(warning) for warning in warnings],
+        }
+        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     console.print(
         f"[bold]{escape(snapshot.dataset)}[/] v{snapshot.version} of {len(versions)}: "
         f"{counted(len(snapshot.cases), 'case')}, {len(snapshot.retired)} retired",
