@@ -247,8 +247,9 @@ async def execute_suite_async(
             cassette).
         dataset: a golden set, ``NAME`` or ``NAME@VERSION``, whose cases run after the
             suite's own (replacing the suite's ``dataset:``); the run stores the version.
-        db: store URL (default: ``SEATRIAL_DB_URL``, seatrial.yaml ``db:``, the project's
-            ``.seatrial/seatrial.db``); ignored when ``store`` is given.
+        db: store URL, or a SQLite file's path (relative to the current folder); default:
+            ``SEATRIAL_DB_URL``, seatrial.yaml ``db:``, the project's
+            ``.seatrial/seatrial.db``. Ignored when ``store`` is given.
         store: an open store to use (left open).
         agent_dir: where relative paths in ``agent`` resolve (default: the project folder).
         report_dir: where report.json, junit.xml and summary.md go (default: seatrial.yaml
