@@ -57,9 +57,10 @@ def test_an_unknown_spec_lists_the_accepted_forms_and_a_close_name():
         resolve_agent("support-stagin", agents={"support-staging": "http://127.0.0.1:1/"})
     message = str(caught.value)
     assert "Did you mean `support-staging`?" in message
-    forms = ("python:module:function", "http://host:port/path", "recorded:", "replay:")
+    forms = ("python:module:function", "http://host:port/path", "recorded:")
     for form in (*forms, "seatrial.yaml"):
         assert form in message
+    assert "replay:" not in message  # still accepted, no longer advertised
 
 
 def test_headers_are_refused_for_agents_that_are_not_http():

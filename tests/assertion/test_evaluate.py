@@ -131,7 +131,7 @@ def test_a_soft_unevaluated_assertion_leaves_a_pass_that_says_so():
     )
     evaluation = run(case)
     assert evaluation.verdict == "PASS"
-    assert evaluation.reason == "all 1 assertions passed; 1 not evaluated"
+    assert evaluation.reason == "its 1 assertion passed; 1 not evaluated"
     judge = evaluation.results[-1]
     assert (judge.id, judge.type, judge.must_pass) == ("semantic", "llm_judge", False)
     assert "no LLM judge is configured" in judge.reason

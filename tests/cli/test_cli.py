@@ -90,7 +90,7 @@ def test_validate_of_a_folder_counts_the_suite_files_in_it(tmp_path):
     (suites / "notes.txt").write_text("not a suite\n", encoding="utf-8")
     result = seatrial("validate", "suites", str(suites / "a.yaml"), cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert "4 file(s) valid" in result.stdout
+    assert "4 files valid" in result.stdout
 
 
 def test_broken_yaml_exits_2_and_writes_nothing(tmp_path):

@@ -136,11 +136,11 @@ def test_expanded_cases_wait_for_approval_and_a_run_pinned_to_v3_stays_on_v3(
 
     # Reject one, approve the rest: a new version, v4, holds exactly those.
     rejected = seatrial(project, "cases", "reject", "book~p4", "--reason", "too terse to test")
-    assert "rejected 1 case(s): too terse to test" in ok(rejected)
+    assert "rejected 1 case: too terse to test" in ok(rejected)
     approved = ok(
         seatrial(project, "cases", "approve", "--all", "--dataset", "support", "--note", "ok")
     )
-    assert "approved 3 case(s) into support: version 4" in approved
+    assert "approved 3 cases into support: version 4" in approved
     with Store.open(f"sqlite:///{project / 'store.db'}") as store:
         [v4] = [v for v in store.golden_versions("support") if v.version == 4]
         assert (v4.who, v4.note, v4.added, v4.cases) == ("qa-lead", "ok", 3, 6)
@@ -179,18 +179,18 @@ def test_expand_reads_a_suite_file_and_numbers_after_the_ids_already_used(
         asked = len(model.requests)
         again = ok(seatrial(project, *args, "--n", "1", "--kinds", "terse"))
         assert len(model.requests) == asked + 1  # asked anew, not answered from the cache
-    assert "1 pending case(s) from book by writer; 0 dropped" in first
+    assert "1 pending case from book by writer; 0 dropped" in first
     assert "book~p1" in first and "约保洁，明早" in first
     assert "next: seatrial cases approve ID... --dataset NAME" in first
     assert "book~p2" in second and "book~p3" in second
-    assert "0 pending case(s) from book by writer; 1 dropped" in again
+    assert "0 pending cases from book by writer; 1 dropped" in again
     assert "'约保洁，明早': the same text as book~p1" in again
 
     # No golden set was named: approving must say which.
     unnamed = seatrial(project, "cases", "approve", "book~p1")
     assert unnamed.returncode == 2 and "--dataset NAME" in unnamed.stderr
     approved = ok(seatrial(project, "cases", "approve", "book~p1", "--dataset", "bookings"))
-    assert "approved 1 case(s) into bookings: version 1" in approved
+    assert "approved 1 case into bookings: version 1" in approved
 
 
 def test_bad_input_exits_2_with_a_message_naming_the_fix(project: Path) -> None:

@@ -43,6 +43,14 @@ def test_failures_prints_one_row_per_cluster(project, monkeypatch):
     assert "format-json #" in result.output
 
 
+def test_failures_format_json_is_the_json_the_older_flag_prints(project, monkeypatch):
+    shared = invoke(project, monkeypatch, "failures", "latest", "--format", "json")
+    older = invoke(project, monkeypatch, "failures", "latest", "--json")
+    assert shared.exit_code == 0, shared.output
+    assert json.loads(shared.stdout) == json.loads(older.stdout)
+    assert json.loads(shared.stdout)["clusters"]
+
+
 def test_failures_json_lists_every_member_of_the_three_planted_kinds(project, monkeypatch):
     formats = json.loads(invoke(project, monkeypatch, "failures", "latest", "--json").output)
     runs = invoke(project, monkeypatch, "runs", "--suite", "support")

@@ -67,7 +67,7 @@ def test_gc_dry_run_lists_the_runs_and_deletes_nothing(tmp_path: Path) -> None:
     result = invoke(tmp_path, "--older-than", "2w", "--dry-run")
 
     assert result.exit_code == 0, result.output
-    assert "would delete 1 runs" in result.output
+    assert "would delete 1 run that" in result.output
     assert "three-weeks" in result.output and "two-days" not in result.output
     assert stored(tmp_path) == {"three-weeks", "two-days", "now"}
 

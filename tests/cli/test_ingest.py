@@ -86,7 +86,7 @@ def test_an_export_is_stored_masked_with_the_projects_settings_and_once_only(
     again = seatrial("ingest", str(path), "--db", url, cwd=folder)
 
     assert first.returncode == 0, first.stderr
-    assert "otlp-json, 1 traces, 2 spans, masked: name 1, phone 1" in first.stdout
+    assert "otlp-json, 1 trace, 2 spans, masked: name 1, phone 1" in first.stdout
     assert again.returncode == 0, again.stderr
     assert "0 spans, 2 spans already stored (skipped)" in again.stdout
     with Store.open(url) as store:
@@ -107,7 +107,7 @@ def test_files_of_several_formats_are_recognised_and_totalled(tmp_path: Path) ->
     done = seatrial("ingest", str(export_file(folder)), str(swe), "--db", url, cwd=folder)
 
     assert done.returncode == 0, done.stderr
-    assert f"{swe}: swe-agent, 1 traces" in done.stdout
+    assert f"{swe}: swe-agent, 1 trace," in done.stdout
     assert "2 files: 2 traces" in done.stdout
     with Store.open(url) as store:
         sources = sorted(head.source for head in store.trace_heads(TraceQuery()))

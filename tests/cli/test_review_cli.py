@@ -46,7 +46,7 @@ def test_a_person_labels_items_in_the_terminal_and_quits(tmp_path, queue):
     assert "the reply says the refund is done; no refund tool ran" in done.stdout
     assert "judge judge-a: WARNING (confidence 0.50)" in done.stdout
     assert "answer p, f, s or q" in done.stdout
-    assert "1 open item(s) left" in done.stdout
+    assert "1 open item left" in done.stdout
 
     with Store.open(url) as store:
         assert [i.id for i in store.review_items()] == [items[2].id]
@@ -64,7 +64,7 @@ def test_skipping_leaves_an_item_open_and_who_defaults_to_the_user(tmp_path, que
     url, items = queue
     done = seatrial("review", "--db", url, "--run", "run-1", cwd=tmp_path, answers="s\np\n\n")
     assert done.returncode == 0, done.stderr
-    assert "1 open item(s) left" in done.stdout
+    assert "1 open item left" in done.stdout
     with Store.open(url) as store:
         [labelled] = store.review_items(status="labelled")
         assert (labelled.case_id, labelled.who) == ("booking", "ci-user")

@@ -118,7 +118,7 @@ def test_check_runs_l1_and_l2_checks_records_them_and_fails_on_a_failure(tmp_pat
     only_support.write_text("- type: tool_called\n  expected: search_order\n", "utf-8")
     passed = invoke("traces", "check", str(only_support), "--service", "support-bot", "--db", url)
     assert passed.exit_code == 0, passed.output
-    assert "checked 1 traces" in passed.output
+    assert "checked 1 trace with 1 check" in passed.output
 
 
 @pytest.mark.parametrize(

@@ -75,7 +75,7 @@ def test_twenty_repeats_with_one_write_violation_fail_a_zero_violation_gate():
     outcome = only(
         evaluate_gates(run(clean, violating), [gate]), "max_failures_of_type.permission_violation"
     )
-    assert (outcome.verdict, outcome.figure, outcome.detail) == ("unmet", "1 attempts", "read2")
+    assert (outcome.verdict, outcome.figure, outcome.detail) == ("unmet", "1 attempt", "read2")
     ok = only(evaluate_gates(run(clean), [gate]), "max_failures_of_type.permission_violation")
     assert ok.verdict == "met"
 
@@ -95,7 +95,7 @@ def test_pass_hat_k_gate_uses_cases_with_enough_repeats_and_says_when_none_have_
     )
     assert outcome.figure == "pass^4 0.500 over 2 cases"  # (1 + 0) / 2
     assert outcome.verdict == "unmet"
-    assert "1 cases with fewer than 4 repeats left out" in outcome.detail
+    assert "1 case with fewer than 4 repeats left out" in outcome.detail
     single = only(
         evaluate_gates(run(case("a", "P")), [GateSpec(min_pass_hat_k={"k": 3, "min": 0.5})]),
         "min_pass_hat_k (k=3)",

@@ -90,6 +90,17 @@ def test_a_read_only_token_writes_the_job_summary_instead(tmp_path):
     assert TOKEN not in summary + outcome.reason
 
 
+def test_an_event_without_a_name_is_said_as_this_event_not_the_this_event(tmp_path):
+    push = tmp_path / "push.json"
+    push.write_text(json.dumps({"ref": "refs/heads/main", "after": "abc"}), encoding="utf-8")
+    with FakeGitHub(TOKEN) as fake:
+        env = environ(fake.url, tmp_path, GITHUB_EVENT_PATH=str(push), GITHUB_EVENT_NAME="")
+        outcome = post_sticky_comment("## verdict\n", environ=env)
+    assert outcome.action == "summary"
+    assert "this event is not a pull request" in outcome.reason
+    assert "the this event" not in outcome.reason
+
+
 def test_a_push_event_writes_the_job_summary_and_calls_no_api(tmp_path):
     push = tmp_path / "push.json"
     push.write_text(json.dumps({"ref": "refs/heads/main", "after": "abc"}), encoding="utf-8")

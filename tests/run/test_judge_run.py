@@ -201,10 +201,10 @@ async def test_a_judge_of_the_agents_model_family_is_refused_and_the_report_says
 
 
 def seatrial_run_judged(
-    tmp_path: Path, *extra: str
+    tmp_path: Path, *extra: str, suite: str = SUITE
 ) -> tuple[subprocess.CompletedProcess[str], int]:
     """``seatrial run --judge grader`` on a one-attempt suite, the judge on a FakeOpenAI."""
-    (tmp_path / "suite.yaml").write_text(SUITE.replace("repeats: 2", "repeats: 1"), "utf-8")
+    (tmp_path / "suite.yaml").write_text(suite.replace("repeats: 2", "repeats: 1"), "utf-8")
     with FakeOpenAI(fail_answer()) as upstream:
         (tmp_path / "seatrial.yaml").write_text(
             "models:\n"
@@ -244,6 +244,38 @@ def test_seatrial_run_judge_builds_its_judge_from_seatrial_yaml(tmp_path: Path) 
         [item] = store.review_items()
     assert attempt.verdict == "WARNING"
     assert item.why == "warning" and item.judge_model == "grader"
+
+
+def test_the_uncalibrated_judge_notice_is_printed_once_when_l3_assertions_run(
+    tmp_path: Path,
+) -> None:
+    done, calls = seatrial_run_judged(tmp_path)
+
+    assert calls == 1
+    # Each WARNING attempt's own reason says why (it is stored with it); the run's lines on
+    # its judge say it once: at the start, not again in the summary.
+    about_judge = [line for line in done.stdout.splitlines() if line.startswith("judge:")]
+    assert len(about_judge) == 2, done.stdout
+    notice, summary = about_judge
+    assert "is not calibrated: no calibration yet" in notice
+    assert "seatrial judge calibrate --judge grader" in notice
+    digest = load_prompt("judge", "v1").hash[:12]
+    assert (
+        summary == f"judge: grader (prompt v1, {digest}): advisory, its FAIL verdicts are WARNINGs"
+    )
+
+
+def test_a_suite_without_l3_assertions_says_nothing_of_the_judge(tmp_path: Path) -> None:
+    plain = SUITE.replace(
+        "{type: llm_judge, criteria: The reply says when the money arrives.}",
+        "{type: contains, value: A123}",
+    )
+    done, calls = seatrial_run_judged(tmp_path, suite=plain)
+
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert calls == 0
+    said = done.stdout + done.stderr
+    assert "calibrated" not in said and "judge" not in said, said
 
 
 def test_seatrial_run_raises_the_alarm_when_agreement_fell_below_the_bar(tmp_path: Path) -> None:

@@ -303,7 +303,7 @@ def test_seatrial_run_prints_the_simulators_cost_and_failures_apart(tmp_path: Pa
     # and ended the conversation).
     assert f"simulator ${7 * SIMULATOR_CALL_USD:.4f}" in done.stdout
     assert "2 attempts, simulator failures 1 (simulator error rate 50.0%" in done.stdout
-    assert "agent failures 0; agent pass rate 100.0% over the 1 attempts it held" in done.stdout
+    assert "agent failures 0; agent pass rate 100.0% over the 1 attempt it held" in done.stdout
     assert "sk-test-simulator" not in done.stdout + done.stderr
     report = json.loads(
         subprocess.run(

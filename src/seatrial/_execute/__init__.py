@@ -39,6 +39,7 @@ from seatrial._execute._setup import (
     baseline_for,
     default_options,
     gates_for,
+    judge_needed,
     judge_settings,
     with_golden_set,
 )
@@ -246,8 +247,9 @@ async def execute_suite_async(
             cassette).
         dataset: a golden set, ``NAME`` or ``NAME@VERSION``, whose cases run after the
             suite's own (replacing the suite's ``dataset:``); the run stores the version.
-        db: store URL (default: ``SEATRIAL_DB_URL``, seatrial.yaml ``db:``, the project's
-            ``.seatrial/seatrial.db``); ignored when ``store`` is given.
+        db: store URL, or a SQLite file's path (relative to the current folder); default:
+            ``SEATRIAL_DB_URL``, seatrial.yaml ``db:``, the project's
+            ``.seatrial/seatrial.db``. Ignored when ``store`` is given.
         store: an open store to use (left open).
         agent_dir: where relative paths in ``agent`` resolve (default: the project folder).
         report_dir: where report.json, junit.xml and summary.md go (default: seatrial.yaml
@@ -351,6 +353,10 @@ async def execute_suite_async(
             recorded.update(dataset=golden)
         if baseline is not None and loaded is not None:
             recorded.update(baseline=baseline_for(store, baseline, loaded, say))
+        if judged is not None and not judge_needed(
+            loaded.cases if loaded is not None else run_cases
+        ):
+            judged = None  # nothing to judge: no judge, and no word of it
         outcome = await _drive(
             adapter,
             store,

@@ -9,7 +9,8 @@ from typing import Any
 
 from seatrial._execute._notice import OnNotice
 from seatrial.agent import AgentAdapter, resolve_agent
-from seatrial.case import Suite, load_gates
+from seatrial.assertion import plan
+from seatrial.case import Case, Suite, load_gates
 from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_ref
 from seatrial.config import Config, JudgeSettings
 from seatrial.dataset import parse_dataset_ref
@@ -32,7 +33,7 @@ def agent_for(
     if not chosen:
         raise AgentSpecError(
             "no agent given: pass --agent SPEC (python:module:function, http://host:port/path, "
-            "replay:FILE, or a name from seatrial.yaml `agents:`)"
+            "recorded:FILE, or a name from seatrial.yaml `agents:`)"
         )
     return resolve_agent(
         chosen,
@@ -81,6 +82,16 @@ def judge_settings(config: Config, model: str | None) -> JudgeSettings | None:
             )
         settings = settings.model_copy(update={"model": model})
     return settings if settings.model is not None else None
+
+
+def judge_needed(cases: Sequence[Case]) -> bool:
+    """Whether a run of ``cases`` asks the judge anything: an L3 assertion (written, or a
+    type whose level is L3) or a simulated user, whose conduct a calibrated judge checks.
+    Without one the run opens no judge and says nothing of it."""
+    return any(
+        case.user_simulator is not None or any(p.level == "L3" for p in plan(case))
+        for case in cases
+    )
 
 
 def gates_for(
@@ -137,7 +148,8 @@ def with_golden_set(
             f"golden set {snapshot.ref} has no active cases and the suite none of its own: "
             f"nothing to run (`seatrial datasets history {name}` shows what was retired)"
         )
-    say("info", f"dataset: {name} v{snapshot.version} ({len(snapshot.cases)} cases)")
+    counted = "1 case" if len(snapshot.cases) == 1 else f"{len(snapshot.cases)} cases"
+    say("info", f"dataset: {name} v{snapshot.version} ({counted})")
     # A history changed behind Seatrial's back still runs (the team may be mid-restore), but
     # never quietly: the warning names the rows, and the run's report says it did not verify.
     problems = store.golden_verify(name, snapshot.version)

@@ -25,7 +25,7 @@ FORMS = (
     "python:module:function",
     "python:path/to/agent.py:function",
     "http://host:port/path (or https://)",
-    "recorded:path/to/sessions.jsonl (or replay:)",
+    "recorded:path/to/sessions.jsonl",
     "model:NAME (NAME a model under `models:` in seatrial.yaml)",
     "a name from `agents` in seatrial.yaml",
 )

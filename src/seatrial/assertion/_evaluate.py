@@ -147,6 +147,11 @@ def plan(case: Case) -> tuple[Planned, ...]:
     return tuple(planned)
 
 
+def _every_one_passed(count: int) -> str:
+    """The reason of an attempt whose ``count`` evaluated assertions all passed."""
+    return "its 1 assertion passed" if count == 1 else f"all {count} assertions passed"
+
+
 _VERDICTS = frozenset(("pass", "fail", "not_evaluated"))
 
 
@@ -317,7 +322,7 @@ def _decide(
         return _evaluation(
             verdict="PASS",
             failure_type=None,
-            reason=f"all {len(results)} assertions passed",
+            reason=_every_one_passed(len(results)),
             score=weighted_score(results),
             results=results,
             review_items=[],
@@ -396,7 +401,7 @@ def _pass_reason(
     skipped = len(results) - len(evaluated)
     tail = f"; {skipped} not evaluated" if skipped else ""
     if passed == len(evaluated) or soft_score is None or threshold is None:
-        return f"all {len(evaluated)} assertions passed{tail}"
+        return _every_one_passed(len(evaluated)) + tail
     # Some soft assertion failed, yet the attempt passed: the threshold was met.
     return (
         f"soft score {soft_score:.2f} ≥ threshold {threshold:.2f}; "

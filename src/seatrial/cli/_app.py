@@ -14,7 +14,9 @@ from contextlib import contextmanager
 from typing import Any, NoReturn, TypeVar
 
 import typer
-from rich.console import Console
+from rich.console import Console, ConsoleDimensions
+from rich.rule import Rule
+from rich.text import TextType
 
 from seatrial.errors import SeatrialError, SuiteError
 
@@ -24,6 +26,9 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    # Help is written in paragraphs wrapped in the source; Markdown joins a paragraph's lines
+    # and wraps it to the reader's width (Rich mode kept each source line break).
+    rich_markup_mode="markdown",
 )
 cases_app = typer.Typer(
     help="The golden set's cases: which ones stopped telling good agents from bad.",
@@ -31,8 +36,41 @@ cases_app = typer.Typer(
 )
 """``seatrial cases``: ``_cases`` registers it, ``_expand`` and ``_from_trace`` add to it."""
 
-console = Console(highlight=False)
-err_console = Console(stderr=True, highlight=False)
+UNWRAPPED_WIDTH = 1_000_000
+"""The width output is laid out to when it does not go to a terminal: wide enough that no
+line is wrapped and no table column is cut."""
+
+RULE_WIDTH = 80
+"""A heading rule's width when output does not go to a terminal (it has no window to fill)."""
+
+
+class _Console(Console):
+    """Rich's console, fitted to the terminal's window; elsewhere (a CI log, a pipe, a file)
+    every line is written whole: a report path is not split mid-word, a table column is not
+    cut to "pyth…", whatever COLUMNS says (pytest-xdist and some CI runners set it). Whether
+    it is a terminal is asked at each print, as Rich does."""
+
+    @property
+    def size(self) -> ConsoleDimensions:
+        fitted = Console.size.fget(self)  # type: ignore[attr-defined]
+        if self.is_terminal:
+            return fitted  # type: ignore[no-any-return]
+        return ConsoleDimensions(UNWRAPPED_WIDTH, fitted.height)
+
+    @size.setter
+    def size(self, new_size: tuple[int, int]) -> None:
+        Console.size.fset(self, new_size)  # type: ignore[attr-defined]
+
+    def rule(self, title: TextType = "", **kwargs: Any) -> None:
+        """A heading rule: the window's width in a terminal, :data:`RULE_WIDTH` elsewhere."""
+        if self.is_terminal:
+            super().rule(title, **kwargs)
+        else:
+            self.print(Rule(title, **kwargs), width=RULE_WIDTH)
+
+
+console = _Console(highlight=False)
+err_console = _Console(stderr=True, highlight=False)
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -49,7 +87,8 @@ def guarded(fn: F) -> F:
         try:
             return contextvars.copy_context().run(fn, *args, **kwargs)
         except SuiteError as exc:
-            err_console.print(f"[red]invalid input ({len(exc.problems)} problems):[/]")
+            problems = "problem" if len(exc.problems) == 1 else "problems"
+            err_console.print(f"[red]invalid input ({len(exc.problems)} {problems}):[/]")
             for problem in exc.problems:
                 err_console.print(f"  {problem}", markup=False)
             raise typer.Exit(exc.exit_code) from None

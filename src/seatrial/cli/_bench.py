@@ -132,12 +132,14 @@ async def _run_bench(
 
     from seatrial._execute import execute_suite_async
     from seatrial.compare import bench_record, bench_tag, new_bench_id
+    from seatrial.report import counted
     from seatrial.run import new_run_id, progress_for
 
     suite = await _check_agents(agents, suite_path, config, base)
     bench_id = new_bench_id()
     chatter.print(
-        f"benchmark {bench_id}: suite {suite.name}, {len(suite.cases)} cases, {len(agents)} agents",
+        f"benchmark {bench_id}: suite {suite.name}, {counted(len(suite.cases), 'case')}, "
+        f"{counted(len(agents), 'agent')}",
         highlight=False,
         markup=False,
     )

@@ -1,5 +1,5 @@
-"""``seatrial validate``, ``runs``, ``report`` (a run's report, the ``--format github`` comment,
-and ``seatrial report daily``), ``init`` and ``demo``.
+"""``seatrial --version``, ``seatrial validate``, ``runs``, ``report`` (a run's report, the
+``--format github`` comment, and ``seatrial report daily``), ``init`` and ``demo``.
 
 ``daily`` is a reserved word of ``seatrial report``: ``seatrial report daily`` writes the daily
 report, never a run tagged ``daily`` (name such a run by its id).
@@ -8,11 +8,13 @@ report, never a run tagged ``daily`` (name such a run by its id).
 from __future__ import annotations
 
 import datetime as dt
+import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
@@ -28,6 +30,7 @@ from seatrial.cli._options import (
     RunsLimit,
     SuiteFilter,
     TagFilter,
+    TextOrJson,
     chosen_format,
 )
 from seatrial.errors import InputError
@@ -35,6 +38,29 @@ from seatrial.errors import InputError
 if TYPE_CHECKING:
     from seatrial.config import Config
     from seatrial.store import Store
+
+
+def _print_version(asked: bool) -> None:
+    if asked:
+        from seatrial._version import __version__
+
+        console.print(f"seatrial {__version__}", markup=False, highlight=False)
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version",
+            is_eager=True,
+            callback=_print_version,
+            help="Print Seatrial's version and exit.",
+        ),
+    ] = False,
+) -> None:
+    """The options of ``seatrial`` itself, before a command."""
 
 
 @app.command()
@@ -47,13 +73,14 @@ def validate(
 
     problems = validate_paths(paths)
     if problems:
-        err_console.print(f"[red]{len(problems)} problems:[/]")
+        said = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
+        err_console.print(f"[red]{said}:[/]")
         for problem in problems:
             err_console.print(f"  {problem}", markup=False)
         raise typer.Exit(2)
     # A folder stands for the suite files in it: count those, not the arguments.
     files = sum(len(suite_files_in(path)) if path.is_dir() else 1 for path in paths)
-    console.print(f"[green]ok[/]: {files} file(s) valid")
+    console.print(f"[green]ok[/]: {files} file{'' if files == 1 else 's'} valid")
 
 
 @app.command()
@@ -63,31 +90,55 @@ def runs(
     suite: SuiteFilter = None,
     agent: AgentFilter = None,
     tag: TagFilter = None,
+    format: TextOrJson = "text",
     db: Db = None,
 ) -> None:
     """List stored runs, newest first."""
+    chosen_format(format)
     with open_store(db) as store:
         infos = store.list_runs(limit=limit, suite=suite, agent=agent, tag=tag)
-        table = Table(show_edge=False, pad_edge=False)
-        table.add_column("run", no_wrap=True)
-        for column in ("started", "suite", "agent", "status", "attempts", "pass rate", "tags"):
-            table.add_column(column)
         counts = store.verdict_counts([info.run_id for info in infos])
-        for info in infos:
-            total = sum(counts[info.run_id].values())
-            passed = counts[info.run_id].get("PASS", 0)
-            started = dt.datetime.fromtimestamp(info.started_at).strftime("%Y-%m-%d %H:%M")
-            table.add_row(
-                info.run_id,
-                started,
-                info.suite,
-                info.agent,
-                info.status,
-                str(total),
-                f"{passed / total:.0%}" if total else "-",
-                ",".join(info.tags),
-            )
-    console.print(table if infos else "no runs stored yet: try `seatrial demo`")
+    listed: list[dict[str, Any]] = []
+    for info in infos:
+        total = sum(counts[info.run_id].values())
+        passed = counts[info.run_id].get("PASS", 0)
+        listed.append(
+            {
+                "run_id": info.run_id,
+                "started_at": info.started_at,
+                "suite": info.suite,
+                "agent": info.agent,
+                "status": info.status,
+                "attempts": total,
+                "passed": passed,
+                "pass_rate": passed / total if total else None,
+                "tags": list(info.tags),
+            }
+        )
+    if format == "json":
+        typer.echo(json.dumps(listed, indent=2, ensure_ascii=False))
+        return
+    if not listed:
+        console.print("no runs stored yet: try `seatrial demo`")
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    table.add_column("run", no_wrap=True)
+    for column in ("started", "suite", "agent", "status", "attempts", "pass rate", "tags"):
+        table.add_column(column)
+    for run in listed:
+        started = dt.datetime.fromtimestamp(run["started_at"]).strftime("%Y-%m-%d %H:%M")
+        rate = run["pass_rate"]
+        table.add_row(
+            escape(run["run_id"]),
+            started,
+            escape(run["suite"]),
+            escape(run["agent"]),
+            run["status"],
+            str(run["attempts"]),
+            "-" if rate is None else f"{rate:.0%}",
+            escape(",".join(run["tags"])),
+        )
+    console.print(table)
 
 
 @app.command()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import json
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -12,7 +13,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import default_who, open_store
-from seatrial.cli._options import Db, Note, Reason, Who
+from seatrial.cli._options import Db, Note, Reason, TextOrJson, Who, chosen_format
 
 if TYPE_CHECKING:
     from seatrial.dataset import CompositionWarning
@@ -68,42 +69,61 @@ def _print_warnings(warnings: list[CompositionWarning]) -> None:
 
 @datasets_app.command("list")
 @guarded
-def list_sets(db: Db = None) -> None:
+def list_sets(format: TextOrJson = "text", db: Db = None) -> None:
     """List the golden sets with their newest version and active cases."""
+    chosen_format(format)
     with open_store(db) as store:
-        names = store.golden_names()
-        if not names:
-            console.print(
-                "no golden sets yet; `seatrial datasets import NAME FILE` creates one",
-                markup=False,
-            )
-            return
-        table = Table(show_edge=False, pad_edge=False)
-        for column in ("name", "version", "cases", "changed", "by"):
-            table.add_column(column)
-        for name in names:
-            newest = store.golden_versions(name)[-1]
-            table.add_row(
-                escape(name),
-                f"v{newest.version}",
-                str(newest.cases),
-                _when(newest.created_at),
-                escape(newest.who),
-            )
-        console.print(table)
+        newest = [store.golden_versions(name)[-1] for name in store.golden_names()]
+    if format == "json":
+        typer.echo(
+            json.dumps([v.model_dump(mode="json") for v in newest], indent=2, ensure_ascii=False)
+        )
+        return
+    if not newest:
+        console.print(
+            "no golden sets yet; `seatrial datasets import NAME FILE` creates one", markup=False
+        )
+        return
+    table = Table(show_edge=False, pad_edge=False)
+    for column in ("name", "version", "cases", "changed", "by"):
+        table.add_column(column)
+    for version in newest:
+        table.add_row(
+            escape(version.dataset),
+            f"v{version.version}",
+            str(version.cases),
+            _when(version.created_at),
+            escape(version.who),
+        )
+    console.print(table)
 
 
 @datasets_app.command()
 @guarded
-def show(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
+def show(
+    ref: RefArgument, category: CategoryOption = None, format: TextOrJson = "text", db: Db = None
+) -> None:
     """Show a golden set at a version: its cases, versions and composition warnings."""
+    from dataclasses import asdict
+
+    from seatrial.report import counted
+
+    chosen_format(format)
     with open_store(db) as store:
         snapshot = _snapshot(store, ref)
         versions = store.golden_versions(snapshot.dataset)
         warnings = _warnings(store, snapshot, category)
+    if format == "json":
+        document = {
+            **snapshot.model_dump(mode="json", exclude_none=True),
+            "versions": len(versions),
+            "warnings": [asdict(warning) for warning in warnings],
+        }
+        typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
+        return
     console.print(
         f"[bold]{escape(snapshot.dataset)}[/] v{snapshot.version} of {len(versions)}: "
-        f"{len(snapshot.cases)} cases, {len(snapshot.retired)} retired",
+        f"{counted(len(snapshot.cases), 'case')}, {len(snapshot.retired)} retired",
         highlight=False,
     )
     table = Table(show_edge=False, pad_edge=False)
@@ -125,12 +145,18 @@ def show(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> No
 
 @datasets_app.command()
 @guarded
-def history(name: NameArgument, db: Db = None) -> None:
+def history(name: NameArgument, format: TextOrJson = "text", db: Db = None) -> None:
     """List a golden set's versions: when, who, what changed and why."""
+    chosen_format(format)
     with open_store(db) as store:
         versions = store.golden_versions(name)
         if not versions:
             store.golden_snapshot(name)  # says which sets exist
+    if format == "json":
+        typer.echo(
+            json.dumps([v.model_dump(mode="json") for v in versions], indent=2, ensure_ascii=False)
+        )
+        return
     table = Table(show_edge=False, pad_edge=False)
     for column in ("version", "when", "who", "added", "retired", "cases", "note"):
         table.add_column(column)
@@ -161,6 +187,7 @@ def import_file(
     """Add the cases of FILE to golden set NAME as a new version (an existing id with a new
     definition is an edit); cases the file leaves out stay."""
     from seatrial.dataset import import_golden
+    from seatrial.report import counted
 
     with open_store(db) as store:
         before = store.golden_versions(name)
@@ -171,7 +198,9 @@ def import_file(
         console.print(f"{name}: no changes, still v{version}", markup=False)
     else:
         console.print(
-            f"{name} v{version}: {len(snapshot.cases)} cases", markup=False, highlight=False
+            f"{name} v{version}: {counted(len(snapshot.cases), 'case')}",
+            markup=False,
+            highlight=False,
         )
     _print_warnings(warnings)
 
@@ -193,6 +222,7 @@ def export(
 ) -> None:
     """Write a golden set's cases at a version to FILE; importing it gives the same cases."""
     from seatrial.dataset import export_golden
+    from seatrial.report import counted
 
     with open_store(db) as store:
         snapshot = _snapshot(store, ref)
@@ -200,7 +230,7 @@ def export(
     for loss in losses:
         err_console.print(f"[yellow]lost in Excel:[/] {escape(loss)}", highlight=False)
     console.print(
-        f"wrote {len(snapshot.cases)} cases of {snapshot.ref} to {file}",
+        f"wrote {counted(len(snapshot.cases), 'case')} of {snapshot.ref} to {file}",
         markup=False,
         highlight=False,
     )
@@ -229,10 +259,13 @@ def retire(
 def check(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
     """Check a golden set against the requirements (P0 and multi-turn shares, anti-
     hallucination cases, categories without cases); warnings only, exit 0."""
+    from seatrial.report import counted
+
     with open_store(db) as store:
         snapshot = _snapshot(store, ref)
         warnings = _warnings(store, snapshot, category)
-    console.print(f"{snapshot.ref}: {len(snapshot.cases)} cases", markup=False, highlight=False)
+    shown = f"{snapshot.ref}: {counted(len(snapshot.cases), 'case')}"
+    console.print(shown, markup=False, highlight=False)
     _print_warnings(warnings)
 
 

@@ -151,6 +151,7 @@ def expand(
     """
     import asyncio
 
+    from seatrial.report import counted
     from seatrial.store import PendingCase
 
     chosen_format(format)
@@ -175,7 +176,8 @@ def expand(
         typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return
     console.print(
-        f"{len(items)} pending case(s) from {escape(parent.id)} by {escape(expansion.model)}; "
+        f"{counted(len(items), 'pending case')} from {escape(parent.id)} by "
+        f"{escape(expansion.model)}; "
         f"{len(expansion.dropped)} dropped",
         highlight=False,
     )
@@ -258,6 +260,8 @@ def approve(
     db: Db = None,
 ) -> None:
     """Approve pending cases: one new version of the golden set holds them all."""
+    from seatrial.report import counted
+
     person = who or default_who()  # none at all: the store refuses, saying so
     with open_store(db) as store:
         if all_:
@@ -276,7 +280,7 @@ def approve(
         version = store.approve_pending(chosen, who=person, dataset=dataset, note=note)
         target = dataset or store.pending_case(chosen[0]).dataset
     console.print(
-        f"approved {len(chosen)} case(s) into {target}: version {version} "
+        f"approved {counted(len(chosen), 'case')} into {target}: version {version} "
         f"(run it with --dataset {target}@{version})",
         markup=False,
     )
@@ -296,8 +300,10 @@ def reject(
     db: Db = None,
 ) -> None:
     """Reject pending cases with a reason; they never join a golden set."""
+    from seatrial.report import counted
+
     person = who or default_who()
     with open_store(db) as store:
         chosen = _resolve(store, ids, None)
         store.reject_pending(chosen, who=person, reason=reason)
-    console.print(f"rejected {len(chosen)} case(s): {reason}", markup=False)
+    console.print(f"rejected {counted(len(chosen), 'case')}: {reason}", markup=False)

@@ -12,7 +12,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db
+from seatrial.cli._options import Db, TextOrJson, chosen_format
 
 if TYPE_CHECKING:
     from seatrial.dataset import FailureCluster
@@ -87,7 +87,10 @@ def failures(
     run: Annotated[
         str, typer.Argument(metavar="RUN", help="A run id, a unique prefix, `latest`, or a tag.")
     ],
-    as_json: Annotated[bool, typer.Option("--json", help="Print JSON instead of a table.")] = False,
+    format: TextOrJson = "text",
+    as_json: Annotated[
+        bool, typer.Option("--json", hidden=True, help="The older spelling of --format json.")
+    ] = False,
     name_with: Annotated[
         str | None,
         typer.Option(
@@ -116,6 +119,8 @@ def failures(
 
     from seatrial.compare import resolve_run_ref
     from seatrial.dataset import cluster_failures
+
+    as_json = chosen_format(format) == "json" or as_json
 
     with open_store(db) as store:
         run_id = resolve_run_ref(store, run)

@@ -64,6 +64,7 @@ def _cases_from_file(
 ) -> list[ProposedCase]:
     """Ingest ``export`` masked, then a case from each stored trace."""
     from seatrial.dataset import Masker, case_from_trace, ingest_traces
+    from seatrial.report import counted
     from seatrial.trace import TRACE_FORMATS, TraceFormatError, read_trace_file
 
     if fmt is not None and fmt not in TRACE_FORMATS:
@@ -81,7 +82,8 @@ def _cases_from_file(
     outcome = ingest_traces(store, found.traces, source=found.format, masker=masker)
     masked = ", ".join(f"{kind} {n}" for kind, n in sorted(outcome.masked.items())) or "nothing"
     console.print(
-        f"ingested {export} ({found.format}): {outcome.traces} traces, {outcome.spans} spans; "
+        f"ingested {export} ({found.format}): {counted(outcome.traces, 'trace')}, "
+        f"{counted(outcome.spans, 'span')}; "
         f"masked: {masked}",
         markup=False,
     )
@@ -270,6 +272,7 @@ def check_traces(
     them).
     """
     from seatrial.dataset import TraceFilter, check_stored_traces, load_trace_checks
+    from seatrial.report import counted
 
     specs = load_trace_checks(checks)
     chosen = TraceFilter(since=since, until=until, service=service, tool=tool)
@@ -285,9 +288,11 @@ def check_traces(
             str(verdicts.get("fail", 0)),
             str(verdicts.get("not_evaluated", 0)),
         )
-    console.print(f"checked {outcome.traces} traces with {len(specs)} checks", markup=False)
+    checked = f"{counted(outcome.traces, 'trace')} with {counted(len(specs), 'check')}"
+    console.print(f"checked {checked}", markup=False)
     if outcome.counts:
         console.print(table)
     if outcome.failed_traces:
-        console.print(f"{len(outcome.failed_traces)} traces failed a check", markup=False)
+        failed = counted(len(outcome.failed_traces), "trace")
+        console.print(f"{failed} failed a check", markup=False)
         raise typer.Exit(1)

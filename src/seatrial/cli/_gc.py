@@ -37,6 +37,7 @@ def gc(
     newest finished run of each suite and agent, and the baselines of the runs that stay.
     """
     from seatrial.compare import REPLAY_TAG
+    from seatrial.report import counted
     from seatrial.store import parse_age
 
     cutoff = time.time() - parse_age(older_than)
@@ -45,7 +46,8 @@ def gc(
     deleted = done.deleted
     verb = "would delete" if dry_run else "deleted"
     when = dt.datetime.fromtimestamp(cutoff).strftime("%Y-%m-%d %H:%M")
-    console.print(f"{verb} {len(deleted)} runs that ended before {when}", highlight=False)
+    runs = counted(len(deleted), "run")
+    console.print(f"{verb} {runs} that ended before {when}", highlight=False)
     for run in deleted[:_SHOWN] if not dry_run else deleted:
         ended = dt.datetime.fromtimestamp(run.finished_at or run.started_at)
         console.print(

@@ -40,11 +40,11 @@ def _import(
 
 
 def _summary(store: Store, result: ImportResult) -> None:
-    from seatrial.report import build_report, print_summary
+    from seatrial.report import build_report, counted, print_summary
 
     print_summary(build_report(store, result.run_id), console)
     console.print(
-        f"imported {result.cases} cases, {result.attempts} attempts\n"
+        f"imported {counted(result.cases, 'case')}, {counted(result.attempts, 'attempt')}\n"
         f"run id: [bold]{result.run_id}[/]\n"
         f"see it:     seatrial report {result.run_id}\n"
         f"compare it: seatrial compare BASELINE {result.run_id}",

@@ -67,7 +67,8 @@ def ingest(
                 duplicate_spans=sum(o.duplicate_spans for o in outcomes),
                 masked=_summed(outcomes),
             )
-            console.print(f"{len(outcomes)} files: {_describe(total)}", highlight=False)
+            noun = "file" if len(outcomes) == 1 else "files"
+            console.print(f"{len(outcomes)} {noun}: {_describe(total)}", highlight=False)
         console.print(f"stored in {store.url}", highlight=False)
 
 
@@ -87,11 +88,13 @@ def _read(path: Path, format: str | None) -> TraceFile:
 
 
 def _describe(outcome: IngestOutcome) -> str:
-    parts = [f"{outcome.traces} traces", f"{outcome.spans} spans"]
+    from seatrial.report import counted
+
+    parts = [counted(outcome.traces, "trace"), counted(outcome.spans, "span")]
     if outcome.joined_attempts:
-        parts.append(f"{outcome.joined_attempts} attempts joined")
+        parts.append(f"{counted(outcome.joined_attempts, 'attempt')} joined")
     if outcome.duplicate_spans:
-        parts.append(f"{outcome.duplicate_spans} spans already stored (skipped)")
+        parts.append(f"{counted(outcome.duplicate_spans, 'span')} already stored (skipped)")
     masked = ", ".join(f"{kind} {count}" for kind, count in sorted(outcome.masked.items()))
     parts.append(f"masked: {masked or 'nothing'}")
     return ", ".join(parts)

@@ -118,7 +118,7 @@ def _text(file: Path) -> str:
 
 
 def _print_findings(found: list[MaskFinding], file: Path, *, traces: int | None) -> None:
-    what = "plain text" if traces is None else f"{traces} traces"
+    what = "plain text" if traces is None else f"{traces} trace{'' if traces == 1 else 's'}"
     if not found:
         console.print(f"{escape(str(file))} ({what}): nothing to mask")
         return

@@ -109,5 +109,6 @@ def nightly(
     for problem in problems:
         err_console.print(f"[bold red]{escape(problem)}[/]", highlight=False)
     if not problems:
-        console.print(f"[green]{len(suites)} suites run: no drift alarm, every gate met[/]")
+        ran = f"{len(suites)} suite" if len(suites) == 1 else f"{len(suites)} suites"
+        console.print(f"[green]{ran} run: no drift alarm, every gate met[/]")
     raise typer.Exit(1 if problems else 0)

@@ -23,7 +23,9 @@ from seatrial.trace import TRACE_FORMATS
 Db = Annotated[
     str | None,
     typer.Option(
-        "--db", help="Store URL (default: SEATRIAL_DB_URL, seatrial.yaml, .seatrial/seatrial.db)."
+        "--db",
+        help="Store URL, or a SQLite file's path (default: SEATRIAL_DB_URL, seatrial.yaml, "
+        ".seatrial/seatrial.db).",
     ),
 ]
 Agent = Annotated[

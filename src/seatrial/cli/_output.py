@@ -74,7 +74,10 @@ def print_drift(report: DriftReport) -> None:
             )
         console.print(table)
     unchanged = len(report.cases) - len(moved)
-    console.print(f"{len(report.cases)} cases compared, {unchanged} unchanged", highlight=False)
+    compared = "case" if len(report.cases) == 1 else "cases"
+    console.print(
+        f"{len(report.cases)} {compared} compared, {unchanged} unchanged", highlight=False
+    )
     if report.only_in_run:
         shown = ", ".join(report.only_in_run)
         console.print(f"only in the run (not compared): {shown}", markup=False, highlight=False)

@@ -59,6 +59,14 @@ def render_reference() -> str:
     """Markdown for every command, its arguments and options."""
     group: Any = typer.main.get_command(app)
     parts = [HEADER]
+    # `seatrial` itself takes options before any command (`seatrial --version`).
+    own = [p for p in group.params if p.name != "help"]
+    if own:
+        parts.append("## `seatrial`\n")
+        parts.append("```\nseatrial [OPTIONS] COMMAND [ARGS]...\n```\n")
+        parts.append(inspect.cleandoc(group.help or "") + "\n")
+        parts.append("| name | kind | meaning |\n|---|---|---|")
+        parts.append("\n".join(_param_line(p) for p in own) + "\n")
     for name, command in _commands(group, ""):
         usage = " ".join(command.collect_usage_pieces(typer.Context(command)))
         parts.append(f"## `seatrial {name}`\n")

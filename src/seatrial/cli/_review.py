@@ -151,4 +151,5 @@ def review(
             if not _ask(item, store, person):
                 break
         left = len(store.review_items(status="open", run_id=run_id))
-        console.print(f"{left} open item(s) left in the review queue")
+        open_items = "item" if left == 1 else "items"
+        console.print(f"{left} open {open_items} left in the review queue")

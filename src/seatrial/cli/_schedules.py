@@ -3,6 +3,8 @@ run, or one schedule's history."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import asdict
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -10,7 +12,7 @@ from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db, HistoryLimit
+from seatrial.cli._options import Db, HistoryLimit, TextOrJson, chosen_format
 from seatrial.errors import InputError
 
 if TYPE_CHECKING:
@@ -26,6 +28,7 @@ def schedules(
         typer.Option("--history", metavar="NAME", help="Show this schedule's past due times."),
     ] = None,
     limit: HistoryLimit = 20,
+    format: TextOrJson = "text",
     db: Db = None,
 ) -> None:
     """List the schedules `seatrial serve` runs: job, cron, next due time, last run and its
@@ -35,7 +38,11 @@ def schedules(
     from seatrial.config import CONFIG_FILE
     from seatrial.store import latest_schedule_runs, schedule_history
 
+    chosen_format(format)
     config = project()
+    if not config.schedules and format == "json":
+        typer.echo("[]")
+        return
     if not config.schedules:
         console.print(
             f"{config.file or CONFIG_FILE} has no `schedules:` (see docs/monitoring.md)",
@@ -50,10 +57,28 @@ def schedules(
         )
     with open_store(db, config) as store:
         if history is not None:
-            _print_history(named[history], schedule_history(store, history, limit=limit))
+            runs = schedule_history(store, history, limit=limit)
+            if format == "json":
+                typer.echo(json.dumps([asdict(run) for run in runs], indent=2, ensure_ascii=False))
+            else:
+                _print_history(named[history], runs)
             return
         latest = latest_schedule_runs(store)
     now = dt.datetime.now(dt.UTC)
+    if format == "json":
+        listed = [
+            {
+                "schedule": schedule.name,
+                "job": schedule.job,
+                "cron": schedule.cron,
+                "timezone": schedule.timezone,
+                "next_due_at": schedule.next_after(now).timestamp(),
+                "last": asdict(latest[schedule.name]) if schedule.name in latest else None,
+            }
+            for schedule in config.schedules
+        ]
+        typer.echo(json.dumps(listed, indent=2, ensure_ascii=False))
+        return
     table = Table(show_edge=False, pad_edge=False)
     for column in ("schedule", "job", "cron", "next due", "last due", "result", "runs"):
         table.add_column(column)

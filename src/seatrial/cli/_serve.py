@@ -15,6 +15,8 @@ from seatrial.cli._options import Db, Host, Port
 from seatrial.errors import ConfigError
 
 if TYPE_CHECKING:
+    import socket
+
     from seatrial.config import Config
     from seatrial.schedule import SchedulerThread
     from seatrial.store import Store
@@ -46,12 +48,10 @@ def serve(
     the project's `mask:` settings before they are stored, and runs the jobs of seatrial.yaml
     `schedules:` (each due time once, however many servers share the store).
     """
-    import uvicorn
-
     from seatrial.config import resolve_db_url
-    from seatrial.dataset import Masker
+    from seatrial.gateway import listening_socket
     from seatrial.store import Store
-    from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV, create_app
+    from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV
 
     token = token or os.environ.get(TOKEN_ENV) or None
     if host not in LOOPBACK_HOSTS and not token:
@@ -60,14 +60,37 @@ def serve(
             "every request must then carry it"
         )
     config = project()
-    db_url = resolve_db_url(db, config)
-    store = Store.open(db_url, project_dir=config.project_dir)
+    # Bound first: a port in use is bad input, refused before an address is announced.
+    with listening_socket(host, port) as sock:
+        db_url = resolve_db_url(db, config)
+        store = Store.open(db_url, project_dir=config.project_dir)
+        try:
+            _serve(store, sock, host, token, config, db_url, no_schedules=no_schedules)
+        finally:
+            store.close()
+
+
+def _serve(
+    store: Store,
+    sock: socket.socket,
+    host: str,
+    token: str | None,
+    config: Config,
+    db_url: str | None,
+    *,
+    no_schedules: bool,
+) -> None:
+    """Serve the dashboard over ``store`` on ``sock`` (and run the schedules) until stopped."""
+    import uvicorn
+
+    from seatrial.dataset import Masker
+    from seatrial.web import create_app
+
     scheduler = _scheduler(config, store, db_url) if config.schedules and not no_schedules else None
-    user = os.environ.get("USER", "")
     dashboard = create_app(
         store,
         token=token,
-        user=user,
+        user=os.environ.get("USER", ""),
         loopback_only=not token,
         masker=Masker(config.mask),
         schedules=config.schedules,
@@ -77,20 +100,16 @@ def serve(
     # scanning it, and it runs less often while spans stream in (docs/performance.md).
     gc.freeze()
     gc.set_threshold(SERVE_GC_THRESHOLD, 50, 100)
+    port = sock.getsockname()[1]  # the one taken when --port 0
+    shown = f"[{host}]" if ":" in host else host
+    console.print(f"Seatrial dashboard on http://{shown}:{port}/ (store {store.url})")
     try:
-        console.print(f"Seatrial dashboard on http://{host}:{port}/ (store {store.url})")
         if scheduler is not None:
             scheduler.start()
-        uvicorn.run(
-            dashboard,
-            host=host,
-            port=port,
-            log_level="warning",
-        )
+        uvicorn.Server(uvicorn.Config(dashboard, log_level="warning")).run(sockets=[sock])
     finally:
         if scheduler is not None:
             scheduler.stop()
-        store.close()
 
 
 def _scheduler(config: Config, store: Store, db_url: str | None) -> SchedulerThread:

@@ -227,7 +227,7 @@ def evaluate_gates(
                 GateOutcome(
                     name,
                     f"max_failures_of_type.{failure_type}",
-                    _("{count} attempts").format(count=count),
+                    ngettext("{count} attempt", "{count} attempts", count).format(count=count),
                     _("at most {most}").format(most=most),
                     "unmet" if count > most else "met",
                     ", ".join(where) if count > most else "",
@@ -292,7 +292,11 @@ def _pass_hat_k(name: str, cases: list[CaseOutcome], k: int, minimum: float) -> 
         _("pass^{k} {value:.3f} over {cases} cases").format(k=k, value=value, cases=len(counts)),
         threshold,
         "unmet" if value < minimum else "met",
-        _("{skipped} cases with fewer than {k} repeats left out").format(skipped=skipped, k=k)
+        ngettext(
+            "{skipped} case with fewer than {k} repeats left out",
+            "{skipped} cases with fewer than {k} repeats left out",
+            skipped,
+        ).format(skipped=skipped, k=k)
         if skipped
         else "",
     )

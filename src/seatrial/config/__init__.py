@@ -344,9 +344,20 @@ def load_config(start: Path) -> Config:
     return Config(**fields, project_dir=file.parent, file=file)
 
 
+_URL_SCHEME = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://")
+"""How a store URL starts (``sqlite://``, ``postgresql+psycopg://``); a ``--db`` that does
+not is a file path."""
+
+
 def resolve_db_url(cli_value: str | None, config: Config) -> str | None:
     """The store URL: ``--db``, else ``SEATRIAL_DB_URL``, else ``db:``; None means the
-    default SQLite file in the project folder."""
+    default SQLite file in the project folder.
+
+    A ``--db`` without a URL scheme (``.seatrial/seatrial.db``, the default's own spelling)
+    is a SQLite file, relative to the current folder as any path on the command line is.
+    """
+    if cli_value and not _URL_SCHEME.match(cli_value):
+        return f"sqlite:///{Path(cli_value).expanduser().resolve()}"
     return cli_value or os.environ.get(DB_URL_ENV) or config.db or None
 
 

@@ -10,7 +10,7 @@ SEATRIAL_YAML = """\
 # Seatrial project settings. See docs/configuration.md.
 project: my-agent
 agents:
-  # python:MODULE_OR_FILE:FUNCTION, http://host:port/path, or replay:FILE.jsonl
+  # python:MODULE_OR_FILE:FUNCTION, http://host:port/path, or recorded:FILE.jsonl
   example: python:agents/example_agent.py:answer
 run:
   concurrency: 8      # attempts in flight

@@ -44,7 +44,7 @@ if TYPE_CHECKING:
     from seatrial.gateway._providers._base import unparsable_output
     from seatrial.gateway._proxy import PURPOSE_HEADER, ProxyApp, resolve_model
     from seatrial.gateway._routing import RouteDecision, Router, complexity_score
-    from seatrial.gateway._server import GatewayServer
+    from seatrial.gateway._server import GatewayServer, listening_socket
     from seatrial.gateway._types import (
         CallAttempt,
         ChatChunk,
@@ -104,6 +104,7 @@ _EXPORTS = {
     "cost_usd": "seatrial.gateway._cost",
     "estimate_tokens": "seatrial.gateway._limits",
     "fallback_chain": "seatrial.gateway._fallback",
+    "listening_socket": "seatrial.gateway._server",
     "new_provider": "seatrial.gateway._providers",
     "unparsable_output": "seatrial.gateway._providers._base",
     "price_for": "seatrial.gateway._cost",
@@ -158,6 +159,7 @@ __all__ = [
     "cost_usd",
     "estimate_tokens",
     "fallback_chain",
+    "listening_socket",
     "new_provider",
     "price_for",
     "resolve_model",

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
 from collections.abc import Iterator
 from types import TracebackType
 
 import uvicorn
 
-from seatrial.errors import GatewayError
+from seatrial.errors import ConfigError, GatewayError
 from seatrial.gateway._attempts import AttemptBinding, AttemptRegistry
 from seatrial.gateway._gateway import Gateway
 from seatrial.gateway._proxy import ProxyApp
@@ -28,6 +29,34 @@ class _EmbeddedServer(uvicorn.Server):
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         yield
+
+
+def listening_socket(host: str, port: int, *, backlog: int = 2048) -> socket.socket:
+    """A TCP socket listening on ``host:port`` (port 0: a free one), for uvicorn to serve on.
+
+    Binding before anything is printed or started is what lets ``seatrial serve`` and
+    ``seatrial gateway serve`` refuse a port in use as bad input (exit 2), naming it and the
+    way out, instead of announcing an address and failing inside uvicorn.
+
+    Raises:
+        ConfigError: the address cannot be listened on (in use, not this machine's).
+    """
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    try:
+        sock = socket.create_server((host, port), family=family, backlog=backlog)
+    except OSError as exc:
+        shown = f"[{host}]:{port}" if family == socket.AF_INET6 else f"{host}:{port}"
+        # create_server's own strerror repeats the address: say the system's reason alone.
+        why = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise ConfigError(
+            f"cannot listen on {shown}: {why}; give another --port (--port 0 takes any "
+            "free one), or stop what holds it"
+        ) from exc
+    # asyncio sets TCP_NODELAY only on sockets it made itself (proto IPPROTO_TCP); without
+    # it, keep-alive answers wait ~40 ms for the client's delayed ACK. Accepted connections
+    # inherit the option from the listening socket.
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    return sock
 
 
 def uvicorn_config(app: object, *, backlog: int = 2048) -> uvicorn.Config:
@@ -119,17 +148,7 @@ class GatewayServer:
         """Bind and serve in the running loop; returns once it accepts connections."""
         if self._server is not None:
             return self
-        try:
-            sock = socket.create_server((self.host, self.port), backlog=2048, reuse_port=False)
-            # asyncio sets TCP_NODELAY only on sockets it made itself (proto IPPROTO_TCP);
-            # without it, keep-alive answers wait ~40 ms for the client's delayed ACK.
-            # Accepted connections inherit the option from the listening socket.
-            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        except OSError as exc:
-            raise GatewayError(
-                f"cannot listen on {self.host}:{self.port}: {exc.strerror or exc}; "
-                "choose another --port or stop what holds it"
-            ) from exc
+        sock = listening_socket(self.host, self.port)
         self.port = sock.getsockname()[1]
         server_class = uvicorn.Server if self.handle_signals else _EmbeddedServer
         server = server_class(uvicorn_config(self.proxy.app))

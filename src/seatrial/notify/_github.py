@@ -238,8 +238,9 @@ def post_sticky_comment(
     event = _read_event(event_path)
     number = _pull_request_number(event)
     if number is None:
-        name = environ.get("GITHUB_EVENT_NAME") or "this"
-        return write_job_summary(body, f"the {name} event is not a pull request", environ)
+        name = environ.get("GITHUB_EVENT_NAME")
+        said = f"the {name} event" if name else "this event"
+        return write_job_summary(body, f"{said} is not a pull request", environ)
     token = environ.get("GITHUB_TOKEN", "")
     if not token:
         return write_job_summary(body, "GITHUB_TOKEN is not set", environ)

@@ -105,7 +105,8 @@ class SeatrialSession:
             selected = suite.model_copy(
                 update={"cases": [case for case in suite.cases if case.id in wanted]}
             )
-            say(f"seatrial: running {len(ids)} cases of {suite.name} ({path.name})")
+            cases = "1 case" if len(ids) == 1 else f"{len(ids)} cases"
+            say(f"seatrial: running {cases} of {suite.name} ({path.name})")
             try:
                 self.runs[path] = asyncio.run(self._run(selected, say))
             except InputError as exc:
@@ -146,13 +147,16 @@ class SeatrialSession:
 
     def summary_lines(self) -> list[str]:
         """Per suite run: the counts, its WARNING cases, unmet gates and the gate verdict."""
+        from seatrial.report import counted
+
         lines: list[str] = []
         for run in self.runs.values():
             info, s = run.report.info, run.report.summary
             lines.append(
-                f"{info.suite} against {info.agent}: run {run.run_id}, {s.cases} cases, "
-                f"{s.attempts} attempts: {s.passed} passed, {s.failed} failed, "
-                f"{s.warnings} warnings, {s.errors} errors"
+                f"{info.suite} against {info.agent}: run {run.run_id}, "
+                f"{counted(s.cases, 'case')}, {counted(s.attempts, 'attempt')}: "
+                f"{s.passed} passed, {s.failed} failed, {counted(s.warnings, 'warning')}, "
+                f"{counted(s.errors, 'error')}"
             )
             lines += [
                 f"  WARNING (passes) {case.case_id}: {_first_reason(case)}"

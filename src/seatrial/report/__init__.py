@@ -45,6 +45,7 @@ from seatrial.report._pinned import VersionDrift
 from seatrial.report._simulator import SimulatorSummary, simulator_summary
 from seatrial.report._terminal import print_summary
 from seatrial.report._why import assertion_lines, trajectory_lines
+from seatrial.report._words import counted
 
 __all__ = [
     "DAILY_RUN_LIMIT",
@@ -61,6 +62,7 @@ __all__ = [
     "assertion_lines",
     "build_report",
     "check_gate",
+    "counted",
     "daily_headline",
     "daily_html_body",
     "daily_notification",

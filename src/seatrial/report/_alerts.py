@@ -20,6 +20,7 @@ from seatrial.notify import Notification
 from seatrial.report._build import RunReport
 from seatrial.report._daily_render import daily_headline
 from seatrial.report._links import dashboard_link
+from seatrial.report._words import counted
 from seatrial.store import Store
 
 if TYPE_CHECKING:
@@ -95,7 +96,7 @@ def _facts(report: RunReport) -> tuple[tuple[str, str], ...]:
         ("suite", report.info.suite),
         ("agent", report.info.agent),
         ("run", report.info.run_id),
-        ("pass rate", f"{summary.pass_rate:.0%} of {summary.attempts} attempts"),
+        ("pass rate", f"{summary.pass_rate:.0%} of {counted(summary.attempts, 'attempt')}"),
     )
 
 

@@ -13,6 +13,7 @@ from urllib.parse import quote
 
 from seatrial.compare import markdown_text
 from seatrial.report._daily import DailyReport, DailyRun
+from seatrial.report._words import counted
 
 EXAMPLE_CHARS = 160
 """How much of a cluster's example reason is shown."""
@@ -38,12 +39,11 @@ def daily_headline(report: DailyReport) -> str:
     """One sentence: runs, suites, attempts, pass rate and failure clusters of the day."""
     zone = report.start.strftime("%Z") or report.start.strftime("UTC%z")
     rate = _rate(report.passes / report.attempts if report.attempts else None)
-    runs = len(report.runs)
     return (
-        f"{runs} run{'s' if runs != 1 else ''} of {len(report.suites)} suite"
-        f"{'s' if len(report.suites) != 1 else ''} started on {report.day.isoformat()} ({zone}): "
-        f"{report.attempts} attempts, {rate} passed, {sum(c.count for c in report.clusters)} "
-        f"failed in {len(report.clusters)} cluster{'s' if len(report.clusters) != 1 else ''}."
+        f"{counted(len(report.runs), 'run')} of {counted(len(report.suites), 'suite')} started "
+        f"on {report.day.isoformat()} ({zone}): {counted(report.attempts, 'attempt')}, {rate} "
+        f"passed, {sum(c.count for c in report.clusters)} failed in "
+        f"{counted(len(report.clusters), 'cluster')}."
     )
 
 

@@ -14,7 +14,7 @@ from pydantic_core import to_json as to_json_text
 
 from seatrial.compare import markdown_text
 from seatrial.i18n import gettext as _
-from seatrial.i18n import pgettext
+from seatrial.i18n import ngettext, pgettext
 from seatrial.record import AttemptRecord, CaseResult, failure_type_word, verdict_word
 from seatrial.report._build import RunReport
 from seatrial.report._why import assertion_lines
@@ -220,17 +220,20 @@ def to_markdown(report: RunReport) -> str:
         ),
         "",
         _(
-            "Agent `{agent}` - {cases} cases, {attempts} attempts - "
-            "**{passed} passed**, {failed} failed, {warnings} warnings, {errors} errors "
-            "(pass rate {rate}, {level} interval). Gate **{gate}**."
+            "Agent `{agent}` - {cases}, {attempts} - **{passed} passed**, {failed} failed, "
+            "{warnings}, {errors} (pass rate {rate}, {level} interval). Gate **{gate}**."
         ).format(
             agent=info.agent,
-            cases=s.cases,
-            attempts=s.attempts,
+            cases=ngettext("{count} case", "{count} cases", s.cases).format(count=s.cases),
+            attempts=ngettext("{count} attempt", "{count} attempts", s.attempts).format(
+                count=s.attempts
+            ),
             passed=s.passed,
             failed=s.failed,
-            warnings=s.warnings,
-            errors=s.errors,
+            warnings=ngettext("{count} warning", "{count} warnings", s.warnings).format(
+                count=s.warnings
+            ),
+            errors=ngettext("{count} error", "{count} errors", s.errors).format(count=s.errors),
             rate=rate,
             level=INTERVAL_LEVEL,
             gate=gate,
@@ -352,14 +355,18 @@ def statistics_lines(report: RunReport) -> list[str]:
     return lines
 
 
-def judge_line(judge: dict[str, Any]) -> str:
-    """One line on the run's judge: which, and whether its FAIL verdicts count."""
+def judge_line(judge: dict[str, Any], *, why: bool = True) -> str:
+    """One line on the run's judge: which, and whether its FAIL verdicts count; with ``why``,
+    the reason an advisory judge is advisory and what to do (the terminal said it as the run
+    started, so its summary leaves it out)."""
     digest = str(judge.get("prompt_hash", ""))[:12]
     who = _("{model} (prompt {version}, {digest})").format(
         model=judge.get("model"), version=judge.get("prompt_version"), digest=digest
     )
     if judge.get("calibrated"):
         return _("{who}: calibrated, its FAIL verdicts count").format(who=who)
+    if not why:
+        return _("{who}: advisory, its FAIL verdicts are WARNINGs").format(who=who)
     return _("{who}: advisory, its FAIL verdicts are WARNINGs ({reason})").format(
         who=who, reason=judge.get("reason", "")
     )

@@ -35,6 +35,7 @@ from seatrial.compare import (
 from seatrial.notify import GITHUB_COMMENT_LIMIT, marker_line
 from seatrial.report._build import RunReport, build_report
 from seatrial.report._links import dashboard_link
+from seatrial.report._words import counted
 from seatrial.store import Store
 
 SHOWN_CASES = 30
@@ -241,8 +242,9 @@ def _section_lines(section: _Section, dashboard_url: str | None, shown: int) -> 
     lines = [
         f"### {_plain(info.suite)}: {verdict}",
         "",
-        f"{run}, agent {_code(info.agent)}: {s.cases} cases, {s.attempts} attempts, "
-        f"{s.passed} passed, {s.failed} failed, {s.errors} errors; pass rate {rate} "
+        f"{run}, agent {_code(info.agent)}: {counted(s.cases, 'case')}, "
+        f"{counted(s.attempts, 'attempt')}, {s.passed} passed, {s.failed} failed, "
+        f"{counted(s.errors, 'error')}; pass rate {rate} "
         f"(95% interval).{status}",
         "",
     ]

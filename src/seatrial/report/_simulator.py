@@ -14,6 +14,7 @@ from pydantic import BaseModel
 
 from seatrial.compare import wilson_interval
 from seatrial.record import SIMULATOR_FAILURE
+from seatrial.report._words import counted
 from seatrial.store import CaseCount
 
 
@@ -37,13 +38,16 @@ class SimulatorSummary(BaseModel):
         """One line for the terminal and summary.md."""
         low, high = self.error_interval
         text = (
-            f"simulated users: {self.attempts} attempts, simulator failures "
+            f"simulated users: {counted(self.attempts, 'attempt')}, simulator failures "
             f"{self.simulator_failures} (simulator error rate {self.error_rate:.1%} "
             f"[{low:.1%}, {high:.1%}]), agent failures {self.agent_failures}"
         )
         if self.agent_pass_rate is not None:
             held = self.attempts - self.simulator_failures
-            text += f"; agent pass rate {self.agent_pass_rate:.1%} over the {held} attempts it held"
+            text += (
+                f"; agent pass rate {self.agent_pass_rate:.1%} over the "
+                f"{counted(held, 'attempt')} it held"
+            )
         return text
 
 

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seatrial.i18n import N_
+from seatrial.i18n import N_, ngettext
 from seatrial.i18n import gettext as _
 from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._build import CategorySummary, RunReport
@@ -72,15 +72,18 @@ def print_summary(report: RunReport, console: Console) -> None:
     rate = stats.pass_rate_text() if stats else f"{s.pass_rate:.1%}"
     console.print(
         _(
-            "{attempts} attempts: [green]{passed} passed[/], [red]{failed} failed[/], "
-            "[yellow]{warnings} warnings[/], [magenta]{errors} errors[/] "
-            "(pass rate {rate}, {level} interval)"
+            "{attempts}: [green]{passed} passed[/], [red]{failed} failed[/], "
+            "[yellow]{warnings}[/], [magenta]{errors}[/] (pass rate {rate}, {level} interval)"
         ).format(
-            attempts=s.attempts,
+            attempts=ngettext("{count} attempt", "{count} attempts", s.attempts).format(
+                count=s.attempts
+            ),
             passed=s.passed,
             failed=s.failed,
-            warnings=s.warnings,
-            errors=s.errors,
+            warnings=ngettext("{count} warning", "{count} warnings", s.warnings).format(
+                count=s.warnings
+            ),
+            errors=ngettext("{count} error", "{count} errors", s.errors).format(count=s.errors),
             rate=rate,
             level=INTERVAL_LEVEL,
         )
@@ -106,7 +109,8 @@ def print_summary(report: RunReport, console: Console) -> None:
         )
     if report.judge:
         console.print(
-            _("judge: {line}").format(line=judge_line(report.judge)),
+            # The run's start said why an advisory judge is advisory: not again here.
+            _("judge: {line}").format(line=judge_line(report.judge, why=False)),
             markup=False,
             highlight=False,
         )

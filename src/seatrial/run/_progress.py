@@ -55,7 +55,9 @@ class PlainProgress:
     def start(self, total: int, done: int) -> None:
         """Announce the run."""
         self._total, self._done = total, done
-        print(f"running {total - done} attempts ({done} already stored)", file=self._stream)
+        left = total - done
+        attempts = "attempt" if left == 1 else "attempts"
+        print(f"running {left} {attempts} ({done} already stored)", file=self._stream)
 
     def advance(self, record: AttemptRecord) -> None:
         """Report progress."""

@@ -1,0 +1,11 @@
+"""A count said with its noun in the right number: "1 case", "2 cases", "0 cases"."""
+
+from __future__ import annotations
+
+
+def counted(count: int, noun: str, plural: str | None = None) -> str:
+    """``count`` and ``noun``, singular for exactly one and plural otherwise.
+
+    ``plural`` is the plural where adding "s" is wrong ("1 retry", "2 retries").
+    """
+    return f"{count} {noun if count == 1 else plural or noun + 's'}"
