@@ -149,7 +149,7 @@ def test_the_probe_sees_pydantic_come_with_a_trace_name(tmp_path):
 
 def test_validate_loads_the_suite_models_and_nothing_a_run_needs(tmp_path):
     modules, out = loaded(_COMMAND.format(args=["validate", str(SUITES)]), tmp_path)
-    assert "ok: 3 file(s) valid" in out
+    assert "ok: 3 files valid" in out
     assert {"seatrial.case", "pydantic", "jsonschema"} <= modules  # what validating needs
     assert tops(modules) & {"asyncio", "httpx", "click", "pygments"} == set()
     assert unwanted(modules) == []
