@@ -305,6 +305,7 @@ def test_a_token_one_character_too_short_is_refused_at_start_with_exit_2(tmp_pat
     said = refused.stdout + refused.stderr
     assert f"at least {MIN_TOKEN_LENGTH}" in said
     assert "Traceback" not in said
+    assert not (tmp_path / "seatrial.db").exists()  # refused before the store was opened
 
 
 def test_a_short_token_from_the_environment_is_refused_too(tmp_path):

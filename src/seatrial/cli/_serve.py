@@ -51,7 +51,7 @@ def serve(
     from seatrial.config import resolve_db_url
     from seatrial.gateway import listening_socket
     from seatrial.store import Store
-    from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV
+    from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV, check_token
 
     token = token or os.environ.get(TOKEN_ENV) or None
     if host not in LOOPBACK_HOSTS and not token:
@@ -59,6 +59,7 @@ def serve(
             f"--host {host} lets other machines in: give --token TOKEN (or set {TOKEN_ENV}); "
             "every request must then carry it"
         )
+    check_token(token)  # before anything is opened: a short token changes nothing on disk
     config = project()
     # Bound first: a port in use is bad input, refused before an address is announced.
     with listening_socket(host, port) as sock:
