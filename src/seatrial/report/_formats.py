@@ -15,7 +15,7 @@ from pydantic_core import to_json as to_json_text
 from seatrial.compare import markdown_text
 from seatrial.i18n import gettext as _
 from seatrial.i18n import ngettext, pgettext
-from seatrial.record import AttemptRecord, CaseResult, failure_type_word, verdict_word
+from seatrial.record import AttemptRecord, CaseResult, Summary, failure_type_word, verdict_word
 from seatrial.report._build import RunReport
 from seatrial.report._why import assertion_lines
 from seatrial.store import Store
@@ -25,6 +25,22 @@ FORMATS = ("json", "junit", "md")
 INTERVAL_LEVEL = "95%"
 """The confidence of the pass rates' intervals, as the reports write it. A placeholder in
 the translated text: Babel reads ``95% i`` as a printf conversion (docs/i18n.md)."""
+
+
+def summary_counts(summary: Summary) -> dict[str, str]:
+    """The run's counts said with their nouns, in the reader's language and the right number
+    ("1 attempt", "3 attempts"; "3 次执行"): ``cases``, ``attempts``, ``warnings``, ``errors``."""
+    s = summary
+    return {
+        "cases": ngettext("{count} case", "{count} cases", s.cases).format(count=s.cases),
+        "attempts": ngettext("{count} attempt", "{count} attempts", s.attempts).format(
+            count=s.attempts
+        ),
+        "warnings": ngettext("{count} warning", "{count} warnings", s.warnings).format(
+            count=s.warnings
+        ),
+        "errors": ngettext("{count} error", "{count} errors", s.errors).format(count=s.errors),
+    }
 
 
 def _attempt_json(a: AttemptRecord) -> dict[str, Any]:
@@ -224,19 +240,12 @@ def to_markdown(report: RunReport) -> str:
             "{warnings}, {errors} (pass rate {rate}, {level} interval). Gate **{gate}**."
         ).format(
             agent=info.agent,
-            cases=ngettext("{count} case", "{count} cases", s.cases).format(count=s.cases),
-            attempts=ngettext("{count} attempt", "{count} attempts", s.attempts).format(
-                count=s.attempts
-            ),
             passed=s.passed,
             failed=s.failed,
-            warnings=ngettext("{count} warning", "{count} warnings", s.warnings).format(
-                count=s.warnings
-            ),
-            errors=ngettext("{count} error", "{count} errors", s.errors).format(count=s.errors),
             rate=rate,
             level=INTERVAL_LEVEL,
             gate=gate,
+            **summary_counts(s),
         ),
         "",
     ]

@@ -7,11 +7,16 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seatrial.i18n import N_, ngettext
+from seatrial.i18n import N_
 from seatrial.i18n import gettext as _
 from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._build import CategorySummary, RunReport
-from seatrial.report._formats import INTERVAL_LEVEL, judge_line, statistics_lines
+from seatrial.report._formats import (
+    INTERVAL_LEVEL,
+    judge_line,
+    statistics_lines,
+    summary_counts,
+)
 
 _STYLE = {"PASS": "green", "FAIL": "red", "WARNING": "yellow", "ERROR": "magenta"}
 _FLAKY_SHOWN = 6
@@ -75,17 +80,11 @@ def print_summary(report: RunReport, console: Console) -> None:
             "{attempts}: [green]{passed} passed[/], [red]{failed} failed[/], "
             "[yellow]{warnings}[/], [magenta]{errors}[/] (pass rate {rate}, {level} interval)"
         ).format(
-            attempts=ngettext("{count} attempt", "{count} attempts", s.attempts).format(
-                count=s.attempts
-            ),
             passed=s.passed,
             failed=s.failed,
-            warnings=ngettext("{count} warning", "{count} warnings", s.warnings).format(
-                count=s.warnings
-            ),
-            errors=ngettext("{count} error", "{count} errors", s.errors).format(count=s.errors),
             rate=rate,
             level=INTERVAL_LEVEL,
+            **summary_counts(s),
         )
     )
     for line in statistics_lines(report):
