@@ -1,15 +1,16 @@
-/* The leaderboard's chart: success per agent with its interval. */
+/* The leaderboard's chart: success per agent with its interval. Drawn as SVG, its labels
+   sized into the chart (containLabel): agent specs are long and were cut at the edges. */
 "use strict";
 (function () {
   if (!window.echarts) { return; }
   var data = JSON.parse(document.getElementById("board-data").textContent);
-  var chart = echarts.init(document.getElementById("board-chart"));
+  var chart = echarts.init(document.getElementById("board-chart"), null, {renderer: "svg"});
   chart.setOption({
     tooltip: {trigger: "axis"},
     /* the page's font stack, Chinese faces included: labels may be Chinese */
     textStyle: {fontFamily: getComputedStyle(document.body).fontFamily},
-    grid: {left: 50, right: 20, bottom: 80},
-    xAxis: {type: "category", data: data.agents, axisLabel: {rotate: 20}},
+    grid: {left: 20, right: 40, top: 40, bottom: 24, containLabel: true},
+    xAxis: {type: "category", data: data.agents, axisLabel: {rotate: 20, interval: 0}},
     yAxis: {type: "value", min: 0, max: 100, name: "success %"},
     series: [
       {name: "success", type: "bar", data: data.success},
