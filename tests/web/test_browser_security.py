@@ -95,7 +95,7 @@ def test_the_dashboard_itself_shows_the_pending_page(page: Page, dashboard: str)
 
 @pytest.mark.parametrize(
     ("path", "drawn"),
-    [("/runs", "#trend-pass_rate canvas"), ("/leaderboard", "#board-chart canvas")],
+    [("/runs", "#trend-pass_rate canvas"), ("/leaderboard", "#board-chart svg")],
 )
 def test_charts_draw_under_the_content_policy_without_a_violation(
     page: Page, dashboard: str, path: str, drawn: str
@@ -127,7 +127,7 @@ def test_chart_labels_use_the_pages_fonts_chinese_faces_included(
     page: Page, dashboard: str, path: str, chart: str
 ) -> None:
     page.goto(f"{dashboard}{path}")
-    expect(page.locator(f"#{chart} canvas").first).to_be_attached()
+    expect(page.locator(f"#{chart} canvas, #{chart} svg").first).to_be_attached()
     family = page.evaluate(
         "id => echarts.getInstanceByDom(document.getElementById(id)).getOption()"
         ".textStyle.fontFamily",
