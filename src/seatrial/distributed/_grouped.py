@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import queue
 import threading
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
@@ -34,7 +35,7 @@ class Handed:
 H = TypeVar("H", bound=Handed)
 
 
-class GroupThread(Generic[H]):
+class GroupThread(ABC, Generic[H]):
     """One thread that serves items handed from many threads, up to ``most`` per round."""
 
     def __init__(self, name: str, most: int) -> None:
@@ -56,9 +57,9 @@ class GroupThread(Generic[H]):
         self._queue.put(None)
         self._thread.join(30)
 
+    @abstractmethod
     def serve(self, group: list[H]) -> None:
         """Serve ``group`` (one round), calling :meth:`Handed.served` on every item."""
-        raise NotImplementedError
 
     def _loop(self) -> None:
         stopping = False
