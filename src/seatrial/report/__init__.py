@@ -38,11 +38,12 @@ from seatrial.report._daily_render import (
     render_daily_markdown,
     write_daily_report,
 )
-from seatrial.report._formats import FORMATS, render, to_json, to_junit, to_markdown, write_reports
+from seatrial.report._formats import FORMATS, render, to_json, to_junit, write_reports
 from seatrial.report._github import github_comment
 from seatrial.report._links import dashboard_link
 from seatrial.report._pinned import VersionDrift
 from seatrial.report._simulator import SimulatorSummary, simulator_summary
+from seatrial.report._summary import to_markdown
 from seatrial.report._terminal import print_summary
 from seatrial.report._why import assertion_lines, trajectory_lines
 from seatrial.report._words import counted

@@ -11,7 +11,7 @@ from seatrial.i18n import N_
 from seatrial.i18n import gettext as _
 from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._build import CategorySummary, RunReport
-from seatrial.report._formats import (
+from seatrial.report._summary import (
     INTERVAL_LEVEL,
     judge_line,
     statistics_lines,
