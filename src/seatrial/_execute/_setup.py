@@ -15,6 +15,7 @@ from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_
 from seatrial.config import Config, JudgeSettings
 from seatrial.dataset import parse_dataset_ref
 from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
+from seatrial.i18n import counted
 from seatrial.run import RunOptions
 from seatrial.store import Store
 
@@ -148,8 +149,7 @@ def with_golden_set(
             f"golden set {snapshot.ref} has no active cases and the suite none of its own: "
             f"nothing to run (`seatrial datasets history {name}` shows what was retired)"
         )
-    counted = "1 case" if len(snapshot.cases) == 1 else f"{len(snapshot.cases)} cases"
-    say("info", f"dataset: {name} v{snapshot.version} ({counted})")
+    say("info", f"dataset: {name} v{snapshot.version} ({counted(len(snapshot.cases), 'case')})")
     # A history changed behind Seatrial's back still runs (the team may be mid-restore), but
     # never quietly: the warning names the rows, and the run's report says it did not verify.
     problems = store.golden_verify(name, snapshot.version)

@@ -19,6 +19,7 @@ from rich.rule import Rule
 from rich.text import TextType
 
 from seatrial.errors import SeatrialError, SuiteError
+from seatrial.i18n import counted
 
 app = typer.Typer(
     name="seatrial",
@@ -87,8 +88,8 @@ def guarded(fn: F) -> F:
         try:
             return contextvars.copy_context().run(fn, *args, **kwargs)
         except SuiteError as exc:
-            problems = "problem" if len(exc.problems) == 1 else "problems"
-            err_console.print(f"[red]invalid input ({len(exc.problems)} {problems}):[/]")
+            problems = counted(len(exc.problems), "problem")
+            err_console.print(f"[red]invalid input ({problems}):[/]")
             for problem in exc.problems:
                 err_console.print(f"  {problem}", markup=False)
             raise typer.Exit(exc.exit_code) from None

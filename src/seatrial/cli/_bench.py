@@ -35,6 +35,7 @@ from seatrial.cli._options import (
 )
 from seatrial.cli._output import print_notice
 from seatrial.errors import InputError
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial._execute import NoticeLevel, OnNotice
@@ -132,7 +133,6 @@ async def _run_bench(
 
     from seatrial._execute import execute_suite_async
     from seatrial.compare import bench_record, bench_tag, new_bench_id
-    from seatrial.report import counted
     from seatrial.run import new_run_id, progress_for
 
     suite = await _check_agents(agents, suite_path, config, base)

@@ -34,6 +34,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import InputError
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial.config import Config
@@ -73,14 +74,14 @@ def validate(
 
     problems = validate_paths(paths)
     if problems:
-        said = "1 problem" if len(problems) == 1 else f"{len(problems)} problems"
+        said = counted(len(problems), "problem")
         err_console.print(f"[red]{said}:[/]")
         for problem in problems:
             err_console.print(f"  {problem}", markup=False)
         raise typer.Exit(2)
     # A folder stands for the suite files in it: count those, not the arguments.
     files = sum(len(suite_files_in(path)) if path.is_dir() else 1 for path in paths)
-    console.print(f"[green]ok[/]: {files} file{'' if files == 1 else 's'} valid")
+    console.print(f"[green]ok[/]: {counted(files, 'file')} valid")
 
 
 @app.command()

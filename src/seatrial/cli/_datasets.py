@@ -14,6 +14,7 @@ from rich.table import Table
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import default_who, open_store
 from seatrial.cli._options import Db, Note, Reason, TextOrJson, Who, chosen_format
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial.dataset import CompositionWarning
@@ -106,8 +107,6 @@ def show(
     """Show a golden set at a version: its cases, versions and composition warnings."""
     from dataclasses import asdict
 
-    from seatrial.report import counted
-
     chosen_format(format)
     with open_store(db) as store:
         snapshot = _snapshot(store, ref)
@@ -187,7 +186,6 @@ def import_file(
     """Add the cases of FILE to golden set NAME as a new version (an existing id with a new
     definition is an edit); cases the file leaves out stay."""
     from seatrial.dataset import import_golden
-    from seatrial.report import counted
 
     with open_store(db) as store:
         before = store.golden_versions(name)
@@ -222,7 +220,6 @@ def export(
 ) -> None:
     """Write a golden set's cases at a version to FILE; importing it gives the same cases."""
     from seatrial.dataset import export_golden
-    from seatrial.report import counted
 
     with open_store(db) as store:
         snapshot = _snapshot(store, ref)
@@ -259,7 +256,6 @@ def retire(
 def check(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
     """Check a golden set against the requirements (P0 and multi-turn shares, anti-
     hallucination cases, categories without cases); warnings only, exit 0."""
-    from seatrial.report import counted
 
     with open_store(db) as store:
         snapshot = _snapshot(store, ref)

@@ -30,6 +30,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import ConfigError, InputError
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial.case import Case
@@ -151,7 +152,6 @@ def expand(
     """
     import asyncio
 
-    from seatrial.report import counted
     from seatrial.store import PendingCase
 
     chosen_format(format)
@@ -260,7 +260,6 @@ def approve(
     db: Db = None,
 ) -> None:
     """Approve pending cases: one new version of the golden set holds them all."""
-    from seatrial.report import counted
 
     person = who or default_who()  # none at all: the store refuses, saying so
     with open_store(db) as store:
@@ -300,7 +299,6 @@ def reject(
     db: Db = None,
 ) -> None:
     """Reject pending cases with a reason; they never join a golden set."""
-    from seatrial.report import counted
 
     person = who or default_who()
     with open_store(db) as store:

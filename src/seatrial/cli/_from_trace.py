@@ -24,6 +24,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import InputError
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial.dataset import ProposedCase
@@ -64,7 +65,6 @@ def _cases_from_file(
 ) -> list[ProposedCase]:
     """Ingest ``export`` masked, then a case from each stored trace."""
     from seatrial.dataset import Masker, case_from_trace, ingest_traces
-    from seatrial.report import counted
     from seatrial.trace import TRACE_FORMATS, TraceFormatError, read_trace_file
 
     if fmt is not None and fmt not in TRACE_FORMATS:
@@ -272,7 +272,6 @@ def check_traces(
     them).
     """
     from seatrial.dataset import TraceFilter, check_stored_traces, load_trace_checks
-    from seatrial.report import counted
 
     specs = load_trace_checks(checks)
     chosen = TraceFilter(since=since, until=until, service=service, tool=tool)

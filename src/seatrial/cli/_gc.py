@@ -11,6 +11,7 @@ import typer
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store
 from seatrial.cli._options import Db
+from seatrial.i18n import counted
 
 _SHOWN = 20
 
@@ -37,7 +38,6 @@ def gc(
     newest finished run of each suite and agent, and the baselines of the runs that stay.
     """
     from seatrial.compare import REPLAY_TAG
-    from seatrial.report import counted
     from seatrial.store import parse_age
 
     cutoff = time.time() - parse_age(older_than)

@@ -12,6 +12,7 @@ from rich.markup import escape
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import open_store
 from seatrial.cli._options import Db, ImportTags
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial.dataset import ImportResult
@@ -40,7 +41,7 @@ def _import(
 
 
 def _summary(store: Store, result: ImportResult) -> None:
-    from seatrial.report import build_report, counted, print_summary
+    from seatrial.report import build_report, print_summary
 
     print_summary(build_report(store, result.run_id), console)
     console.print(

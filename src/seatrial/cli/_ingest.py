@@ -12,6 +12,7 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, TraceFormat
 from seatrial.errors import InputError
+from seatrial.i18n import counted
 from seatrial.trace import TRACE_FORMATS
 
 if TYPE_CHECKING:
@@ -67,8 +68,8 @@ def ingest(
                 duplicate_spans=sum(o.duplicate_spans for o in outcomes),
                 masked=_summed(outcomes),
             )
-            noun = "file" if len(outcomes) == 1 else "files"
-            console.print(f"{len(outcomes)} {noun}: {_describe(total)}", highlight=False)
+            files_read = counted(len(outcomes), "file")
+            console.print(f"{files_read}: {_describe(total)}", highlight=False)
         console.print(f"stored in {store.url}", highlight=False)
 
 
@@ -88,7 +89,6 @@ def _read(path: Path, format: str | None) -> TraceFile:
 
 
 def _describe(outcome: IngestOutcome) -> str:
-    from seatrial.report import counted
 
     parts = [counted(outcome.traces, "trace"), counted(outcome.spans, "span")]
     if outcome.joined_attempts:

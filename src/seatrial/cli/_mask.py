@@ -22,6 +22,7 @@ from rich.table import Table
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import project
 from seatrial.errors import ConfigError, InputError
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial.config import Config
@@ -118,7 +119,7 @@ def _text(file: Path) -> str:
 
 
 def _print_findings(found: list[MaskFinding], file: Path, *, traces: int | None) -> None:
-    what = "plain text" if traces is None else f"{traces} trace{'' if traces == 1 else 's'}"
+    what = "plain text" if traces is None else counted(traces, "trace")
     if not found:
         console.print(f"{escape(str(file))} ({what}): nothing to mask")
         return

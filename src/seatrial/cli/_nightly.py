@@ -14,6 +14,7 @@ from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Agent, Baseline, Db
 from seatrial.cli._output import print_drift, print_notice, send_drift_alert
 from seatrial.errors import ConfigError, RunNotFound
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial.case import Suite
@@ -109,6 +110,6 @@ def nightly(
     for problem in problems:
         err_console.print(f"[bold red]{escape(problem)}[/]", highlight=False)
     if not problems:
-        ran = f"{len(suites)} suite" if len(suites) == 1 else f"{len(suites)} suites"
+        ran = counted(len(suites), "suite")
         console.print(f"[green]{ran} run: no drift alarm, every gate met[/]")
     raise typer.Exit(1 if problems else 0)

@@ -9,6 +9,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import console, err_console
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial._execute import NoticeLevel
@@ -74,10 +75,8 @@ def print_drift(report: DriftReport) -> None:
             )
         console.print(table)
     unchanged = len(report.cases) - len(moved)
-    compared = "case" if len(report.cases) == 1 else "cases"
-    console.print(
-        f"{len(report.cases)} {compared} compared, {unchanged} unchanged", highlight=False
-    )
+    compared = counted(len(report.cases), "case")
+    console.print(f"{compared} compared, {unchanged} unchanged", highlight=False)
     if report.only_in_run:
         shown = ", ".join(report.only_in_run)
         console.print(f"only in the run (not compared): {shown}", markup=False, highlight=False)

@@ -12,6 +12,7 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import default_who, open_store
 from seatrial.cli._options import Db, Note, Who
 from seatrial.errors import InputError, RunNotFound
+from seatrial.i18n import counted
 
 if TYPE_CHECKING:
     from seatrial.store import ReviewItem, Store
@@ -151,5 +152,4 @@ def review(
             if not _ask(item, store, person):
                 break
         left = len(store.review_items(status="open", run_id=run_id))
-        open_items = "item" if left == 1 else "items"
-        console.print(f"{left} open {open_items} left in the review queue")
+        console.print(f"{counted(left, 'open item')} left in the review queue")

@@ -19,6 +19,7 @@ from seatrial.i18n._catalog import (
     set_language,
     use_language,
 )
+from seatrial.i18n._counted import counted
 from seatrial.i18n._language import (
     ACCEPTED_LANGUAGES,
     LANGUAGE_ENV,
@@ -40,6 +41,7 @@ __all__ = [
     "N_",
     "Language",
     "catalog",
+    "counted",
     "current_language",
     "gettext",
     "language_of",

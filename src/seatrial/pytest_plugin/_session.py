@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from seatrial.i18n import counted
 from seatrial.pytest_plugin._items import CaseFailed, CaseItem
 
 if TYPE_CHECKING:
@@ -105,8 +106,7 @@ class SeatrialSession:
             selected = suite.model_copy(
                 update={"cases": [case for case in suite.cases if case.id in wanted]}
             )
-            cases = "1 case" if len(ids) == 1 else f"{len(ids)} cases"
-            say(f"seatrial: running {cases} of {suite.name} ({path.name})")
+            say(f"seatrial: running {counted(len(ids), 'case')} of {suite.name} ({path.name})")
             try:
                 self.runs[path] = asyncio.run(self._run(selected, say))
             except InputError as exc:
@@ -147,7 +147,6 @@ class SeatrialSession:
 
     def summary_lines(self) -> list[str]:
         """Per suite run: the counts, its WARNING cases, unmet gates and the gate verdict."""
-        from seatrial.report import counted
 
         lines: list[str] = []
         for run in self.runs.values():

@@ -46,7 +46,6 @@ from seatrial.report._simulator import SimulatorSummary, simulator_summary
 from seatrial.report._summary import to_markdown
 from seatrial.report._terminal import print_summary
 from seatrial.report._why import assertion_lines, trajectory_lines
-from seatrial.report._words import counted
 
 __all__ = [
     "DAILY_RUN_LIMIT",
@@ -63,7 +62,6 @@ __all__ = [
     "assertion_lines",
     "build_report",
     "check_gate",
-    "counted",
     "daily_headline",
     "daily_html_body",
     "daily_notification",

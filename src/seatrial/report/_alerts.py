@@ -16,11 +16,11 @@ from urllib.parse import quote
 
 from seatrial.compare import load_run, newcombe_difference, significant_drop
 from seatrial.errors import RunNotFound
+from seatrial.i18n import counted
 from seatrial.notify import Notification
 from seatrial.report._build import RunReport
 from seatrial.report._daily_render import daily_headline
 from seatrial.report._links import dashboard_link
-from seatrial.report._words import counted
 from seatrial.store import Store
 
 if TYPE_CHECKING:

@@ -12,8 +12,8 @@ from pathlib import Path
 from urllib.parse import quote
 
 from seatrial.compare import markdown_text
+from seatrial.i18n import counted
 from seatrial.report._daily import DailyReport, DailyRun
-from seatrial.report._words import counted
 
 EXAMPLE_CHARS = 160
 """How much of a cluster's example reason is shown."""

@@ -32,10 +32,10 @@ from seatrial.compare import (
     parse_attempt_ref,
     stored_baseline_id,
 )
+from seatrial.i18n import counted
 from seatrial.notify import GITHUB_COMMENT_LIMIT, marker_line
 from seatrial.report._build import RunReport, build_report
 from seatrial.report._links import dashboard_link
-from seatrial.report._words import counted
 from seatrial.store import Store
 
 SHOWN_CASES = 30

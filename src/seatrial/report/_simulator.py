@@ -13,8 +13,8 @@ from collections.abc import Collection, Iterable
 from pydantic import BaseModel
 
 from seatrial.compare import wilson_interval
+from seatrial.i18n import counted
 from seatrial.record import SIMULATOR_FAILURE
-from seatrial.report._words import counted
 from seatrial.store import CaseCount
 
 

@@ -8,6 +8,7 @@ from typing import IO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
+from seatrial.i18n import counted
 from seatrial.record import AttemptRecord
 
 
@@ -56,8 +57,7 @@ class PlainProgress:
         """Announce the run."""
         self._total, self._done = total, done
         left = total - done
-        attempts = "attempt" if left == 1 else "attempts"
-        print(f"running {left} {attempts} ({done} already stored)", file=self._stream)
+        print(f"running {counted(left, 'attempt')} ({done} already stored)", file=self._stream)
 
     def advance(self, record: AttemptRecord) -> None:
         """Report progress."""

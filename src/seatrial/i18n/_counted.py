@@ -1,4 +1,9 @@
-"""A count said with its noun in the right number: "1 case", "2 cases", "0 cases"."""
+"""A count said with its English noun in the right number: "1 case", "2 cases", "0 cases".
+
+For text not yet marked for translation (it reads in English whatever the reader's language,
+so its counts must too). Translated text says its counts with :func:`ngettext`, whose English
+forms follow the same rule.
+"""
 
 from __future__ import annotations
 

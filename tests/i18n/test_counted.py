@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from seatrial.report import counted
+from seatrial.i18n import counted
 
 
 @pytest.mark.parametrize(
