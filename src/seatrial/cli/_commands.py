@@ -170,7 +170,7 @@ def report(
     from seatrial.report import FORMATS, build_report, render
 
     if run_id == "daily":
-        write_daily(date, output or Path("seatrial-report"), db)
+        write_daily(date, output or Path("seatrial-report"), db, lang)
         return
     if date is not None:
         raise InputError("--date goes with `seatrial report daily`, not with a run")
@@ -203,16 +203,20 @@ def _day(text: str | None) -> dt.date:
         ) from None
 
 
-def write_daily(date: str | None, out: Path, db: str | None) -> None:
+def write_daily(date: str | None, out: Path, db: str | None, lang: str | None = None) -> None:
     """Write the daily report over the runs started that day: pass rates and their change
-    against each suite's previous run, new failures, failure clusters, cost."""
+    against each suite's previous run, new failures, failure clusters, cost; in the reader's
+    language (``lang``: ``--lang``)."""
+    from seatrial.i18n import gettext as _
     from seatrial.report import daily_headline, daily_report, write_daily_report
 
+    config = project()
+    speak_reader_language(lang, config)
     day = _day(date)
-    with open_store(db) as store:
+    with open_store(db, config) as store:
         report = daily_report(store, day)
     for path in write_daily_report(report, out):
-        console.print(f"wrote {path}", highlight=False)
+        console.print(_("wrote {path}").format(path=path), highlight=False)
     console.print(daily_headline(report), highlight=False, markup=False)
 
 

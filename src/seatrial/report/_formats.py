@@ -12,6 +12,7 @@ from xml.etree import ElementTree as ET
 
 from pydantic_core import to_json as to_json_text
 
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord, CaseResult
 from seatrial.report._build import RunReport
 from seatrial.report._summary import to_markdown
@@ -199,7 +200,7 @@ def _testcase(report: RunReport, case: CaseResult, count: int, a: AttemptRecord)
         error = ET.SubElement(element, "error", type=a.failure_type or "", message=a.reason)
         error.text = a.error or ""
     elif a.verdict == "WARNING":
-        ET.SubElement(element, "system-out").text = f"WARNING: {a.reason}"
+        ET.SubElement(element, "system-out").text = _("WARNING: {reason}").format(reason=a.reason)
     return element
 
 
