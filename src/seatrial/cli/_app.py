@@ -19,11 +19,13 @@ from rich.rule import Rule
 from rich.text import TextType
 
 from seatrial.errors import SeatrialError, SuiteError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 app = typer.Typer(
     name="seatrial",
-    help="Regression-test and evaluate LLM agents: run suites, store trajectories, gate releases.",
+    help=N_(
+        "Regression-test and evaluate LLM agents: run suites, store trajectories, gate releases."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -32,7 +34,7 @@ app = typer.Typer(
     rich_markup_mode="markdown",
 )
 cases_app = typer.Typer(
-    help="The golden set's cases: which ones stopped telling good agents from bad.",
+    help=N_("The golden set's cases: which ones stopped telling good agents from bad."),
     no_args_is_help=True,
 )
 """``seatrial cases``: ``_cases`` registers it, ``_expand`` and ``_from_trace`` add to it."""

@@ -13,6 +13,7 @@ from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import project
 from seatrial.cli._options import Agent, Db, ReportDir
 from seatrial.cli._output import print_notice
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.tier import TierRun
@@ -31,7 +32,9 @@ def _print_run(done: TierRun) -> None:
 def ci(
     tier: Annotated[
         str,
-        typer.Option("--tier", "-t", metavar="NAME", help="The tier of seatrial.yaml `tiers:`."),
+        typer.Option(
+            "--tier", "-t", metavar="NAME", help=N_("The tier of seatrial.yaml `tiers:`.")
+        ),
     ],
     agent: Agent = None,
     base: Annotated[
@@ -39,8 +42,10 @@ def ci(
         typer.Option(
             "--base",
             metavar="BRANCH",
-            help="Compare with this branch's latest passing runs (default: the pull request's "
-            "target branch, else the branch built, else main).",
+            help=N_(
+                "Compare with this branch's latest passing runs (default: the pull request's "
+                "target branch, else the branch built, else main)."
+            ),
         ),
     ] = None,
     db: Db = None,
@@ -50,7 +55,7 @@ def ci(
         typer.Option(
             "--comment",
             metavar="FILE",
-            help="Write the pull-request comment (Markdown) for every run to FILE.",
+            help=N_("Write the pull-request comment (Markdown) for every run to FILE."),
         ),
     ] = None,
 ) -> None:
