@@ -51,7 +51,8 @@ class _Console(Console):
     """Rich's console, fitted to the terminal's window; elsewhere (a CI log, a pipe, a file)
     every line is written whole: a report path is not split mid-word, a table column is not
     cut to "pyth…", whatever COLUMNS says (pytest-xdist and some CI runners set it). Whether
-    it is a terminal is asked at each print, as Rich does."""
+    it is a terminal is asked at each print, as Rich does. Help, which Typer writes with a
+    console of its own, asks :data:`console` and follows the same rule (``cli/_help.py``)."""
 
     @property
     def size(self) -> ConsoleDimensions:

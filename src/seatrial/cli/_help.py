@@ -2,7 +2,7 @@
 
 Every help text (a command's docstring, an option's or argument's ``help=``, a group's
 ``help=``) is written in English and marked for the catalogs: ``help=N_("...")``, and a
-command's docstring, which Babel reads through ``seatrial.i18n.extract_help`` (``babel.cfg``).
+command's docstring, which Babel reads through ``seatrial.i18n._extract`` (``babel.cfg``).
 Nothing is translated when the commands are defined: :class:`HelpCommand` and
 :class:`HelpGroup`, the classes every command and group is built with (:func:`help_for_every`),
 translate their own texts, their parameters' and their sub-commands' one-liners while their
@@ -16,6 +16,10 @@ speaks gives English help here, and the command itself says what is wrong with i
 Off a terminal (a pipe, a CI log, a file) help is laid out as wide as its longest line needs,
 so no line is wrapped, whatever ``COLUMNS`` says, as the commands' own output is
 (``_app._Console``); in a terminal it fits the window.
+
+Typer offers no hook for either: its renderer (``typer.rich_utils``) reads its words
+(``Options``, ``[default: 8]``), its Markdown class and its width from module constants when it
+writes, so these are set for the time help is written and put back after it.
 """
 
 from __future__ import annotations
