@@ -11,9 +11,10 @@ from seatrial.cli._context import project, speak_reader_language
 from seatrial.cli._options import Lang
 from seatrial.cli._output import print_delivery
 from seatrial.errors import ConfigError
+from seatrial.i18n import N_
 
 alerts_app = typer.Typer(
-    help="Alerts to Feishu, DingTalk, WeCom, Slack or a webhook (seatrial.yaml `alerts:`).",
+    help=N_("Alerts to Feishu, DingTalk, WeCom, Slack or a webhook (seatrial.yaml `alerts:`)."),
     no_args_is_help=True,
 )
 app.add_typer(alerts_app, name="alerts")
@@ -25,7 +26,10 @@ def test(
     channel: Annotated[
         list[str] | None,
         typer.Option(
-            "--channel", "-c", metavar="NAME", help="Only this channel (repeatable; default: all)."
+            "--channel",
+            "-c",
+            metavar="NAME",
+            help=N_("Only this channel (repeatable; default: all)."),
         ),
     ] = None,
     lang: Lang = None,

@@ -13,6 +13,7 @@ from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import project, speak_reader_language
 from seatrial.cli._options import Agent, Db, Lang, ReportDir
 from seatrial.cli._output import print_notice
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.tier import TierRun
@@ -33,7 +34,9 @@ def _print_run(done: TierRun) -> None:
 def ci(
     tier: Annotated[
         str,
-        typer.Option("--tier", "-t", metavar="NAME", help="The tier of seatrial.yaml `tiers:`."),
+        typer.Option(
+            "--tier", "-t", metavar="NAME", help=N_("The tier of seatrial.yaml `tiers:`.")
+        ),
     ],
     agent: Agent = None,
     base: Annotated[
@@ -41,8 +44,10 @@ def ci(
         typer.Option(
             "--base",
             metavar="BRANCH",
-            help="Compare with this branch's latest passing runs (default: the pull request's "
-            "target branch, else the branch built, else main).",
+            help=N_(
+                "Compare with this branch's latest passing runs (default: the pull request's "
+                "target branch, else the branch built, else main)."
+            ),
         ),
     ] = None,
     db: Db = None,
@@ -52,7 +57,7 @@ def ci(
         typer.Option(
             "--comment",
             metavar="FILE",
-            help="Write the pull-request comment (Markdown) for every run to FILE.",
+            help=N_("Write the pull-request comment (Markdown) for every run to FILE."),
         ),
     ] = None,
     lang: Lang = None,

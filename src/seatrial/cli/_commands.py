@@ -34,7 +34,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import InputError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial.config import Config
@@ -57,7 +57,7 @@ def _root(
             "--version",
             is_eager=True,
             callback=_print_version,
-            help="Print Seatrial's version and exit.",
+            help=N_("Print Seatrial's version and exit."),
         ),
     ] = False,
 ) -> None:
@@ -67,7 +67,9 @@ def _root(
 @app.command()
 @guarded
 def validate(
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Suite files to check.")],
+    paths: Annotated[
+        list[Path], typer.Argument(metavar="PATH...", help=N_("Suite files to check."))
+    ],
 ) -> None:
     """Check suite files without running anything; exit 2 listing every problem."""
     from seatrial.case import suite_files_in, validate_paths
@@ -149,7 +151,7 @@ def report(
         str,
         typer.Argument(
             metavar="RUN",
-            help="A run id, a unique prefix, `latest`, or a tag; `daily` for the daily report.",
+            help=N_("A run id, a unique prefix, `latest`, or a tag; `daily` for the daily report."),
         ),
     ],
     format: ReportFormat = "md",
@@ -157,7 +159,7 @@ def report(
     date: Annotated[
         str | None,
         typer.Option(
-            "--date", metavar="YYYY-MM-DD", help="`daily` only: the day (local time); today."
+            "--date", metavar="YYYY-MM-DD", help=N_("`daily` only: the day (local time); today.")
         ),
     ] = None,
     baseline: ReportBaseline = None,
@@ -240,7 +242,7 @@ def github_report(store: Store, run_id: str, baseline: str | None, config: Confi
 @app.command()
 @guarded
 def init(
-    directory: Annotated[Path, typer.Argument(help="Project folder to create or fill.")] = Path(
+    directory: Annotated[Path, typer.Argument(help=N_("Project folder to create or fill."))] = Path(
         "."
     ),
 ) -> None:
