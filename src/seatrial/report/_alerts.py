@@ -16,7 +16,7 @@ from urllib.parse import quote
 
 from seatrial.compare import load_run, newcombe_difference, significant_drop
 from seatrial.errors import RunNotFound
-from seatrial.i18n import N_, ngettext
+from seatrial.i18n import N_, ngettext, render
 from seatrial.i18n import gettext as _
 from seatrial.notify import Notification
 from seatrial.record import failure_type_word, verdict_word
@@ -164,7 +164,7 @@ def _failing_cases(report: RunReport) -> list[str]:
             if case.failure_type
             else ""
         )
-        reason = _quoted(case.reason)
+        reason = _quoted(render(case.message, case.reason))
         verdict = verdict_word(case.verdict)
         line = f"{case.case_id} {verdict}{failure}"
         lines.append(_("{name}: {text}").format(name=line, text=reason) if reason else line)

@@ -33,6 +33,7 @@ from seatrial.compare import (
     stored_baseline_id,
 )
 from seatrial.i18n import gettext as _
+from seatrial.i18n import render
 from seatrial.notify import GITHUB_COMMENT_LIMIT, marker_line
 from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._build import RunReport, build_report
@@ -112,7 +113,7 @@ def _regression(
     return _Regression(
         change=change,
         priority=case.priority if case else "",
-        reason=failing.reason if failing else "",
+        reason=render(failing.message, failing.reason) if failing else "",
         divergence=divergence,
     )
 
@@ -196,7 +197,7 @@ def _failing_lines(report: RunReport, shown: int) -> list[str]:
             f"{_plain(case.priority)} | {verdict_word(case.verdict)} "
             f"{passes}/{len(case.attempts)} | "
             f"{_plain(failure_type_word(first.failure_type) if first.failure_type else '-')} | "
-            f"{_code(first.reason, in_table=True)} |"
+            f"{_code(render(first.message, first.reason), in_table=True)} |"
         )
     if len(failing) > shown:
         lines.append(_more(len(failing) - shown, 6))

@@ -7,6 +7,7 @@ these lines, so a case reads the same wherever it fails.
 from __future__ import annotations
 
 from seatrial.i18n import gettext as _
+from seatrial.i18n import render
 from seatrial.record import AttemptRecord
 
 
@@ -14,7 +15,7 @@ def assertion_lines(record: AttemptRecord) -> list[str]:
     """``ID [LEVEL] VERDICT: REASON`` for every assertion of ``record`` that did not pass
     (failed, or could not be evaluated)."""
     return [
-        f"{r.id} [{r.level}] {r.verdict}: {r.reason}"
+        f"{r.id} [{r.level}] {r.verdict}: {render(r.message, r.reason)}"
         for r in record.assertions
         if r.verdict != "pass"
     ]
