@@ -31,6 +31,19 @@ def paired_in_words(paired: Paired) -> str:
     return _("too few cases to tell a change from noise")
 
 
+def agents_in_words(significant: bool, ahead: str, behind: str, differing: int) -> str:
+    """What a leaderboard's McNemar test between two agents says: ``behind`` fails more
+    often than ``ahead`` (significant), they fail the same cases (``differing`` == 0), or
+    too few cases differ to tell them apart."""
+    if significant:
+        return _("significant: {behind} fails more often than {ahead}").format(
+            behind=behind, ahead=ahead
+        )
+    if differing == 0:
+        return _("they pass and fail the same cases")
+    return _("too few cases to tell a difference from noise")
+
+
 def with_meaning(figure: str, meaning: str) -> str:
     """``figure`` followed by what it means: ``p = 0.5 — too few cases ...``."""
     return _("{figure} — {meaning}").format(figure=figure, meaning=meaning)
