@@ -10,7 +10,7 @@ from rich.table import Table
 
 from seatrial.cli._app import console, err_console
 from seatrial.i18n import gettext as _
-from seatrial.i18n import ngettext
+from seatrial.i18n import ngettext, pgettext
 
 if TYPE_CHECKING:
     from seatrial._execute import NoticeLevel
@@ -65,7 +65,9 @@ def print_drift(report: DriftReport) -> None:
     console.print(
         "  "
         + _("thresholds: {limits} (an alarm needs {min_attempts}+ attempts on each side)").format(
-            limits=", ".join(f"{_(METRIC_NAMES[m])} {limits.limit(m):.2f}" for m in METRICS),
+            limits=pgettext("list separator", ", ").join(
+                f"{_(METRIC_NAMES[m])} {limits.limit(m):.2f}" for m in METRICS
+            ),
             min_attempts=limits.min_attempts,
         ),
         highlight=False,

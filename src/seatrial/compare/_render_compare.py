@@ -7,7 +7,7 @@ from rich.markup import escape
 
 from seatrial.compare._compare import CaseChange, Comparison, GroupDelta, MetricDelta
 from seatrial.compare._plain import interval_legend, paired_in_words, with_meaning
-from seatrial.i18n import N_, ngettext
+from seatrial.i18n import N_, ngettext, pgettext
 from seatrial.i18n import gettext as _
 from seatrial.record import failure_type_word, verdict_word
 
@@ -30,7 +30,9 @@ _LISTED = {k: v for k, v in TRANSITION_TITLES.items() if k != "still_passing"}
 def _verdict_change(c: CaseChange) -> str:
     before = f"{verdict_word(c.base_verdict)} {c.base_passes}" if c.base_verdict else "-"
     after = f"{verdict_word(c.cand_verdict)} {c.cand_passes}" if c.cand_verdict else "-"
-    failures = ", ".join(failure_type_word(f) for f in c.cand_failures or c.base_failures)
+    failures = pgettext("list separator", ", ").join(
+        failure_type_word(f) for f in c.cand_failures or c.base_failures
+    )
     said = _(" ({failure_types})").format(failure_types=failures) if failures else ""
     return f"{before} -> {after}{said}"
 
@@ -91,7 +93,7 @@ def headline(comparison: Comparison) -> str:
 
 
 def _changed_failure_types(comparison: Comparison) -> str:
-    return ", ".join(
+    return pgettext("list separator", ", ").join(
         f"{failure_type_word(name)} {before} -> {after}"
         for name, (before, after) in comparison.failure_types.items()
         if before != after

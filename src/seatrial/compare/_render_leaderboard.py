@@ -16,7 +16,7 @@ from rich.text import Text
 
 from seatrial.compare._leaderboard import Leaderboard, LeaderboardEntry
 from seatrial.compare._markdown import markdown_text
-from seatrial.i18n import N_
+from seatrial.i18n import N_, pgettext
 from seatrial.i18n import gettext as _
 from seatrial.record import failure_type_word
 
@@ -81,7 +81,7 @@ def _cells(entry: LeaderboardEntry) -> list[str]:
             share=f"{entry.tool_success:.0%}", calls=entry.tool_calls
         )
     )
-    failures = ", ".join(
+    failures = pgettext("list separator", ", ").join(
         f"{failure_type_word(name)} {count}" for name, count in entry.failure_types.items()
     )
     return [
