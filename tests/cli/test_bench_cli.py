@@ -119,6 +119,25 @@ def test_the_board_names_the_significant_difference_and_not_the_near_miss(bench:
     assert "strong vs near: 100% vs 94% of the 16 cases both ran, p = 1.000: not significant" in out
     assert "beats near" not in out
     assert "Holm" in out
+    # What each figure means, in plain words, each way round.
+    assert "p = 0.016 — significant: weak fails more often than strong" in out
+    assert "not significant — too few cases to tell a difference from noise" in out
+    assert "pass^k: chance that all 2 repeats of a case pass" in out
+
+
+@pytest.mark.slow
+def test_show_with_lang_zh_prints_the_board_in_chinese(bench: Bench) -> None:
+    shown = bench.show("--lang", "zh")
+    assert shown.exit_code == 0, shown.output
+    out = " ".join(shown.stdout.split())
+    assert out.startswith(f"基准测试 {bench.bench_id}：用例集 bench-suite，每个用例重复 2 次")
+    assert "成功率 [95% 置信区间]" in out and "被测" in out
+    assert "pass^k：一个用例重复 2 次全部通过的概率" in out
+    assert "strong 胜过 weak" in out and "（显著：weak 比 strong 更常失败）" in out
+    assert "不显著（样本太少，分不清是真差距还是噪声）" in out
+    assert "Holm" in out and "significant" not in out
+    markdown = bench.show("--format", "md", "--lang", "zh").stdout
+    assert "| # | 被测 | 成功率 [95% 置信区间] |" in markdown
 
 
 @pytest.mark.slow
@@ -174,8 +193,8 @@ def test_the_markdown_board_renders_as_a_table_with_the_difference_in_bold(bench
     assert html.count("<tr>") == 4  # the header and three agents
     assert "<th>Success [95% CI]</th>" in html.replace(' style="text-align:right"', "")
     assert (
-        "<strong>strong beats weak: 100% vs 50% of the 16 cases both ran, p = 0.016</strong>"
-        in html
+        "<strong>strong beats weak: 100% vs 50% of the 16 cases both ran, p = 0.016"
+        " — significant: weak fails more often than strong</strong>" in html
     )
     assert "<strong>strong vs near" not in html
 
@@ -194,8 +213,8 @@ def test_the_dashboard_shows_the_benchmark(bench: Bench) -> None:
     assert html.index('data-agent="strong"') < html.index('data-agent="near"')
     assert html.index('data-agent="near"') < html.index('data-agent="weak"')
     assert (
-        "<strong>strong beats weak: 100% vs 50% of the 16 cases both ran, p = 0.016</strong>"
-        in html
+        "<strong>strong beats weak: 100% vs 50% of the 16 cases both ran, p = 0.016"
+        " — significant: weak fails more often than strong</strong>" in html
     )
     assert api.status_code == 200
     shown = json.loads(bench.show("--format", "json").stdout)
@@ -273,7 +292,10 @@ def test_python_agents_bench_with_tool_success_and_markdown_to_a_file(
     # half looks every case up; the tool fails on the odd ones: 8 of 16 calls succeed.
     assert "| 50% of 16 |" in rows[2]
     assert "| - |" in rows[1]  # steady calls no tool
-    assert "**steady beats half: 100% vs 50% of the 16 cases both ran, p = 0.008**" in text
+    assert (
+        "**steady beats half: 100% vs 50% of the 16 cases both ran, p = 0.008"
+        " — significant: half fails more often than steady**" in text
+    )
 
 
 def test_json_on_stdout_is_the_board_alone_with_the_progress_on_stderr(

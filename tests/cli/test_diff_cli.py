@@ -115,3 +115,27 @@ def test_bad_reference_exits_2_with_the_fix(diff, args, message):
 
     assert result.exit_code == 2
     assert message in " ".join(result.stderr.split())
+
+
+def test_lang_zh_reads_the_diff_in_chinese_with_ids_and_json_as_written(demo, diff):
+    _, runs = demo
+    result = diff(runs["v1"], runs["v2"], "--case", "read-missing-config", "--lang", "zh")
+
+    assert result.exit_code == 0, result.output
+    out = result.stdout
+    assert f"A: 运行 {runs['v1']}  用例 read-missing-config  第 1 次执行  通过" in out
+    assert "失败：死循环（loop）" in out and "模型：planner-2025-06 -> planner-2026-01" in out
+    marked = [line for line in out.splitlines() if line.startswith(">>")]
+    assert "read_file(path='config/settings.yaml') 失败（FileNotFoundError）" in marked[0]
+    assert "第 6 步开始分叉（extra_step）" in marked[1]
+    assert "B 调用了 read_file(path='config/settings.yaml')（第 3 次" in marked[1]
+    assert "，而 A 回复" in marked[1] and "where A" not in out
+    assert "之前的步骤：" in out and "what led to it" not in out
+    markdown = diff(runs["v1"], runs["v2"], "--case", "read-missing-config", "--format", "md")
+    assert markdown.stdout.startswith("## Trace diff")  # English without --lang
+    data = json.loads(
+        diff(
+            runs["v1"], runs["v2"], "--case", "read-missing-config", "-f", "json", "--lang", "zh"
+        ).stdout
+    )
+    assert data["b"]["verdict"] == "FAIL" and data["b"]["failure_type"] == "loop"

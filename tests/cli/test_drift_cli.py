@@ -40,6 +40,23 @@ def test_drift_of_two_runs_of_one_agent_exits_0_against_the_earlier(store, tmp_p
     assert "drift alarm:" not in result.stderr
 
 
+def test_drift_with_lang_zh_prints_the_alarm_in_chinese_and_json_keeps_its_keys(store, tmp_path):
+    v1 = run_demo_agent(store, "v1")
+    v2 = run_demo_agent(store, "v2")
+    args = ("drift", v2, "--baseline", v1, "--db", db_of(tmp_path), "--lang", "zh")
+    result = seatrial(*args, cwd=tmp_path)
+    assert result.returncode == 1, result.stdout + result.stderr
+    suite = load_suite(SUITE).name
+    assert f"运行 {v2} 的行为漂移（探针 {suite}" in result.stdout
+    assert "全部用例合计" in result.stdout and "工具调用序列" in result.stdout
+    alarms = [line for line in result.stderr.splitlines() if "行为漂移告警" in line]
+    assert any("用例 read-missing-config：工具调用序列偏移" in a for a in alarms)
+    assert "drift alarm" not in result.stderr and "no drift alarm" not in result.stdout
+    data = json.loads(seatrial(*args, "--format", "json", cwd=tmp_path).stdout)
+    assert "(all cases)" in {a["case_id"] for a in data["alarms"]}
+    assert {a["metric"] for a in data["alarms"]} <= {"tool_sequence", "reply_length", "verdict"}
+
+
 def test_drift_json_lists_the_alarms_and_the_baseline(store, tmp_path):
     v1 = run_demo_agent(store, "v1")
     v2 = run_demo_agent(store, "v2")

@@ -102,6 +102,27 @@ def test_compare_lists_exactly_the_regressed_demo_cases_as_json_and_markdown(tmp
     assert unknown.returncode == 2 and "no-such-run" in unknown.stderr
 
 
+def test_compare_of_the_demo_runs_reads_in_chinese_with_lang_zh_and_in_english_without(tmp_path):
+    assert run_demo("v1", tmp_path).returncode == 0
+    assert run_demo("v2", tmp_path).returncode == 1
+    zh = seatrial("compare", "v1", "v2", "--lang", "zh", cwd=tmp_path)
+    assert zh.returncode == 0, zh.stderr
+    # Three regressions among fourteen cases: McNemar p = 0.25, and it says so in words.
+    assert "回归（3 个）" in zh.stdout and "对比" in zh.stdout
+    assert "McNemar p = 0.25（样本太少，分不清是真变化还是噪声）" in zh.stdout
+    assert "怎么看" in zh.stdout and "Regressed" not in zh.stdout
+    markdown = seatrial(
+        "compare", "v1", "v2", "--format", "md", cwd=tmp_path, env={"SEATRIAL_LANG": "zh"}
+    )
+    assert "### 回归（3 个）" in markdown.stdout and "| 用例 | 分类 |" in markdown.stdout
+    en = seatrial("compare", "v1", "v2", cwd=tmp_path)
+    assert "Regressed (3)" in en.stdout
+    assert "McNemar p = 0.25 — too few cases to tell a change from noise" in en.stdout
+    assert "significant" not in en.stdout and "回归" not in en.stdout
+    bad = seatrial("compare", "v1", "v2", "--lang", "fr", cwd=tmp_path)
+    assert bad.returncode == 2 and "fr" in bad.stderr
+
+
 def test_seatrial_report_prints_pass_hat_k_for_a_run_with_repeats(tmp_path):
     result = run_demo("v1", tmp_path, "--repeats", "3")
     assert result.returncode == 0, result.stderr

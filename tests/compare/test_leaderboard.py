@@ -13,6 +13,7 @@ from seatrial.compare import (
     holm_adjust,
     mcnemar_exact,
 )
+from seatrial.i18n import use_language
 
 
 def test_holm_adjust_matches_statsmodels() -> None:
@@ -70,9 +71,11 @@ def test_an_agent_failing_half_the_cases_is_named_as_significantly_worse() -> No
     assert difference.p_value == pytest.approx(mcnemar_exact(8, 0))
     assert difference.p_adjusted == difference.p_value  # one comparison: Holm changes nothing
     assert difference.significant
-    assert (
-        difference.sentence == "strong beats weak: 100% vs 50% of the 16 cases both ran, p = 0.008"
+    assert difference.sentence == (
+        "strong beats weak: 100% vs 50% of the 16 cases both ran, p = 0.008"
+        " — significant: weak fails more often than strong"
     )
+    assert "noise" not in difference.sentence
 
 
 def test_agents_one_case_apart_are_not_called_different() -> None:
@@ -81,8 +84,10 @@ def test_agents_one_case_apart_are_not_called_different() -> None:
     [difference] = differences_from_best([best, other], passed)
     assert not difference.significant
     assert difference.p_value == 1.0
-    assert difference.sentence.endswith("p = 1.000: not significant")
-    assert "beats" not in difference.sentence
+    assert difference.sentence.endswith(
+        "p = 1.000: not significant — too few cases to tell a difference from noise"
+    )
+    assert "beats" not in difference.sentence and "significant:" not in difference.sentence
 
 
 def test_holm_keeps_a_borderline_difference_from_being_called_among_many() -> None:
@@ -99,6 +104,10 @@ def test_holm_keeps_a_borderline_difference_from_being_called_among_many() -> No
     assert worse.p_value == pytest.approx(0.03125)
     assert worse.p_adjusted == pytest.approx(3 * 0.03125)
     assert not worse.significant
+    # The words follow the adjusted p: significant alone, noise among many.
+    assert "significant: worse fails more often than best" in alone[0].sentence
+    assert "too few cases to tell a difference from noise" in worse.sentence
+    assert "significant:" not in worse.sentence
 
 
 def test_only_the_cases_both_ran_are_paired() -> None:
@@ -129,3 +138,18 @@ def test_agents_without_a_case_in_common_are_not_compared() -> None:
 
 def test_one_agent_has_nothing_to_be_compared_with() -> None:
     assert differences_from_best([entry("alone", 1)], {"run-alone": cases(3, 0)}) == []
+
+
+def test_a_difference_reads_in_chinese_with_what_it_means() -> None:
+    passed = {
+        "run-strong": cases(16, 0),
+        "run-weak": {f"case-{i}": i % 2 == 0 for i in range(16)},
+        "run-near": cases(15, 1),
+    }
+    board = [entry("strong", 1), entry("near", 2), entry("weak", 3)]
+    with use_language("zh_CN"):
+        near, weak = differences_from_best(board, passed)
+    assert weak.sentence.startswith("strong 胜过 weak：在双方都跑过的 16 个用例中")
+    assert weak.sentence.endswith("（显著：weak 比 strong 更常失败）")
+    assert near.sentence.endswith("不显著（样本太少，分不清是真差距还是噪声）")
+    assert "显著：" not in near.sentence

@@ -217,7 +217,7 @@ def test_for_a_chinese_reader_the_comment_is_chinese_with_ids_and_checks_as_writ
         (row,) = [line for line in text.splitlines() if line.startswith(f"| `{case}` |")]
         assert "| 通过 1/1 | 失败 0/1（" in row and f"（{failure}））" in row
         (divergence,) = [line for line in text.splitlines() if line.startswith(f"- `{case}`，")]
-        assert re.match(rf"- `{case}`，第 \d+ 步（`extra_step`）：`B called ", divergence)
+        assert re.match(rf"- `{case}`，第 \d+ 步（`extra_step`）：`B 调用了 ", divergence)
         assert "（[trace 对比](https://seatrial.example.com/compare/case?" in divergence
     assert "**首次分歧**（A：基线，B：本次运行）：" in text
     for english in ("gates", "Regressed", "First divergence", "this run", "why it fails now"):

@@ -19,13 +19,14 @@ from rich.console import Console
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import open_store, project
+from seatrial.cli._context import open_store, project, speak_reader_language
 from seatrial.cli._options import (
     TEXT_JSON_OR_MD,
     Concurrency,
     Db,
     Gateway,
     Judge,
+    Lang,
     LeaderboardOutput,
     Repeats,
     Tags,
@@ -35,7 +36,8 @@ from seatrial.cli._options import (
 )
 from seatrial.cli._output import print_notice
 from seatrial.errors import InputError
-from seatrial.i18n import N_, counted
+from seatrial.i18n import N_, ngettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial._execute import NoticeLevel, OnNotice
@@ -78,7 +80,7 @@ def _render(board: Leaderboard, format: str, output: Path | None) -> None:
         typer.echo(text, nl=False)
     else:
         output.write_text(text, encoding="utf-8")
-        err_console.print(f"leaderboard written to {output}", highlight=False)
+        err_console.print(_("leaderboard written to {path}").format(path=output), highlight=False)
 
 
 async def _check_agents(
@@ -110,9 +112,11 @@ def _notices_to(chatter: Console) -> OnNotice:
 
 def _stopped(bench_id: str, spec: str, run_id: str | None) -> None:
     err_console.print(
-        f"[yellow]benchmark {bench_id} stopped at {escape(spec)}[/]: the finished runs are "
-        f"stored (`seatrial bench --show {bench_id}`); finish the interrupted one with "
-        f"`seatrial run --resume {run_id}`",
+        _(
+            "[yellow]benchmark {bench_id} stopped at {spec}[/]: the finished runs are stored "
+            "(`seatrial bench --show {bench_id}`); finish the interrupted one with "
+            "`seatrial run --resume {run_id}`"
+        ).format(bench_id=bench_id, spec=escape(spec), run_id=run_id),
         highlight=False,
     )
 
@@ -138,8 +142,16 @@ async def _run_bench(
     suite = await _check_agents(agents, suite_path, config, base)
     bench_id = new_bench_id()
     chatter.print(
-        f"benchmark {bench_id}: suite {suite.name}, {counted(len(suite.cases), 'case')}, "
-        f"{counted(len(agents), 'agent')}",
+        _("benchmark {bench_id}: suite {suite}, {cases}, {agents}").format(
+            bench_id=bench_id,
+            suite=suite.name,
+            cases=ngettext("{count} case", "{count} cases", len(suite.cases)).format(
+                count=len(suite.cases)
+            ),
+            agents=ngettext("{count} agent", "{count} agents", len(agents)).format(
+                count=len(agents)
+            ),
+        ),
         highlight=False,
         markup=False,
     )
@@ -173,7 +185,10 @@ async def _run_bench(
             raise KeyboardInterrupt
         summary = result.report.summary
         chatter.print(
-            f"  run {result.run_id}: {summary.passed}/{summary.attempts} attempts passed",
+            "  "
+            + _("run {run_id}: {passed}/{attempts} attempts passed").format(
+                run_id=result.run_id, passed=summary.passed, attempts=summary.attempts
+            ),
             highlight=False,
             markup=False,
         )
@@ -210,6 +225,7 @@ def bench_command(
     timeout: Timeout = None,
     tag: Tags = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Run SUITE once per agent with the same cases, repeats and gateway settings, and rank
     them: success with intervals, pass^k, latency, tokens, cost per success, tool success,
@@ -221,6 +237,7 @@ def bench_command(
 
     chosen_format(format, TEXT_JSON_OR_MD)
     config = project()
+    speak_reader_language(lang, config)
     if show is None:
         if suite_path is None:
             raise InputError("give a SUITE file to benchmark, or --show BENCH_ID")
@@ -252,4 +269,8 @@ def bench_command(
         board = bench_leaderboard(store, bench_id)
     _render(board, format, output)
     if show is None:
-        chatter.print(f"again: seatrial bench --show {bench_id}", highlight=False, markup=False)
+        chatter.print(
+            _("again: {command}").format(command=f"seatrial bench --show {bench_id}"),
+            highlight=False,
+            markup=False,
+        )

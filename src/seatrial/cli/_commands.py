@@ -245,14 +245,22 @@ def init(
     directory: Annotated[Path, typer.Argument(help=N_("Project folder to create or fill."))] = Path(
         "."
     ),
+    lang: Lang = None,
 ) -> None:
     """Create a project: seatrial.yaml, an example suite, a fixture and an example agent."""
     from seatrial.demo import write_project
+    from seatrial.i18n import current_language
+    from seatrial.i18n import gettext as _
 
-    written = write_project(directory)
+    speak_reader_language(lang, project())
+    written = write_project(directory, current_language())
     for path in written:
-        console.print(f"created {path}")
-    console.print(f"next: cd {directory} && seatrial run suites/example.yaml --agent example")
+        console.print(_("created {path}").format(path=path))
+    console.print(
+        _("next: {command}").format(
+            command=f"cd {directory} && seatrial run suites/example.yaml --agent example"
+        )
+    )
 
 
 @app.command()

@@ -9,8 +9,15 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import open_store, project
-from seatrial.cli._options import TEXT_JSON_OR_MD, Db, Output, TextJsonOrMd, chosen_format
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import (
+    TEXT_JSON_OR_MD,
+    Db,
+    Lang,
+    Output,
+    TextJsonOrMd,
+    chosen_format,
+)
 from seatrial.i18n import N_
 
 
@@ -33,13 +40,16 @@ def compare_command(
         ),
     ] = False,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Per-case transitions (regressed, fixed, still failing, new, removed, flaky), pass-rate
     changes with intervals by category, metric and failure-type shifts."""
     from seatrial.compare import compare_runs, resolve_run_ref, to_markdown, to_text
+    from seatrial.i18n import gettext as _
 
     chosen_format(format, TEXT_JSON_OR_MD)
     config = project()
+    speak_reader_language(lang, config)
     with open_store(db, config) as store:
         comparison = compare_runs(
             store, resolve_run_ref(store, base), resolve_run_ref(store, candidate)
@@ -58,6 +68,6 @@ def compare_command(
             sys.stdout.write(text)
         else:
             output.write_text(text, encoding="utf-8")
-            console.print(f"wrote {output}")
+            console.print(_("wrote {path}").format(path=output))
     if fail_on_regression and comparison.of("regressed"):
         raise typer.Exit(1)

@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import open_store
-from seatrial.cli._options import TEXT_JSON_OR_MD, Db, TextJsonOrMd, chosen_format
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import TEXT_JSON_OR_MD, Db, Lang, TextJsonOrMd, chosen_format
 from seatrial.i18n import N_
 
 
@@ -41,6 +41,7 @@ def diff(
     ] = None,
     format: TextJsonOrMd = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Align two attempts' trajectories and mark the first step where they diverge.
 
@@ -57,7 +58,9 @@ def diff(
     )
 
     chosen_format(format, TEXT_JSON_OR_MD)
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         ref_a = parse_attempt_ref(store, attempt_a, case, attempt)
         # `diff RUN1:CASE RUN2` means the same case in RUN2.
         refs = [ref_a, parse_attempt_ref(store, attempt_b, case or ref_a.case_id, attempt)]

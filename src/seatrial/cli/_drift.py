@@ -9,8 +9,8 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, guarded
-from seatrial.cli._context import open_store
-from seatrial.cli._options import Db, DriftBaseline, TextOrJson, chosen_format
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Db, DriftBaseline, Lang, TextOrJson, chosen_format
 from seatrial.cli._output import print_drift
 from seatrial.i18n import N_
 
@@ -31,13 +31,16 @@ def drift(
     ] = 0.2,
     format: TextOrJson = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Compare a run's tool sequences, reply lengths and verdicts with its baseline's; exit 1
     on a drift alarm, 0 without, 2 on bad input."""
     from seatrial.compare import probe_drift, resolve_run_ref
 
     chosen_format(format)
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         run_id = resolve_run_ref(store, run)
         baseline_id = resolve_run_ref(store, baseline) if baseline is not None else None
         report = probe_drift(store, run_id, baseline_id, max_distance=max_distance)

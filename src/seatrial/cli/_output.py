@@ -9,15 +9,14 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import console, err_console
-from seatrial.i18n import counted
+from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext, pgettext
 
 if TYPE_CHECKING:
     from seatrial._execute import NoticeLevel
     from seatrial.compare import DriftReport, MetricDrift
     from seatrial.config import Config
     from seatrial.notify import Delivery
-
-_HEADINGS = {"tool_sequence": "tool sequence", "reply_length": "reply length", "verdict": "verdict"}
 
 
 def print_notice(level: NoticeLevel, text: str) -> None:
@@ -33,62 +32,92 @@ def print_notice(level: NoticeLevel, text: str) -> None:
 def _cell(metric: MetricDrift) -> str:
     figure = f"{metric.distance:.2f}"
     if metric.alarm:
-        return f"[bold red]{figure} ALARM[/]"
+        return _("[bold red]{figure} ALARM[/]").format(figure=figure)
     if metric.note:
-        return f"{figure} [dim](few attempts)[/]"
+        return _("{figure} [dim](few attempts)[/]").format(figure=figure)
     return figure if metric.distance else f"[dim]{figure}[/]"
 
 
 def print_drift(report: DriftReport) -> None:
     """The comparison as a table (pooled, then every case that moved), notes and alarms."""
-    from seatrial.compare import METRICS, POOLED
+    from seatrial.compare import METRIC_NAMES, METRICS, POOLED
 
-    kind = "probe" if report.probe else "suite"
-    flag = "" if report.probe else " (not flagged probe: true)"
+    suite = escape(report.suite)
+    where = (
+        _("probe {suite}").format(suite=suite)
+        if report.probe
+        else _("suite {suite} (not flagged probe: true)").format(suite=suite)
+    )
     console.print(
-        f"drift of run [bold]{report.run_id}[/] ({kind} {escape(report.suite)}{flag}, agent "
-        f"{escape(report.agent)})\n  against {report.baseline_run_id} "
-        f"({escape(report.baseline_reason)})",
+        _(
+            "drift of run [bold]{run_id}[/] ({where}, agent {agent})\n  against {baseline} "
+            "({reason})"
+        ).format(
+            run_id=report.run_id,
+            where=where,
+            agent=escape(report.agent),
+            baseline=report.baseline_run_id,
+            reason=escape(report.baseline_reason),
+        ),
         highlight=False,
     )
     limits = report.thresholds
     console.print(
-        "  thresholds: "
-        + ", ".join(f"{_HEADINGS[m]} {limits.limit(m):.2f}" for m in METRICS)
-        + f" (an alarm needs {limits.min_attempts}+ attempts on each side)",
+        "  "
+        + _("thresholds: {limits} (an alarm needs {min_attempts}+ attempts on each side)").format(
+            limits=pgettext("list separator", ", ").join(
+                f"{_(METRIC_NAMES[m])} {limits.limit(m):.2f}" for m in METRICS
+            ),
+            min_attempts=limits.min_attempts,
+        ),
         highlight=False,
     )
     moved = [case for case in report.cases if case.moved]
     scopes = ([report.pooled] if report.pooled is not None else []) + moved
     if scopes:
         table = Table(show_edge=False, pad_edge=False)
-        table.add_column("case")
-        table.add_column("attempts", justify="right")
+        table.add_column(_("case"))
+        table.add_column(_("attempts"), justify="right")
         for metric in METRICS:
-            table.add_column(_HEADINGS[metric], justify="right")
+            table.add_column(_(METRIC_NAMES[metric]), justify="right")
         for scope in scopes:
             first = scope.metrics[0]
             table.add_row(
-                "all cases pooled" if scope.case_id == POOLED else escape(scope.case_id),
+                _("all cases pooled") if scope.case_id == POOLED else escape(scope.case_id),
                 f"{first.base_attempts} -> {first.run_attempts}",
                 *(_cell(m) for m in scope.metrics),
             )
         console.print(table)
     unchanged = len(report.cases) - len(moved)
-    compared = counted(len(report.cases), "case")
-    console.print(f"{compared} compared, {unchanged} unchanged", highlight=False)
+    console.print(
+        ngettext(
+            "{count} case compared, {unchanged} unchanged",
+            "{count} cases compared, {unchanged} unchanged",
+            len(report.cases),
+        ).format(count=len(report.cases), unchanged=unchanged),
+        highlight=False,
+    )
     if report.only_in_run:
         shown = ", ".join(report.only_in_run)
-        console.print(f"only in the run (not compared): {shown}", markup=False, highlight=False)
+        console.print(
+            _("only in the run (not compared): {cases}").format(cases=shown),
+            markup=False,
+            highlight=False,
+        )
     if report.only_in_baseline:
         shown = ", ".join(report.only_in_baseline)
-        console.print(f"only in the baseline: {shown}", markup=False, highlight=False)
+        console.print(
+            _("only in the baseline: {cases}").format(cases=shown), markup=False, highlight=False
+        )
     for note in report.notes:
-        console.print(f"note: {note}", markup=False, highlight=False)
+        console.print(_("note: {note}").format(note=note), markup=False, highlight=False)
     for alarm in report.alarms:
-        err_console.print(f"[bold red]drift alarm:[/] {escape(alarm.message())}", highlight=False)
+        err_console.print(
+            _("[bold red]drift alarm:[/] {alarm}").format(alarm=escape(alarm.message())),
+            highlight=False,
+        )
     if not report.alarms:
-        console.print("[green]no drift alarm[/]")
+        console.print(_("[green]no drift alarm[/]"))
 
 
 def print_delivery(event: str, delivery: Delivery) -> None:

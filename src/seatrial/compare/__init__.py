@@ -40,6 +40,7 @@ from seatrial.compare._diff import (
 )
 from seatrial.compare._distance import ks_statistic, total_variation
 from seatrial.compare._drift import (
+    METRIC_NAMES,
     METRICS,
     POOLED,
     DriftAlarm,
@@ -133,6 +134,7 @@ __all__ = [
     "LATEST",
     "LATEST_PASSING",
     "METRICS",
+    "METRIC_NAMES",
     "NO_GATE",
     "NO_GATE_RULE",
     "POOLED",

@@ -22,6 +22,7 @@ from seatrial.compare._stats import (
     paired_outcomes,
     wilson_interval,
 )
+from seatrial.i18n import N_
 from seatrial.record import Verdict
 from seatrial.store import Store
 
@@ -291,16 +292,16 @@ def _metrics(base: RunData, cand: RunData) -> list[MetricDelta]:
 
     result = []
     for label, name in (
-        ("tool calls / attempt", "tool_calls"),
-        ("tokens / attempt", "tokens"),
-        ("cost USD / attempt", "cost_usd"),
+        (N_("tool calls / attempt"), "tool_calls"),
+        (N_("tokens / attempt"), "tokens"),
+        (N_("cost USD / attempt"), "cost_usd"),
     ):
         result.append(
             MetricDelta(label, _mean(per_attempt(base, name)), _mean(per_attempt(cand, name)))
         )
     base_latency = latency_summary(per_attempt(base, "wall_time_ms"))
     cand_latency = latency_summary(per_attempt(cand, "wall_time_ms"))
-    for label, attribute in (("latency p50 ms", "p50"), ("latency p95 ms", "p95")):
+    for label, attribute in ((N_("latency p50 ms"), "p50"), (N_("latency p95 ms"), "p95")):
         result.append(
             MetricDelta(
                 label,

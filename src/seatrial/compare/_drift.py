@@ -16,6 +16,8 @@ from typing import Any, Literal
 from seatrial.compare._distance import ecdf, ks_gap, shares, total_variation
 from seatrial.compare._flaky import REPLAY_TAG
 from seatrial.errors import InputError, RunNotFound
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store import Store
 
@@ -28,7 +30,12 @@ POOLED = "(all cases)"
 """The scope name of the pooled comparison."""
 
 _SHOWN_SHIFTS = 3
-_LABELS = {"tool_sequence": "tool sequence", "reply_length": "reply length", "verdict": "verdict"}
+METRIC_NAMES = {
+    "tool_sequence": N_("tool sequence"),
+    "reply_length": N_("reply length"),
+    "verdict": N_("verdict"),
+}
+"""How each metric is named to a reader, in English (``_(name)`` reads it translated)."""
 
 
 @dataclass(frozen=True)
@@ -95,8 +102,12 @@ class MetricDrift:
         """What moved, in words: the most changed entries (and medians for lengths)."""
         parts = [shift.describe() for shift in self.shifts]
         if self.medians is not None:
-            parts.append(f"median {self.medians[0]:g} -> {self.medians[1]:g} chars")
-        return "; ".join(parts) or "no change"
+            parts.append(
+                _("median {base} -> {run} chars").format(
+                    base=f"{self.medians[0]:g}", run=f"{self.medians[1]:g}"
+                )
+            )
+        return _("; ").join(parts) or _("no change")
 
     def to_dict(self) -> dict[str, Any]:
         """JSON-ready."""
@@ -140,11 +151,21 @@ class DriftAlarm:
     def message(self) -> str:
         """``"probe workspace-agent, case read-missing-config: tool sequence moved 1.00
         (threshold 0.20): read_file x2 100% -> 0%; ..."``."""
-        scope = "all cases pooled" if self.case_id == POOLED else f"case {self.case_id}"
-        kind = "probe" if self.probe else "suite"
-        return (
-            f"{kind} {self.suite}, {scope}: {_LABELS[self.metric]} moved "
-            f"{self.distance:.2f} (threshold {self.threshold:.2f}): {self.detail}"
+        scope = (
+            _("all cases pooled")
+            if self.case_id == POOLED
+            else _("case {case_id}").format(case_id=self.case_id)
+        )
+        kind = _("probe {suite}") if self.probe else _("suite {suite}")
+        return _(
+            "{where}, {scope}: {metric} moved {distance} (threshold {threshold}): {detail}"
+        ).format(
+            where=kind.format(suite=self.suite),
+            scope=scope,
+            metric=_(METRIC_NAMES[self.metric]),
+            distance=f"{self.distance:.2f}",
+            threshold=f"{self.threshold:.2f}",
+            detail=self.detail,
         )
 
 
@@ -199,9 +220,9 @@ def default_baseline(store: Store, run_id: str) -> tuple[str, str]:
     for other in store.list_runs(limit=None, suite=info.suite, agent=info.agent):
         earlier = (other.started_at, other.run_id) < (info.started_at, info.run_id)
         if earlier and other.status == "finished" and REPLAY_TAG not in other.tags:
-            return other.run_id, (
-                f"newest earlier finished run of suite {info.suite!r} and agent {info.agent!r}"
-            )
+            return other.run_id, _(
+                "newest earlier finished run of suite {suite} and agent {agent}"
+            ).format(suite=repr(info.suite), agent=repr(info.agent))
     raise RunNotFound(
         f"run {run_id} has no baseline: no earlier finished run of suite {info.suite!r} with "
         f"agent {info.agent!r} is stored (replay runs are skipped); give one with --baseline"
@@ -225,7 +246,7 @@ def probe_drift(
     if baseline_run_id is None:
         baseline_run_id, reason = default_baseline(store, run_id)
     else:
-        reason = "given"
+        reason = _("given")
     if baseline_run_id == run_id:
         raise InputError(f"run {run_id} cannot be its own baseline; give an earlier run")
     base_info = store.get_run(baseline_run_id)
@@ -272,19 +293,23 @@ def _notes(
     limits: DriftThresholds,
 ) -> Iterable[str]:
     if base.suite != info.suite:
-        yield f"the baseline ran suite {base.suite!r}, not {info.suite!r}"
+        yield _("the baseline ran suite {baseline}, not {run}").format(
+            baseline=repr(base.suite), run=repr(info.suite)
+        )
     if base.agent != info.agent:
-        yield f"the baseline ran agent {base.agent!r}, not {info.agent!r}"
+        yield _("the baseline ran agent {baseline}, not {run}").format(
+            baseline=repr(base.agent), run=repr(info.agent)
+        )
     if not common:
-        yield "no case was stored in both runs: nothing to compare"
+        yield _("no case was stored in both runs: nothing to compare")
     compared = [scope for scope in scopes if scope is not None]
     thin = [scope for scope in compared if any(m.note for m in scope.metrics)]
     if thin:
-        yield (
-            f"{len(thin)} of {len(compared)} comparisons rest on fewer "
-            f"than {limits.min_attempts} attempts on one side: shown, but they raise no alarm; "
-            "run probes with repeats (e.g. 5) for per-case drift"
-        )
+        yield _(
+            "{thin} of {compared} comparisons rest on fewer than {min_attempts} attempts on one "
+            "side: shown, but they raise no alarm; run probes with repeats (e.g. 5) for "
+            "per-case drift"
+        ).format(thin=len(thin), compared=len(compared), min_attempts=limits.min_attempts)
 
 
 def _by_case(records: list[AttemptRecord]) -> dict[str, list[AttemptRecord]]:
@@ -324,7 +349,13 @@ def _judge(drift: MetricDrift, limits: DriftThresholds) -> MetricDrift:
     enough = min(drift.base_attempts, drift.run_attempts) >= limits.min_attempts
     # A hair of slack: 1/5 computed as a float sum must not exceed a written 0.2.
     exceeds = drift.distance > threshold + 1e-9
-    note = "" if enough else f"too few attempts to alarm (fewer than {limits.min_attempts})"
+    note = (
+        ""
+        if enough
+        else _("too few attempts to alarm (fewer than {min_attempts})").format(
+            min_attempts=limits.min_attempts
+        )
+    )
     return replace(drift, threshold=threshold, alarm=exceeds and enough, note=note)
 
 
@@ -343,6 +374,7 @@ def _lengths(base: list[int], run: list[int]) -> MetricDrift:
     distance, at = ks_gap(a, b)
     shifts: tuple[Shift, ...] = ()
     if distance > 0:
-        shifts = (Shift(f"replies <= {at:g} chars", ecdf(a, at), ecdf(b, at)),)
+        entry = _("replies <= {length} chars").format(length=f"{at:g}")
+        shifts = (Shift(entry, ecdf(a, at), ecdf(b, at)),)
     medians = (float(statistics.median(a)), float(statistics.median(b)))
     return MetricDrift("reply_length", distance, 0.0, len(a), len(b), shifts, medians)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, Field
 
+from seatrial.compare._plain import agents_in_words, with_meaning
 from seatrial.compare._runs import verdict_of_repeats
 from seatrial.compare._stats import (
     holm_adjust,
@@ -27,6 +28,8 @@ from seatrial.compare._stats import (
     paired_outcomes,
     wilson_interval,
 )
+from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext
 from seatrial.record import Verdict
 from seatrial.store import AgentRun, AttemptFigures, Store, attempt_figures, tool_call_counts
 
@@ -213,22 +216,45 @@ def differences_from_best(
         best_rate = (pair.both_pass + pair.base_only) / shared if shared else 0.0
         other_rate = (pair.both_pass + pair.cand_only) / shared if shared else 0.0
         significant = shared > 0 and p_adj < alpha
+        # Ranked on attempts, paired on cases: the one ahead on the cases is named first.
+        ahead = [(best.agent, best_rate), (other.agent, other_rate)]
+        if other_rate > best_rate:
+            ahead.reverse()
+        (first, first_rate), (second, second_rate) = ahead
+        differing = pair.base_only + pair.cand_only
         if not shared:
-            text = f"{best.agent} and {other.agent} ran no case in common: nothing to compare"
+            text = _("{best} and {other} ran no case in common: nothing to compare").format(
+                best=best.agent, other=other.agent
+            )
         elif significant:
-            # Ranked on attempts, paired on cases: the one ahead on the cases is named first.
-            ahead = [(best.agent, best_rate), (other.agent, other_rate)]
-            if other_rate > best_rate:
-                ahead.reverse()
-            (first, first_rate), (second, second_rate) = ahead
-            text = (
-                f"{first} beats {second}: {first_rate:.0%} vs {second_rate:.0%} of the "
-                f"{shared} cases both ran, {_p_text(p_adj)}"
+            text = with_meaning(
+                _(
+                    "{first} beats {second}: {first_rate} vs {second_rate} of the {shared} "
+                    "cases both ran, {p}"
+                ).format(
+                    first=first,
+                    second=second,
+                    first_rate=f"{first_rate:.0%}",
+                    second_rate=f"{second_rate:.0%}",
+                    shared=shared,
+                    p=_p_text(p_adj),
+                ),
+                agents_in_words(True, first, second, differing),
             )
         else:
-            text = (
-                f"{best.agent} vs {other.agent}: {best_rate:.0%} vs {other_rate:.0%} of the "
-                f"{shared} cases both ran, {_p_text(p_adj)}: not significant"
+            text = with_meaning(
+                _(
+                    "{best} vs {other}: {best_rate} vs {other_rate} of the {shared} cases "
+                    "both ran, {p}: not significant"
+                ).format(
+                    best=best.agent,
+                    other=other.agent,
+                    best_rate=f"{best_rate:.0%}",
+                    other_rate=f"{other_rate:.0%}",
+                    shared=shared,
+                    p=_p_text(p_adj),
+                ),
+                agents_in_words(False, first, second, differing),
             )
         found.append(
             AgentDifference(
@@ -251,13 +277,16 @@ def differences_from_best(
 def method_sentence(comparisons: int, alpha: float = ALPHA) -> str:
     """How a board's differences are tested, in a sentence for its footer."""
     if comparisons == 0:
-        return "One agent on the board: nothing to compare."
-    return (
+        return _("One agent on the board: nothing to compare.")
+    return ngettext(
         "Each agent is set against the best on the cases both ran: exact McNemar test on the "
         "case verdicts (a case passes when most of its repeats pass), p-values adjusted for "
-        f"{comparisons} comparison{'s' if comparisons != 1 else ''} with Holm's method; "
-        f"significant when below {alpha:g}."
-    )
+        "{count} comparison with Holm's method; significant when below {alpha}.",
+        "Each agent is set against the best on the cases both ran: exact McNemar test on the "
+        "case verdicts (a case passes when most of its repeats pass), p-values adjusted for "
+        "{count} comparisons with Holm's method; significant when below {alpha}.",
+        comparisons,
+    ).format(count=comparisons, alpha=f"{alpha:g}")
 
 
 def rank_runs(

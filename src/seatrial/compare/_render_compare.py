@@ -1,35 +1,50 @@
-"""A comparison as Markdown (ready to paste as a pull-request comment) and as terminal text."""
+"""A comparison as Markdown (ready to paste as a pull-request comment) and as terminal text,
+in the reader's language, each McNemar p said in plain words beside it."""
 
 from __future__ import annotations
 
+from rich.markup import escape
+
 from seatrial.compare._compare import CaseChange, Comparison, GroupDelta, MetricDelta
+from seatrial.compare._plain import interval_legend, paired_in_words, with_meaning
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
+from seatrial.record import failure_type_word, verdict_word
 
 TRANSITION_TITLES = {
-    "regressed": "Regressed",
-    "fixed": "Fixed",
-    "still_failing": "Still failing",
-    "new": "New",
-    "removed": "Removed",
-    "flaky": "Flaky (kept out of the deltas)",
-    "still_passing": "Still passing",
+    "regressed": N_("Regressed"),
+    "fixed": N_("Fixed"),
+    "still_failing": N_("Still failing"),
+    "new": N_("New"),
+    "removed": N_("Removed"),
+    "flaky": N_("Flaky (kept out of the deltas)"),
+    "still_passing": N_("Still passing"),
 }
-"""How reports title each transition, in the order they list them."""
+"""How reports title each transition, in the order they list them (English; ``_(title)``
+reads one in the reader's language)."""
 
 _LISTED = {k: v for k, v in TRANSITION_TITLES.items() if k != "still_passing"}
 """The transitions the text and Markdown list case by case (still passing is only counted)."""
 
 
 def _verdict_change(c: CaseChange) -> str:
-    before = f"{c.base_verdict} {c.base_passes}" if c.base_verdict else "-"
-    after = f"{c.cand_verdict} {c.cand_passes}" if c.cand_verdict else "-"
-    failures = ", ".join(c.cand_failures or c.base_failures)
-    return f"{before} -> {after}" + (f" ({failures})" if failures else "")
+    before = f"{verdict_word(c.base_verdict)} {c.base_passes}" if c.base_verdict else "-"
+    after = f"{verdict_word(c.cand_verdict)} {c.cand_passes}" if c.cand_verdict else "-"
+    failures = pgettext("list separator", ", ").join(
+        failure_type_word(f) for f in c.cand_failures or c.base_failures
+    )
+    said = _(" ({failure_types})").format(failure_types=failures) if failures else ""
+    return f"{before} -> {after}{said}"
 
 
 def change_text(group: GroupDelta) -> str:
     """The Newcombe change in points: ``-18.2 pts [-40.1, +3.5]``."""
     change = group.change
-    return f"{change.estimate * 100:+.1f} pts [{change.low * 100:+.1f}, {change.high * 100:+.1f}]"
+    return _("{estimate} pts [{low}, {high}]").format(
+        estimate=f"{change.estimate * 100:+.1f}",
+        low=f"{change.low * 100:+.1f}",
+        high=f"{change.high * 100:+.1f}",
+    )
 
 
 def metric_number(value: float | None) -> str:
@@ -48,15 +63,40 @@ def _metric_change(metric: MetricDelta) -> str:
     return f"{change:+,.2f}"
 
 
+def _titled(title: str, count: int) -> str:
+    """A transition's title and how many cases it lists: ``Regressed (3)``."""
+    return _("{title} ({count})").format(title=_(title), count=count)
+
+
+def p_text(group: GroupDelta, figure: str) -> str:
+    """``figure`` (the group's McNemar p as the caller writes it) and what it means."""
+    return with_meaning(figure, paired_in_words(group.paired))
+
+
 def headline(comparison: Comparison) -> str:
-    """One line: how many cases regressed and fixed, and the overall change."""
-    regressed = len(comparison.of("regressed"))
-    fixed = len(comparison.of("fixed"))
-    return (
-        f"{regressed} regressed, {fixed} fixed, {len(comparison.of('still_failing'))} still "
-        f"failing, {len(comparison.of('flaky'))} flaky; pass rate "
-        f"{comparison.overall.base.format()} -> {comparison.overall.cand.format()}, change "
-        f"{change_text(comparison.overall)}, McNemar p = {comparison.overall.paired.p_value:.3g}"
+    """One line: how many cases regressed and fixed, and the overall change, its McNemar p
+    said in plain words."""
+    overall = comparison.overall
+    return _(
+        "{regressed} regressed, {fixed} fixed, {still_failing} still failing, {flaky} flaky; "
+        "pass rate {base} -> {candidate}, change {change}, {p}"
+    ).format(
+        regressed=len(comparison.of("regressed")),
+        fixed=len(comparison.of("fixed")),
+        still_failing=len(comparison.of("still_failing")),
+        flaky=len(comparison.of("flaky")),
+        base=overall.base.format(),
+        candidate=overall.cand.format(),
+        change=change_text(overall),
+        p=p_text(overall, f"McNemar p = {overall.paired.p_value:.3g}"),
+    )
+
+
+def _changed_failure_types(comparison: Comparison) -> str:
+    return pgettext("list separator", ", ").join(
+        f"{failure_type_word(name)} {before} -> {after}"
+        for name, (before, after) in comparison.failure_types.items()
+        if before != after
     )
 
 
@@ -64,11 +104,17 @@ def to_markdown(comparison: Comparison) -> str:
     """The comparison as Markdown."""
     base, cand = comparison.base.info, comparison.cand.info
     lines = [
-        f"## Seatrial: `{cand.run_id}` vs baseline `{base.run_id}`",
+        _("## Seatrial: `{candidate}` vs baseline `{base}`").format(
+            candidate=cand.run_id, base=base.run_id
+        ),
         "",
-        f"Suite **{cand.suite}**; agent `{base.agent}` -> `{cand.agent}`.",
+        _("Suite **{suite}**; agent `{base}` -> `{candidate}`.").format(
+            suite=cand.suite, base=base.agent, candidate=cand.agent
+        ),
         "",
         f"**{headline(comparison)}**",
+        "",
+        interval_legend(),
         "",
     ]
     for transition, title in _LISTED.items():
@@ -76,9 +122,9 @@ def to_markdown(comparison: Comparison) -> str:
         if not changes:
             continue
         lines += [
-            f"### {title} ({len(changes)})",
+            "### " + _titled(title, len(changes)),
             "",
-            "| case | category | base -> candidate |",
+            _("| case | category | base -> candidate |"),
             "|---|---|---|",
         ]
         for c in changes:
@@ -86,39 +132,41 @@ def to_markdown(comparison: Comparison) -> str:
             lines.append(f"| `{c.case_id}` | {c.category or '-'} | {_verdict_change(c)}{extra} |")
         lines.append("")
     lines += [
-        "### Pass rate by category (attempts; 95% intervals; flaky cases left out)",
+        _("### Pass rate by category (attempts; {level} intervals; flaky cases left out)").format(
+            level="95%"
+        ),
         "",
-        "| category | cases | base | candidate | change | McNemar p |",
+        _("| category | cases | base | candidate | change | McNemar p |"),
         "|---|---|---|---|---|---|",
     ]
     for group in [*comparison.categories, comparison.overall]:
-        name = "**all**" if group is comparison.overall else (group.name or "-")
+        name = _("**all**") if group is comparison.overall else (group.name or "-")
         lines.append(
             f"| {name} | {group.cases} | {group.base.format()} | {group.cand.format()} | "
-            f"{change_text(group)} | {group.paired.p_value:.3g} |"
+            f"{change_text(group)} | {p_text(group, f'{group.paired.p_value:.3g}')} |"
         )
     lines += [
         "",
-        "### Metrics (per attempt)",
+        _("### Metrics (per attempt)"),
         "",
-        "| metric | base | candidate | change |",
+        _("| metric | base | candidate | change |"),
         "|---|---|---|---|",
     ]
     for metric in comparison.metrics:
         lines.append(
-            f"| {metric.name} | {metric_number(metric.base)} | {metric_number(metric.cand)} | "
+            f"| {_(metric.name)} | {metric_number(metric.base)} | {metric_number(metric.cand)} | "
             f"{_metric_change(metric)} |"
         )
     if comparison.failure_types:
         lines += [
             "",
-            "### Failure types (attempts)",
+            _("### Failure types (attempts)"),
             "",
-            "| failure type | base | candidate |",
+            _("| failure type | base | candidate |"),
             "|---|---|---|",
         ]
         for name, (before, after) in comparison.failure_types.items():
-            lines.append(f"| {name} | {before} | {after} |")
+            lines.append(f"| {failure_type_word(name)} | {before} | {after} |")
     return "\n".join(lines) + "\n"
 
 
@@ -126,9 +174,18 @@ def to_text(comparison: Comparison) -> list[str]:
     """The comparison as lines of terminal text with rich markup."""
     base, cand = comparison.base.info, comparison.cand.info
     lines = [
-        f"[bold]compare[/] {base.run_id} ({base.agent}) -> {cand.run_id} ({cand.agent}), "
-        f"suite {cand.suite}",
+        _(
+            "[bold]compare[/] {base} ({base_agent}) -> {candidate} ({candidate_agent}), "
+            "suite {suite}"
+        ).format(
+            base=base.run_id,
+            base_agent=base.agent,
+            candidate=cand.run_id,
+            candidate_agent=cand.agent,
+            suite=cand.suite,
+        ),
         headline(comparison),
+        f"[dim]{escape(interval_legend())}[/]",
     ]
     colours = {
         "regressed": "red",
@@ -142,27 +199,40 @@ def to_text(comparison: Comparison) -> list[str]:
         changes = comparison.of(transition)  # type: ignore[arg-type]
         if not changes:
             continue
-        lines.append(f"[{colours[transition]}]{title} ({len(changes)})[/]")
+        lines.append(f"[{colours[transition]}]{_titled(title, len(changes))}[/]")
         for c in changes:
             extra = f" - {c.flaky}" if c.flaky else ""
             lines.append(f"  {c.case_id}  {_verdict_change(c)}{extra}")
-    lines.append("pass rate by category (change, 95% interval, McNemar p):")
+    lines.append(
+        _("pass rate by category (change, {level} interval, McNemar p):").format(level="95%")
+    )
     for group in [*comparison.categories, comparison.overall]:
-        name = "all" if group is comparison.overall else (group.name or "-")
+        name = _("all") if group is comparison.overall else (group.name or "-")
         lines.append(
-            f"  {name}: {group.base.format()} -> {group.cand.format()}  {change_text(group)}  "
-            f"p={group.paired.p_value:.3g} ({group.cases} cases)"
+            "  "
+            + _("{name}: {base} -> {candidate}  {change}  {p} ({cases})").format(
+                name=name,
+                base=group.base.format(),
+                candidate=group.cand.format(),
+                change=change_text(group),
+                p=p_text(group, f"p={group.paired.p_value:.3g}"),
+                cases=ngettext("{count} case", "{count} cases", group.cases).format(
+                    count=group.cases
+                ),
+            )
         )
-    lines.append("metrics per attempt:")
+    lines.append(_("metrics per attempt:"))
     for metric in comparison.metrics:
         lines.append(
-            f"  {metric.name}: {metric_number(metric.base)} -> {metric_number(metric.cand)} "
-            f"({_metric_change(metric)})"
+            "  "
+            + _("{metric}: {base} -> {candidate} ({change})").format(
+                metric=_(metric.name),
+                base=metric_number(metric.base),
+                candidate=metric_number(metric.cand),
+                change=_metric_change(metric),
+            )
         )
-    shifted = {n: v for n, v in comparison.failure_types.items() if v[0] != v[1]}
+    shifted = _changed_failure_types(comparison)
     if shifted:
-        lines.append(
-            "failure types: "
-            + ", ".join(f"{n} {before} -> {after}" for n, (before, after) in shifted.items())
-        )
+        lines.append(_("failure types: {shifted}").format(shifted=shifted))
     return lines

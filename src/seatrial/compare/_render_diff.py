@@ -18,7 +18,9 @@ from rich.text import Text
 
 from seatrial.compare._markdown import markdown_text
 from seatrial.compare._steps import Step, answer_text, call_text, short
-from seatrial.record import AttemptRecord
+from seatrial.i18n import current_language, ngettext
+from seatrial.i18n import gettext as _
+from seatrial.record import AttemptRecord, failure_type_word, verdict_word
 
 if TYPE_CHECKING:
     from seatrial.compare._diff import Row, TraceDiff
@@ -40,10 +42,19 @@ class AttemptHeader:
 
     def line(self) -> str:
         """``run R  case C  attempt N  FAIL (loop)  agent SPEC`` on one line."""
-        verdict = self.verdict + (f" ({self.failure_type})" if self.failure_type else "")
-        return (
-            f"run {self.run_id}  case {self.case_id}  attempt {self.attempt}  {verdict}  "
-            f"agent {self.agent}"
+        verdict = verdict_word(self.verdict)
+        if self.failure_type:
+            verdict += _(" ({failure_types})").format(
+                failure_types=failure_type_word(self.failure_type)
+            )
+        return _(
+            "run {run_id}  case {case_id}  attempt {attempt}  {verdict}  agent {agent}"
+        ).format(
+            run_id=self.run_id,
+            case_id=self.case_id,
+            attempt=self.attempt,
+            verdict=verdict,
+            agent=self.agent,
         )
 
 
@@ -65,59 +76,69 @@ def header_of(record: AttemptRecord, agent: str) -> AttemptHeader:
 
 
 def _ordinal(n: int) -> str:
+    """``2nd`` in English; the bare number in a language whose sentence says the rest
+    (``第 {nth} 次``)."""
+    if current_language() != "en":
+        return str(n)
     suffix = "th" if 10 <= n % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
     return f"{n}{suffix}"
 
 
 def _outcome(step: Step) -> str:
     if step.detail.get("success"):
-        return "succeeded"
-    return f"FAILED with {step.detail.get('error_type') or 'an error'}"
+        return _("succeeded")
+    error = step.detail.get("error_type")
+    if error:
+        return _("FAILED with {error}").format(error=error)
+    return _("FAILED with an error")
 
 
 def _doing(step: Step | None, before: Sequence[Step]) -> str:
     """What a step did, as a verb phrase: ``called read_file(path='a') again ...``."""
     if step is None:
-        return "had stopped"
+        return _("had stopped")
     detail = step.detail
     if step.kind == "tool_call":
-        text = f"called {call_text(detail['name'], detail['arguments'])}"
+        text = _("called {call}").format(call=call_text(detail["name"], detail["arguments"]))
         prior = [s for s in before if s.kind == "tool_call" and s.key[1:3] == step.key[1:3]]
         if prior:
-            text += f" a {_ordinal(len(prior) + 1)} time (it had {_outcome(prior[-1])})"
+            text += _(" a {nth} time (it had {outcome})").format(
+                nth=_ordinal(len(prior) + 1), outcome=_outcome(prior[-1])
+            )
         if not detail["success"] and (not prior or _outcome(prior[-1]) != _outcome(step)):
-            text += f", which {_outcome(step)}"
+            text += _(", which {outcome}").format(outcome=_outcome(step))
         return text
     if step.kind == "model_call":
         answer = answer_text(detail.get("answer"))
-        return f"called the model {detail.get('model') or ''}".rstrip() + (
-            f", which answered {answer}" if answer else ""
-        )
+        text = _("called the model {model}").format(model=detail.get("model") or "").rstrip()
+        return text + (_(", which answered {answer}").format(answer=answer) if answer else "")
     if step.kind == "permission":
-        return f"was {detail.get('decision')} permission for {detail.get('tool')} " + (
-            f"({detail.get('scope')})"
+        return _("was {decision} permission for {tool} ({scope})").format(
+            decision=detail.get("decision"), tool=detail.get("tool"), scope=detail.get("scope")
         )
     if step.kind == "state_change":
-        return f"changed state ({detail.get('op')} {detail.get('target')})"
-    return f"replied {short(detail.get('text', ''), 70)}"
+        return _("changed state ({op} {target})").format(
+            op=detail.get("op"), target=detail.get("target")
+        )
+    return _("replied {text}").format(text=short(detail.get("text", ""), 70))
 
 
 def _arguments_differ(a: Step, b: Step) -> str:
     args_a, args_b = a.detail["arguments"], b.detail["arguments"]
     if not (isinstance(args_a, dict) and isinstance(args_b, dict)):
-        return f"with {short(args_b)} where A passed {short(args_a)}"
+        return _("with {b} where A passed {a}").format(b=short(args_b), a=short(args_a))
     keys = [k for k in dict.fromkeys([*args_a, *args_b]) if args_a.get(k) != args_b.get(k)]
     if not keys:  # only whitespace-insensitive parts differ
         keys = list(args_b)
     shown_b = ", ".join(f"{k}={short(args_b.get(k))}" for k in keys[:3])
     shown_a = ", ".join(f"{k}={short(args_a.get(k))}" for k in keys[:3])
-    return f"with {shown_b} where A passed {shown_a}"
+    return _("with {b} where A passed {a}").format(b=shown_b, a=shown_a)
 
 
 def _result(step: Step) -> str:
     if not step.detail.get("success"):
         return _outcome(step)
-    return f"returned {short(step.detail.get('result'), 50)}"
+    return _("returned {result}").format(result=short(step.detail.get("result"), 50))
 
 
 def summarise(rows: Sequence[Row], index: int) -> str:
@@ -128,31 +149,35 @@ def summarise(rows: Sequence[Row], index: int) -> str:
     a, b = row.a, row.b
     if b is not None and a is None:
         next_a = next((r.a for r in rows[index:] if r.a is not None), None)
-        return f"B {_doing(b, before_b)} where A {_doing(next_a, before_a)}"
+        return _("B {b} where A {a}").format(b=_doing(b, before_b), a=_doing(next_a, before_a))
     if a is not None and b is None:
         next_b = next((r.b for r in rows[index:] if r.b is not None), None)
-        return f"A {_doing(a, before_a)} where B {_doing(next_b, before_b)}"
+        return _("A {a} where B {b}").format(a=_doing(a, before_a), b=_doing(next_b, before_b))
     assert a is not None and b is not None
     if a.kind == b.kind == "tool_call" and row.kind == "different_arguments":
-        return f"B called {b.detail['name']} {_arguments_differ(a, b)}"
+        return _("B called {tool} {difference}").format(
+            tool=b.detail["name"], difference=_arguments_differ(a, b)
+        )
     if a.kind == b.kind == "tool_call" and row.kind == "different_tool_result":
         call = call_text(b.detail["name"], b.detail["arguments"])
-        return f"{call} {_result(b)} in B where it {_result(a)} in A"
+        return _("{call} {b} in B where it {a} in A").format(call=call, b=_result(b), a=_result(a))
     if a.kind == b.kind == "model_call" and row.kind == "different_model_request":
         hash_a = str(a.detail.get("request_hash"))[:12]
         hash_b = str(b.detail.get("request_hash"))[:12]
-        return (
-            f"B sent the model a different request than A (request hash {hash_b} vs {hash_a}): "
-            "what the model was given had changed"
-        )
+        return _(
+            "B sent the model a different request than A (request hash {b} vs {a}): what the "
+            "model was given had changed"
+        ).format(b=hash_b, a=hash_a)
     if a.kind == b.kind == "model_call" and row.kind == "different_model_answer":
-        answer_a = answer_text(a.detail.get("answer")) or "(nothing)"
-        answer_b = answer_text(b.detail.get("answer")) or "(nothing)"
+        answer_a = answer_text(a.detail.get("answer")) or _("(nothing)")
+        answer_b = answer_text(b.detail.get("answer")) or _("(nothing)")
         if a.detail.get("error") != b.detail.get("error"):
             answer_a += f" FAILED ({a.detail['error']})" if a.detail.get("error") else ""
             answer_b += f" FAILED ({b.detail['error']})" if b.detail.get("error") else ""
-        return f"the model answered {answer_b} in B where it answered {answer_a} in A"
-    return f"B {_doing(b, before_b)} where A {_doing(a, before_a)}"
+        return _("the model answered {b} in B where it answered {a} in A").format(
+            b=answer_b, a=answer_a
+        )
+    return _("B {b} where A {a}").format(b=_doing(b, before_b), a=_doing(a, before_a))
 
 
 # -- views ---------------------------------------------------------------------------------
@@ -178,20 +203,28 @@ def visible(rows: Sequence[Row], context: int = 2) -> list[int | tuple[int, int]
     return shown
 
 
-def _models_line(a: AttemptHeader, b: AttemptHeader) -> str:
-    left, right = ", ".join(a.models) or "-", ", ".join(b.models) or "-"
-    return f"models: {left}" if left == right else f"models: {left} -> {right}"
+def _models_line(left: str, right: str) -> str:
+    if left == right:
+        return _("models: {models}").format(models=left)
+    return _("models: {a} -> {b}").format(a=left, b=right)
 
 
 def _headers(diff: TraceDiff, a: AttemptHeader | None, b: AttemptHeader | None) -> list[str]:
     lines = []
     if a is not None and b is not None:
-        lines += [f"A: {a.line()}", f"B: {b.line()}", _models_line(a, b)]
+        left, right = ", ".join(a.models) or "-", ", ".join(b.models) or "-"
+        lines += [f"A: {a.line()}", f"B: {b.line()}", _models_line(left, right)]
     else:
         models = diff.to_dict()["models"]
         left, right = ", ".join(models["a"]) or "-", ", ".join(models["b"]) or "-"
-        lines.append(f"models: {left}" if left == right else f"models: {left} -> {right}")
+        lines.append(_models_line(left, right))
     return lines
+
+
+def _identical_steps(count: int) -> str:
+    return ngettext(
+        "... {count} identical step ...", "... {count} identical steps ...", count
+    ).format(count=count)
 
 
 def _label(step: Step | None) -> str:
@@ -212,9 +245,7 @@ def render_terminal(
     first = diff.first.row if diff.first is not None else None
     for item in visible(diff.rows, context):
         if isinstance(item, tuple):
-            table.add_row(
-                "", "", Text(f"... {item[1]} identical steps ..."), "", "", style="dim italic"
-            )
+            table.add_row("", "", Text(_identical_steps(item[1])), "", "", style="dim italic")
             continue
         row = diff.rows[item]
         mark = ">>" if item == first else _MARKS.get(row.kind or "", "!" if row.kind else "")
@@ -230,22 +261,34 @@ def render_terminal(
     parts += [Text(""), table, Text("")]
     if diff.first is None:
         parts.append(
-            Text.from_markup(f"[green]identical[/]: {len(diff.rows)} steps, no divergence")
+            Text.from_markup(
+                ngettext(
+                    "[green]identical[/]: {count} step, no divergence",
+                    "[green]identical[/]: {count} steps, no divergence",
+                    len(diff.rows),
+                ).format(count=len(diff.rows))
+            )
         )
         return Group(*parts)
     found = diff.first
     parts.append(
         Text.from_markup(
-            f"[bold red]>> first divergence at step {found.row + 1} ({found.kind})[/]: "
-            + escape(found.summary)
+            _("[bold red]>> first divergence at step {step} ({kind})[/]: {summary}").format(
+                step=found.row + 1, kind=found.kind, summary=escape(found.summary)
+            )
         )
     )
     if found.led_to:
-        parts.append(Text("   what led to it:"))
+        parts.append(Text("   " + _("what led to it:")))
         start = found.row - len(found.led_to)
         for offset, row in enumerate(found.led_to):
             step = row.a or row.b
-            parts.append(Text(f"     step {start + offset + 1}  {_label(step)}"))
+            parts.append(
+                Text(
+                    "     "
+                    + _("step {step}  {label}").format(step=start + offset + 1, label=_label(step))
+                )
+            )
     return Group(*parts)
 
 
@@ -256,20 +299,30 @@ def render_markdown(
     context: int = 2,
 ) -> str:
     """The diff as Markdown, ready to paste into a pull request comment."""
-    lines = ["## Trace diff", ""]
+    lines = [_("## Trace diff"), ""]
     lines += [f"- {markdown_text(line)}" for line in _headers(diff, a, b)]
     lines.append("")
     if diff.first is None:
-        lines.append(f"**Identical**: {len(diff.rows)} steps, no divergence.")
+        lines.append(
+            ngettext(
+                "**Identical**: {count} step, no divergence.",
+                "**Identical**: {count} steps, no divergence.",
+                len(diff.rows),
+            ).format(count=len(diff.rows))
+        )
     else:
         found = diff.first
         summary = markdown_text(found.summary)
-        lines.append(f"**First divergence at step {found.row + 1} (`{found.kind}`)**: {summary}")
+        lines.append(
+            _("**First divergence at step {step} (`{kind}`)**: {summary}").format(
+                step=found.row + 1, kind=found.kind, summary=summary
+            )
+        )
     lines += ["", "| | # | A | B | |", "|---|---|---|---|---|"]
     first = diff.first.row if diff.first is not None else None
     for item in visible(diff.rows, context):
         if isinstance(item, tuple):
-            lines.append(f"| | | *... {item[1]} identical steps ...* | | |")
+            lines.append(f"| | | *{_identical_steps(item[1])}* | | |")
             continue
         row = diff.rows[item]
         left, right = markdown_text(_label(row.a)), markdown_text(_label(row.b))

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from rich.cells import cell_len
 from rich.console import Console, ConsoleOptions, Group, RenderableType, RenderResult
 from rich.markup import escape
 from rich.table import Table
@@ -15,20 +16,44 @@ from rich.text import Text
 
 from seatrial.compare._leaderboard import Leaderboard, LeaderboardEntry
 from seatrial.compare._markdown import markdown_text
+from seatrial.i18n import N_, pgettext
+from seatrial.i18n import gettext as _
+from seatrial.record import failure_type_word
 
 COLUMNS = (
     "#",
-    "Agent",
-    "Success [95% CI]",
+    N_("Agent"),
+    N_("Success [{level} CI]"),
     "pass^k",
     "pass@k",
     "p50 / p95",
-    "Tokens",
-    "$ / success",
-    "Tools ok",
-    "Failures",
+    N_("Tokens"),
+    N_("$ / success"),
+    N_("Tools ok"),
+    N_("Failures"),
 )
-"""The table's columns, in order (the terminal and Markdown views share them)."""
+"""The table's columns, in order (the terminal and Markdown views share them), in English:
+:func:`column` reads one in the reader's language."""
+
+
+def column(i: int) -> str:
+    """The name of column ``i`` in the reader's language."""
+    return _(COLUMNS[i]).format(level="95%") if COLUMNS[i] != "#" else "#"
+
+
+def legend(board: Leaderboard) -> str:
+    """A line saying what the interval and pass^k / pass@k mean, for a board that shows them
+    (pass^k only with repeats)."""
+    k = max((entry.k for entry in board.entries), default=0)
+    if k > 1:
+        return _(
+            "Success: share of attempts that pass, [low, high] where the true rate most likely "
+            "lies; pass^k: chance that all {k} repeats of a case pass (how reliably it "
+            "works); pass@k: chance that at least one does"
+        ).format(k=k)
+    return _(
+        "Success: share of attempts that pass, [low, high] where the true rate most likely lies"
+    )
 
 
 def _percent(value: float | None) -> str:
@@ -49,8 +74,16 @@ def _cells(entry: LeaderboardEntry) -> list[str]:
         if entry.latency_p50_ms is None or entry.latency_p95_ms is None
         else f"{entry.latency_p50_ms:.0f} / {entry.latency_p95_ms:.0f} ms"
     )
-    tools = "-" if entry.tool_success is None else f"{entry.tool_success:.0%} of {entry.tool_calls}"
-    failures = ", ".join(f"{name} {count}" for name, count in entry.failure_types.items())
+    tools = (
+        "-"
+        if entry.tool_success is None
+        else _("{share} of {calls}").format(
+            share=f"{entry.tool_success:.0%}", calls=entry.tool_calls
+        )
+    )
+    failures = pgettext("list separator", ", ").join(
+        f"{failure_type_word(name)} {count}" for name, count in entry.failure_types.items()
+    )
     return [
         str(entry.rank),
         entry.agent,
@@ -66,9 +99,14 @@ def _cells(entry: LeaderboardEntry) -> list[str]:
 
 
 def _title(board: Leaderboard) -> str:
-    where = f"benchmark {board.bench_id}" if board.bench_id else "leaderboard"
+    where = (
+        _("benchmark {bench_id}").format(bench_id=board.bench_id)
+        if board.bench_id
+        else _("leaderboard")
+    )
     k = max((entry.k for entry in board.entries), default=0)
-    return f"{where}: suite {board.suite or '-'}" + (f", k = {k} repeats" if k > 1 else "")
+    title = _("{where}: suite {suite}").format(where=where, suite=board.suite or "-")
+    return title + (_(", k = {k} repeats").format(k=k) if k > 1 else "")
 
 
 _OUTCOMES = (0, 1, 2, 3, 4, 9)
@@ -84,7 +122,7 @@ def _table(board: Leaderboard, columns: Sequence[int], title: str | None) -> Tab
     for i in columns:
         words = i in _WORDS
         table.add_column(
-            COLUMNS[i],
+            column(i),
             justify="left" if words else "right",
             no_wrap=not words,
             overflow="fold" if words else "ellipsis",
@@ -104,9 +142,9 @@ def _width(board: Leaderboard) -> int:
     columns of words, and the borders and padding (three per column, and one)."""
     rows = [_cells(entry) for entry in board.entries]
     widths = [
-        max(len(COLUMNS[i]), *(len(row[i]) for row in rows))
+        max(cell_len(column(i)), *(cell_len(row[i]) for row in rows))
         if i not in _WORDS
-        else min(_WORDS_MIN, max(len(COLUMNS[i]), *(len(row[i]) for row in rows)))
+        else min(_WORDS_MIN, max(cell_len(column(i)), *(cell_len(row[i]) for row in rows)))
         for i in range(len(COLUMNS))
     ]
     return sum(widths) + 3 * len(COLUMNS) + 1
@@ -132,13 +170,15 @@ def leaderboard_table(board: Leaderboard) -> RenderableType:
     """The board for a terminal: its table (split in two on a narrow terminal), then the
     differences and the method."""
     parts: list[RenderableType] = [_Tables(board)] if board.entries else [Text(_title(board))]
+    if board.entries:
+        parts.append(Text(legend(board), style="dim"))
     for difference in board.differences:
         style = "bold" if difference.significant else "dim"
         parts.append(Text(difference.sentence, style=style))
     if board.method:
         parts.append(Text(board.method, style="dim"))
     if not board.entries:
-        parts.append(Text("No stored attempt to rank."))
+        parts.append(Text(_("No stored attempt to rank.")))
     return Group(*parts)
 
 
@@ -146,14 +186,14 @@ def leaderboard_markdown(board: Leaderboard) -> str:
     """The board as GitHub Markdown: a heading, a table, the differences, the method."""
     lines = [f"### {markdown_text(_title(board))}", ""]
     if not board.entries:
-        return "\n".join([*lines, "No stored attempt to rank.", ""])
-    lines.append("| " + " | ".join(COLUMNS) + " |")
+        return "\n".join([*lines, _("No stored attempt to rank."), ""])
+    lines.append("| " + " | ".join(column(i) for i in range(len(COLUMNS))) + " |")
     lines.append(
         "|" + "|".join("---" if i in _WORDS else "---:" for i in range(len(COLUMNS))) + "|"
     )
     for entry in board.entries:
         lines.append("| " + " | ".join(markdown_text(cell) for cell in _cells(entry)) + " |")
-    lines.append("")
+    lines += ["", markdown_text(legend(board)), ""]
     for difference in board.differences:
         sentence = markdown_text(difference.sentence)
         lines.append(f"- **{sentence}**" if difference.significant else f"- {sentence}")

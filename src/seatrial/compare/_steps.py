@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from seatrial.i18n import gettext as _
 from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
 from seatrial.trace import attrs as A
 
@@ -179,9 +180,10 @@ def _model_step(span: Span) -> tuple[StepKind, str, tuple[Any, ...], dict[str, A
     detail = {"model": model, "request_hash": request_hash, "answer": answer, "error": error}
     label = f"{span.operation} {model}".strip()
     if answer is not None:
-        label += f" -> {answer_text(answer) or '(empty answer)'}"
+        said = answer_text(answer) or _("(empty answer)")
+        label += f" -> {said}"
     if error is not None:
-        label += f" FAILED ({error})"
+        label += _(" FAILED ({error})").format(error=error)
     key = ("model_call", request_hash, None if answer is None else canonical(answer), error)
     return "model_call", label, key, detail
 
@@ -202,7 +204,7 @@ def _tool_step(span: Span) -> tuple[StepKind, str, tuple[Any, ...], dict[str, An
         "error_type": error_type,
         "error": error,
     }
-    outcome = "ok" if success else f"FAILED ({error_type or 'error'})"
+    outcome = _("ok") if success else _("FAILED ({error})").format(error=error_type or "error")
     label = f"{call_text(name, arguments)} {outcome}"
     key = ("tool_call", name, canonical(arguments), canonical([success, error_type, result, error]))
     return "tool_call", label, key, detail
@@ -219,13 +221,15 @@ def _event_step(event: SpanEvent) -> tuple[StepKind, str, tuple[Any, ...], dict[
             "decision": decision,
             "reason": event.value(A.PERMISSION_REASON),
         }
-        label = f"permission {tool}: {decision} ({scope})"
+        label = _("permission {tool}: {decision} ({scope})").format(
+            tool=tool, decision=decision, scope=scope
+        )
         return "permission", label, ("permission", tool, scope, decision), detail
     if event.name == A.STATE_CHANGE:
         target = normalise(event.value(A.STATE_TARGET))
         op = event.value(A.STATE_OP)
         detail = {"target": target, "op": op}
-        label = f"state change: {op} {target}"
+        label = _("state change: {op} {target}").format(op=op, target=target)
         return "state_change", label, ("state_change", canonical(target), op), detail
     return None
 
@@ -236,7 +240,7 @@ def _reply(index: int, turn: int, text: str) -> Step:
         index=index,
         kind="reply",
         turn=turn,
-        label=f"reply {short(normalised, 60)}",
+        label=_("reply {text}").format(text=short(normalised, 60)),
         key=("reply", canonical(normalised)),
         span_id=None,
         detail={"turn": turn, "text": normalised},
@@ -266,7 +270,7 @@ def steps_of(trace: Trace | None, responses: Sequence[str] = ()) -> list[Step]:
             steps.append(_reply(len(steps), replied, responses[replied]))
             replied += 1
 
-    for _, _, span, event in timeline:
+    for _order, _at, span, event in timeline:
         if event is not None and event.name == A.TURN:
             index = event.value(A.TURN_INDEX)
             if isinstance(index, int):

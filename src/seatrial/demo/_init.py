@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from seatrial.demo._init_zh import FILES as CHINESE_FILES
 from seatrial.errors import InputError
+from seatrial.i18n import Language
+from seatrial.i18n import gettext as _
 
 SEATRIAL_YAML = """\
 # Seatrial project settings. See docs/configuration.md.
@@ -60,7 +63,7 @@ def answer(message: str, session: Session) -> str:
     return next(line for line in faq.splitlines() if line.startswith("support:"))[9:]
 '''
 
-FILES = {
+FILES: dict[str, str] = {
     "seatrial.yaml": SEATRIAL_YAML,
     "suites/example.yaml": EXAMPLE_SUITE,
     "fixtures/faq/faq.txt": FAQ,
@@ -68,13 +71,22 @@ FILES = {
 }
 
 
-def write_project(directory: Path) -> list[Path]:
-    """Write the example project into ``directory``; refuses to overwrite any file."""
-    targets = {directory / name: text for name, text in FILES.items()}
+"""The English project's files, by path."""
+
+TEMPLATES: dict[Language, dict[str, str]] = {"en": FILES, "zh_CN": CHINESE_FILES}
+"""Each language's template: its comments, cases, FAQ and agent written in that language."""
+
+
+def write_project(directory: Path, language: Language = "en") -> list[Path]:
+    """Write the example project into ``directory`` in ``language``; refuses to overwrite
+    any file."""
+    targets = {directory / name: text for name, text in TEMPLATES[language].items()}
     existing = [str(p) for p in targets if p.exists()]
     if existing:
         raise InputError(
-            f"not overwriting {', '.join(existing)}: choose an empty folder (seatrial init DIR)"
+            _("not overwriting {paths}: choose an empty folder (seatrial init DIR)").format(
+                paths=", ".join(existing)
+            )
         )
     for path, text in targets.items():
         path.parent.mkdir(parents=True, exist_ok=True)
