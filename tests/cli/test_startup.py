@@ -150,9 +150,27 @@ def test_the_probe_sees_pydantic_come_with_a_trace_name(tmp_path):
 def test_validate_loads_the_suite_models_and_nothing_a_run_needs(tmp_path):
     modules, out = loaded(_COMMAND.format(args=["validate", str(SUITES)]), tmp_path)
     assert "ok: 3 files valid" in out
-    assert {"seatrial.case", "pydantic", "jsonschema"} <= modules  # what validating needs
-    assert tops(modules) & {"asyncio", "httpx", "click", "pygments"} == set()
+    assert {"seatrial.case", "pydantic"} <= modules  # what validating needs
+    # jsonschema checks a schema the suite gives; the example's suites give none.
+    assert tops(modules) & {"asyncio", "httpx", "click", "jsonschema", "pygments"} == set()
     assert unwanted(modules) == []
+
+
+def test_validate_loads_jsonschema_for_a_suite_that_gives_a_schema(tmp_path):
+    suite = tmp_path / "schema.yaml"
+    suite.write_text(
+        "suite: s\nagent: python:m:f\ncases:\n  - id: a\n    input: hi\n    assertions:\n"
+        "      - {type: is_json, value: {type: object, required: name}}\n"
+    )
+    command = _COMMAND.format(args=["validate", str(suite)])
+    work = f"_err = sys.stderr\nsys.stderr = sys.stdout\n{command}\nsys.stderr = _err"
+    modules, out = loaded(work, tmp_path)
+    assert "invalid JSON schema" in out  # `required` must be a list
+    assert "jsonschema" in tops(modules)
+    suite.write_text(suite.read_text().replace("required: name", "required: [name]"))
+    modules, out = loaded(work, tmp_path)
+    assert "ok: 1 file valid" in out
+    assert "jsonschema" in tops(modules)
 
 
 EVALUATING = frozenset({"seatrial.assertion._evaluate", "seatrial.judge", "seatrial.record"})
