@@ -150,9 +150,63 @@ def test_the_probe_sees_pydantic_come_with_a_trace_name(tmp_path):
 def test_validate_loads_the_suite_models_and_nothing_a_run_needs(tmp_path):
     modules, out = loaded(_COMMAND.format(args=["validate", str(SUITES)]), tmp_path)
     assert "ok: 3 files valid" in out
-    assert {"seatrial.case", "pydantic", "jsonschema"} <= modules  # what validating needs
-    assert tops(modules) & {"asyncio", "httpx", "click", "pygments"} == set()
+    assert {"seatrial.case", "pydantic"} <= modules  # what validating needs
+    # jsonschema checks a schema the suite gives; the example's suites give none.
+    assert tops(modules) & {"asyncio", "httpx", "click", "jsonschema", "pygments"} == set()
     assert unwanted(modules) == []
+
+
+def test_validate_loads_jsonschema_for_a_suite_that_gives_a_schema(tmp_path):
+    suite = tmp_path / "schema.yaml"
+    suite.write_text(
+        "suite: s\nagent: python:m:f\ncases:\n  - id: a\n    input: hi\n    assertions:\n"
+        "      - {type: is_json, value: {type: object, required: name}}\n"
+    )
+    command = _COMMAND.format(args=["validate", str(suite)])
+    work = f"_err = sys.stderr\nsys.stderr = sys.stdout\n{command}\nsys.stderr = _err"
+    modules, out = loaded(work, tmp_path)
+    assert "invalid JSON schema" in out  # `required` must be a list
+    assert "jsonschema" in tops(modules)
+    suite.write_text(suite.read_text().replace("required: name", "required: [name]"))
+    modules, out = loaded(work, tmp_path)
+    assert "ok: 1 file valid" in out
+    assert "jsonschema" in tops(modules)
+
+
+EVALUATING = frozenset({"seatrial.assertion._evaluate", "seatrial.judge", "seatrial.record"})
+"""What evaluating an attempt needs and checking a suite does not: the evaluator, the judge's
+handle and the result records (``seatrial.record`` with its settings, ~20 pydantic models)."""
+
+
+def test_validate_checks_parameters_without_the_evaluator_or_the_records(tmp_path):
+    modules, out = loaded(_COMMAND.format(args=["validate", str(SUITES)]), tmp_path)
+    assert "ok: 3 files valid" in out
+    assert {"seatrial.assertion._l2", "seatrial.assertion._l1_params"} <= modules
+    assert modules & EVALUATING == set()
+    assert tops(modules) & {"alembic", "sqlalchemy"} == set()
+
+
+def test_validate_reports_a_bad_parameter_without_the_evaluator(tmp_path):
+    suite = tmp_path / "bad.yaml"
+    suite.write_text(
+        "suite: s\nagent: python:m:f\ncases:\n  - id: a\n    input: hi\n"
+        "    assertions:\n      - {type: contains, valeu: x}\n"
+    )
+    # The problems go to standard error, which the probe keeps for its module list.
+    command = _COMMAND.format(args=["validate", str(suite)])
+    work = f"_err = sys.stderr\nsys.stderr = sys.stdout\n{command}\nsys.stderr = _err"
+    modules, out = loaded(work, tmp_path)
+    assert "did you mean `value`?" in out
+    assert modules & EVALUATING == set()
+
+
+def test_the_probe_sees_the_evaluator_come_with_its_name(tmp_path):
+    # The evaluator is imported when first asked for: asking for it loads the records.
+    modules, out = loaded(
+        "import seatrial.assertion\nprint(seatrial.assertion.evaluate.__name__)", tmp_path
+    )
+    assert out.strip() == "evaluate"
+    assert EVALUATING - {"seatrial.judge"} <= modules
 
 
 def test_runs_lists_stored_runs_loading_the_store_but_no_http_client(tmp_path):

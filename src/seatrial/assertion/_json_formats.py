@@ -15,12 +15,11 @@ import datetime as dt
 import ipaddress
 import re
 from collections.abc import Iterator
-from typing import Any
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
-from jsonschema import FormatChecker
-
-FORMAT_CHECKER = FormatChecker(formats=())
-"""Checks every format in :data:`KNOWN_FORMATS`; pass it to a validator as ``format_checker``."""
+if TYPE_CHECKING:
+    from jsonschema import FormatChecker
 
 _DATE = re.compile(r"(\d{4})-(\d{2})-(\d{2})", re.ASCII)
 _TIME = re.compile(
@@ -250,23 +249,27 @@ _NUMBER_FORMATS: dict[str, Any] = {
 }
 
 
-def _register() -> None:
+@cache
+def format_checker() -> FormatChecker:
+    """Checks every format in :data:`KNOWN_FORMATS`; pass it to a validator as
+    ``format_checker``. Made when first asked for: jsonschema is imported only by a check
+    or a suite that uses a schema (docs/performance.md, "Starting the command")."""
+    from jsonschema import FormatChecker
+
+    checker = FormatChecker(formats=())
     # A format constrains only values of its own type: `format: email` says nothing about 42.
     for name, check in _STRING_FORMATS.items():
-        FORMAT_CHECKER.checks(name)(
-            lambda value, check=check: not isinstance(value, str) or check(value)
-        )
+        checker.checks(name)(lambda value, check=check: not isinstance(value, str) or check(value))
     for name, check in _NUMBER_FORMATS.items():
-        FORMAT_CHECKER.checks(name)(
+        checker.checks(name)(
             lambda value, check=check: (
                 isinstance(value, bool) or not isinstance(value, int | float) or check(value)
             )
         )
+    return checker
 
 
-_register()
-
-KNOWN_FORMATS = frozenset(FORMAT_CHECKER.checkers)
+KNOWN_FORMATS = frozenset(_STRING_FORMATS) | frozenset(_NUMBER_FORMATS)
 """Every ``format`` a schema may name."""
 
 _NOT_SUBSCHEMAS = frozenset({"const", "enum", "default", "examples", "example"})

@@ -6,8 +6,6 @@ import re
 from collections.abc import Mapping
 from typing import Any, Literal
 
-import jsonschema
-from jsonschema.exceptions import SchemaError
 from pydantic import model_validator
 
 from seatrial.assertion._common import as_text, called_names, mismatch, short
@@ -44,6 +42,9 @@ class ToolParamsParams(AssertionParams):
         if self.match == "json_schema":
             if not isinstance(wanted, Mapping):
                 raise ValueError("match `json_schema` needs a JSON schema (a mapping)")
+            import jsonschema  # only a suite that gives a schema pays for it
+            from jsonschema.exceptions import SchemaError
+
             try:
                 jsonschema.validators.validator_for(wanted).check_schema(dict(wanted))
             except SchemaError as exc:
@@ -87,6 +88,8 @@ def _regex_mismatch(patterns: Mapping[str, Any], actual: Any, where: str = "") -
 
 
 def _schema_mismatch(schema: Mapping[str, Any], actual: Any) -> str | None:
+    import jsonschema
+
     validator = jsonschema.validators.validator_for(schema)(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(actual))
     if error is None:

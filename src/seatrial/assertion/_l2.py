@@ -16,11 +16,10 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-import jsonschema
 from pydantic import Field, field_validator, model_validator
 
 from seatrial.assertion._common import Target, mismatch, replies, short
-from seatrial.assertion._json_formats import FORMAT_CHECKER
+from seatrial.assertion._json_formats import format_checker
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.assertion._values import Schema, Text, TextList, check_schema, js_number_text
 from seatrial.i18n import english
@@ -370,8 +369,10 @@ def _schema_problem(schema: dict[str, Any] | bool | None, text: str) -> str | No
         return f"is not JSON ({exc}): {short(text)}"
     if schema is None:
         return None
+    import jsonschema  # only a check with a schema pays for it
+
     kind = jsonschema.validators.validator_for(schema)
-    validator = kind(schema, format_checker=FORMAT_CHECKER)
+    validator = kind(schema, format_checker=format_checker())
     # In schema order, as ajv reports them, so the first named is the one promptfoo names.
     errors = list(validator.iter_errors(parsed))
     if not errors:

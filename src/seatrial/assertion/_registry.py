@@ -18,15 +18,17 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Literal, TypeVar
+from typing import TYPE_CHECKING, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict
 
 from seatrial.case import Case
 from seatrial.i18n import Message, english
-from seatrial.record import AssertionVerdict, Level
 from seatrial.registry import AssertionParams, AssertionType, aliases, known_types, lookup, register
-from seatrial.trace import Trace, TraceToolCall
+
+if TYPE_CHECKING:
+    from seatrial.record import AssertionVerdict, Level
+    from seatrial.trace import Trace, TraceToolCall
 
 __all__ = [
     "AssertionContext",

@@ -11,9 +11,7 @@ import math
 from decimal import Decimal
 from typing import Annotated, Any
 
-import jsonschema
 import yaml
-from jsonschema.exceptions import SchemaError
 from pydantic import BeforeValidator
 
 from seatrial.assertion._common import short
@@ -158,6 +156,9 @@ def _schema(value: Any) -> Any:
 
 
 def check_schema(schema: dict[str, Any] | bool) -> None:
+    import jsonschema  # only a suite that gives a schema pays for it
+    from jsonschema.exceptions import SchemaError
+
     try:
         # A bare true/false is a valid schema (everything / nothing); the stubs say mapping.
         jsonschema.validators.validator_for(schema).check_schema(schema)  # type: ignore[arg-type]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import atexit
 import contextvars
+import copy
 import functools
 import gc
 import os
@@ -147,7 +148,30 @@ def main() -> None:
     """Run the ``seatrial`` command in this process, its arguments taken from ``sys.argv``;
     it ends by raising ``SystemExit`` with the command's exit code."""
     with command_gc():
-        app(prog_name="seatrial")
+        app_for(sys.argv[1:])(prog_name="seatrial")
+
+
+def app_for(args: list[str]) -> typer.Typer:
+    """The application that runs ``seatrial ARGS``: :data:`app` with only the command that
+    ``args`` names, when they name one of its own commands; else :data:`app` itself.
+
+    Typer turns every registered command into a Click command, evaluating each parameter's
+    annotations, before it parses the first argument: for the 47 commands, about a tenth of
+    the CPU ``seatrial validate`` starts in (docs/performance.md, "Starting the command").
+    A command parses, runs and prints its help the same alone; ``seatrial --help``, a group
+    (``seatrial cases ...``), an option first and a mistyped name (whose error suggests the
+    nearest command) get the whole application.
+    """
+    if not args or args[0].startswith("-"):
+        return app
+    for command in app.registered_commands:
+        name = command.name or typer.main.get_command_name(command.callback.__name__)  # type: ignore[union-attr]
+        if name == args[0]:
+            alone = copy.copy(app)
+            alone.registered_commands = [command]
+            alone.registered_groups = []
+            return alone
+    return app
 
 
 def console_script() -> NoReturn:

@@ -19,11 +19,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import import_module
 from importlib.metadata import entry_points
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict
 
-from seatrial.record import Level
+if TYPE_CHECKING:
+    from seatrial.record import Level
 
 log = logging.getLogger(__name__)
 
