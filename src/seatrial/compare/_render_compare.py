@@ -3,17 +3,19 @@
 from __future__ import annotations
 
 from seatrial.compare._compare import CaseChange, Comparison, GroupDelta, MetricDelta
+from seatrial.i18n import N_
 
 TRANSITION_TITLES = {
-    "regressed": "Regressed",
-    "fixed": "Fixed",
-    "still_failing": "Still failing",
-    "new": "New",
-    "removed": "Removed",
-    "flaky": "Flaky (kept out of the deltas)",
-    "still_passing": "Still passing",
+    "regressed": N_("Regressed"),
+    "fixed": N_("Fixed"),
+    "still_failing": N_("Still failing"),
+    "new": N_("New"),
+    "removed": N_("Removed"),
+    "flaky": N_("Flaky (kept out of the deltas)"),
+    "still_passing": N_("Still passing"),
 }
-"""How reports title each transition, in the order they list them."""
+"""How reports title each transition, in the order they list them (marked: the dashboard
+shows them translated)."""
 
 _LISTED = {k: v for k, v in TRANSITION_TITLES.items() if k != "still_passing"}
 """The transitions the text and Markdown list case by case (still passing is only counted)."""

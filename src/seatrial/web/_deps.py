@@ -11,13 +11,15 @@ from fastapi import Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
 
+from seatrial.i18n import current_language, gettext, ngettext, pgettext
+from seatrial.record import failure_type_word, verdict_word
 from seatrial.store import Store
+from seatrial.web._language import language_links
 
 TEMPLATES = Jinja2Templates(directory=Path(__file__).parent / "templates")
-"""Jinja2 with autoescaping on (the default for .html): agent replies are untrusted input."""
-
-DASHBOARD_LANGUAGE = "en"
-"""The language the dashboard's pages are written in (no switch yet: one place to change)."""
+"""Jinja2 with autoescaping on (the default for .html): agent replies are untrusted input.
+Its text is marked as in Python (``_()``, ``ngettext``, ``pgettext``, ``{name}`` placeholders
+filled with ``.format``), read from seatrial.i18n's catalogs in the request's language."""
 
 PAGE_SIZE = 50
 """Rows per page in lists."""
@@ -70,10 +72,19 @@ def html_lang(language: str) -> str:
 
 
 def page_language(request: Request) -> str:
-    """The ``lang`` of the page answering ``request`` (every page's ``<html>`` reads it)."""
-    return html_lang(DASHBOARD_LANGUAGE)
+    """The ``lang`` of the page answering ``request`` (every page's ``<html>`` reads it): the
+    request's language, which web/_language.py set for it."""
+    return html_lang(current_language())
 
 
+TEMPLATES.env.add_extension("jinja2.ext.i18n")
+# The functions read the language when called, so one installation serves every request.
+TEMPLATES.env.install_gettext_callables(  # type: ignore[attr-defined]
+    gettext, ngettext, newstyle=False, pgettext=pgettext
+)
+TEMPLATES.env.filters["verdict"] = verdict_word
+TEMPLATES.env.filters["failure_type"] = failure_type_word
+TEMPLATES.env.globals["language_links"] = language_links
 TEMPLATES.env.filters["when"] = when
 TEMPLATES.env.filters["percent"] = percent
 TEMPLATES.env.globals["static_url"] = static_url

@@ -10,13 +10,18 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
 from seatrial.trace import attrs as A
 
 _MODEL_OPERATIONS = (A.OP_CHAT, "text_completion", "generate_content")
 _MIN_WIDTH = 0.4
 """Narrowest bar (percent of the attempt), so instant spans stay visible."""
+_DECISIONS = {"granted": N_("granted"), "denied": N_("denied")}
+"""A permission decision as a person reads it (the identifier is kept for any other)."""
 SUMMARY_STEPS = 30
+
 """Steps named in the one-line summary before it says how many more there are."""
 
 
@@ -127,20 +132,25 @@ def _mark(event: SpanEvent, start: int) -> Mark | None:
     offset = (event.time_unix_nano - start) / 1e6
     if event.name == A.PERMISSION:
         decision = str(event.value(A.PERMISSION_DECISION, ""))
-        text = (
-            f"permission {event.value(A.PERMISSION_TOOL, '?')} "
-            f"({event.value(A.PERMISSION_SCOPE, '?')}): {decision}"
+        text = _("permission {tool} ({scope}): {decision}").format(
+            tool=event.value(A.PERMISSION_TOOL, "?"),
+            scope=event.value(A.PERMISSION_SCOPE, "?"),
+            decision=_(_DECISIONS[decision]) if decision in _DECISIONS else decision,
         )
         reason = event.value(A.PERMISSION_REASON)
         if reason:
             text += f" - {reason}"
         return Mark("permission", text, offset, decision == "denied", dict(attrs))
     if event.name == A.STATE_CHANGE:
-        text = f"state change: {event.value(A.STATE_OP, '?')} {event.value(A.STATE_TARGET, '?')}"
+        text = _("state change: {operation} {target}").format(
+            operation=event.value(A.STATE_OP, "?"), target=event.value(A.STATE_TARGET, "?")
+        )
         return Mark("state_change", text, offset, False, dict(attrs))
     if event.name == A.TURN:
         index = _int(event.value(A.TURN_INDEX))
-        text = f"turn {index + 1 if index is not None else '?'}: {event.value(A.TURN_MESSAGE, '')}"
+        text = _("turn {n}: {message}").format(
+            n=index + 1 if index is not None else "?", message=event.value(A.TURN_MESSAGE, "")
+        )
         return Mark("turn", text, offset, False, dict(attrs))
     return None
 
