@@ -10,6 +10,7 @@ from fastapi import Path as PathPart
 from fastapi import Query, Request
 from fastapi.responses import HTMLResponse
 from fastapi.templating import Jinja2Templates
+from markupsafe import Markup, escape
 
 from seatrial.i18n import current_language, gettext, ngettext, pgettext
 from seatrial.record import failure_type_word, verdict_word
@@ -59,6 +60,15 @@ def percent(value: float | None, digits: int = 0) -> str:
     return "-" if value is None else f"{value * 100:.{digits}f}%"
 
 
+def coded(message: str, **values: Any) -> Markup:
+    """``message`` (translated text with ``{name}`` placeholders) escaped, each value set in
+    it as ``<code>value</code>``, escaped too: a sentence naming a command or a key reads
+    whole in either language, its identifiers marked as code."""
+    return escape(message).format(
+        **{k: Markup("<code>{}</code>").format(v) for k, v in values.items()}
+    )
+
+
 def static_url(path: str) -> str:
     """``/static/PATH``: path-only, never built from the request's Host header (which a
     client chooses), so a forged Host changes no URL in a page."""
@@ -85,6 +95,7 @@ TEMPLATES.env.install_gettext_callables(  # type: ignore[attr-defined]
 TEMPLATES.env.filters["verdict"] = verdict_word
 TEMPLATES.env.filters["failure_type"] = failure_type_word
 TEMPLATES.env.globals["language_links"] = language_links
+TEMPLATES.env.globals["coded"] = coded
 TEMPLATES.env.filters["when"] = when
 TEMPLATES.env.filters["percent"] = percent
 TEMPLATES.env.globals["static_url"] = static_url
