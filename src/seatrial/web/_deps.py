@@ -60,6 +60,17 @@ def percent(value: float | None, digits: int = 0) -> str:
     return "-" if value is None else f"{value * 100:.{digits}f}%"
 
 
+def check_verdict_word(verdict: str) -> str:
+    """An assertion's or a trace check's verdict (``pass``, ``fail``, ``not_evaluated``) in
+    the reader's language; another is shown as written."""
+    words = {
+        "pass": pgettext("check", "pass"),
+        "fail": pgettext("check", "fail"),
+        "not_evaluated": pgettext("check", "not evaluated"),
+    }
+    return words.get(verdict, verdict)
+
+
 def coded(message: str, **values: Any) -> Markup:
     """``message`` (translated text with ``{name}`` placeholders) escaped, each value set in
     it as ``<code>value</code>``, escaped too: a sentence naming a command or a key reads
@@ -94,6 +105,7 @@ TEMPLATES.env.install_gettext_callables(  # type: ignore[attr-defined]
 )
 TEMPLATES.env.filters["verdict"] = verdict_word
 TEMPLATES.env.filters["failure_type"] = failure_type_word
+TEMPLATES.env.filters["check_verdict"] = check_verdict_word
 TEMPLATES.env.globals["language_links"] = language_links
 TEMPLATES.env.globals["coded"] = coded
 TEMPLATES.env.filters["when"] = when
