@@ -64,7 +64,7 @@ chromium:
 LOCALE := src/seatrial/i18n/locale
 catalogs: $(STAMP)
 	$(BIN)/pybabel --quiet extract -F babel.cfg --sort-output --no-location \
-		--project Seatrial --copyright-holder "the Seatrial authors" \
+		-k phrased -k phrased_plural:1,2 --project Seatrial --copyright-holder "the Seatrial authors" \
 		--header-comment "# The strings Seatrial marks for translation, written by make catalogs." \
 		-o $(LOCALE)/seatrial.pot src
 	$(BIN)/pybabel --quiet update -D seatrial -i $(LOCALE)/seatrial.pot -d $(LOCALE) \

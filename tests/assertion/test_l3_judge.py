@@ -21,10 +21,11 @@ from seatrial.assertion import (
     assertion,
     evaluate,
 )
-from seatrial.assertion._evaluate import NEEDS_ASYNC, SKIPPED
+from seatrial.assertion._evaluate import NEEDS_ASYNC
 from seatrial.assertion._evaluate_async import evaluate_async
 from seatrial.case import AssertionSpec, Case
 from seatrial.gateway import Gateway, GatewayConfig
+from seatrial.i18n import english
 from seatrial.judge import Calibration, Judge, JudgeSettings, judge_trust
 from seatrial.registry import _assertions as _table
 from seatrial.run import JudgeRuntime
@@ -121,7 +122,7 @@ async def test_l3_is_never_called_after_a_hard_l1_failure(server, gateway):
     assert evaluation.verdict == "FAIL"
     assert evaluation.failure_type == "tool_not_called"
     assert evaluation.results[-1].verdict == "not_evaluated"
-    assert evaluation.results[-1].reason == SKIPPED
+    assert evaluation.results[-1].reason == "skipped: a hard constraint failed"
     assert server.requests == []  # no judge call was spent
 
 
@@ -301,7 +302,7 @@ def test_the_synchronous_evaluate_records_an_async_check_as_not_evaluated():
     trace = TraceBuilder().trace()
     evaluation = evaluate(the_case, AssertionContext(case=the_case, trace=trace, response=REPLY))
     assert evaluation.verdict == "WARNING"
-    assert evaluation.results[0].reason == NEEDS_ASYNC
+    assert evaluation.results[0].reason == english(NEEDS_ASYNC)
 
 
 def test_a_calibration_below_the_bar_after_one_above_it_raises_the_alarm():

@@ -37,10 +37,12 @@ def _read(path: Path) -> Catalog:
 
 def _extracted(source: Path, tmp_path: Path) -> Catalog:
     """The strings marked in ``source`` (a folder holding the package ``seatrial``), as
-    ``make catalogs`` extracts them: babel.cfg, Babel's default keywords."""
+    ``make catalogs`` extracts them: babel.cfg, Babel's default keywords and the Makefile's
+    own (the messages of seatrial.i18n, which checks give as reasons)."""
     template = tmp_path / "extracted.pot"
     CommandLineInterface().run(
         ["pybabel", "--quiet", "extract", "-F", str(ROOT / "babel.cfg"), "--no-location"]
+        + ["-k", "phrased", "-k", "phrased_plural:1,2"]
         + ["-o", str(template), str(source)]
     )
     return _read(template)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from seatrial.i18n import phrased
 from seatrial.record import AssertionResult, AttemptRecord
 from seatrial.store._codec import ATTEMPT_COLUMNS, LINKS_KEY, SPAN_COLUMNS, attempt_rows
 from seatrial.store._engine import raw_json, without_nul
@@ -67,6 +68,7 @@ def _rows_as_before(record: AttemptRecord) -> tuple[tuple[Any, ...], list[tuple[
         raw_json(record.assertions),
         record.format_version,
         None if record.snapshot is None else raw_json(record.snapshot),
+        None if record.message is None else raw_json(record.message),
     )
     spans = [
         (
@@ -107,6 +109,16 @@ def _results() -> list[AssertionResult]:
         AssertionResult(
             **{**plain, "verdict": "fail"}, reason='"quoted"\n', failure_type="x", must_pass=False
         ),
+        # Messages: kept apart when their parameters are equal in Python but not in JSON
+        # (True and 1, 1 and 1.0), and when one holds another.
+        AssertionResult(**plain, reason="said", message=phrased("{n} calls", n=1)),
+        AssertionResult(**plain, reason="said", message=phrased("{n} calls", n=1)),
+        AssertionResult(**plain, reason="said", message=phrased("{n} calls", n=True)),
+        AssertionResult(**plain, reason="said", message=phrased("{n} calls", n=1.0)),
+        AssertionResult(
+            **plain, reason="said", message=phrased("{r}", r=phrased("{n} calls", n=1))
+        ),
+        AssertionResult(**plain, reason="said", span_id="0123456789abcdef"),
     ]
 
 
@@ -116,7 +128,13 @@ def test_attempt_rows_are_the_models_own_json_byte_for_byte(
     records = [
         make_attempt("run", attempt=1),
         make_attempt("run", attempt=2, assertions=_results(), error="boom\x00", final_state=None),
-        make_attempt("run", attempt=3, assertions=_results()[::-1], reason="nul \x00"),
+        make_attempt(
+            "run",
+            attempt=3,
+            assertions=_results()[::-1],
+            reason="nul \x00",
+            message=phrased("{reason}", reason="nul \x00"),
+        ),
     ]
     trace = records[2].trace
     assert trace is not None

@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 
 from seatrial.case import Case
+from seatrial.i18n import Message, phrased
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store import (
     CaseCount,
@@ -19,6 +20,12 @@ from seatrial.store import (
 )
 
 MakeRun = Callable[..., RunInfo]
+
+
+def said(case_id: str, n: int, verdict: str) -> Message:
+    return phrased("{case} #{n} {verdict}", case=case_id, n=n, verdict=verdict)
+
+
 MakeAttempt = Callable[..., AttemptRecord]
 
 
@@ -38,6 +45,9 @@ def run_id(store: Store, make_run: MakeRun, make_attempt: MakeAttempt, cases: li
             verdict=verdict,
             failure_type=failure_type,
             reason=f"{case_id} #{n} {verdict}",
+            # Stored with its reason as a message, except the cancel case's ERROR (an agent's
+            # error is said as text).
+            message=None if verdict == "ERROR" else said(case_id, n, verdict),
         )
 
     store.save_attempts(
@@ -74,9 +84,17 @@ def test_first_failures_are_each_cases_lowest_numbered_attempt_that_did_not_pass
     store: Store, run_id: str
 ) -> None:
     assert first_failures(store, run_id) == {
-        "book-flight": FirstFailure("book-flight", 2, "wrong_params", "book-flight #2 FAIL"),
-        "cancel": FirstFailure("cancel", 2, "timeout", "cancel #2 ERROR"),
-        "zz-unlisted": FirstFailure("zz-unlisted", 1, "timeout", "zz-unlisted #1 FAIL"),
+        "book-flight": FirstFailure(
+            "book-flight",
+            2,
+            "wrong_params",
+            "book-flight #2 FAIL",
+            said("book-flight", 2, "FAIL"),
+        ),
+        "cancel": FirstFailure("cancel", 2, "timeout", "cancel #2 ERROR", None),
+        "zz-unlisted": FirstFailure(
+            "zz-unlisted", 1, "timeout", "zz-unlisted #1 FAIL", said("zz-unlisted", 1, "FAIL")
+        ),
     }
 
 

@@ -9,6 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator
 
 from seatrial.assertion._registry import AssertionContext
+from seatrial.i18n import Message, phrased
 from seatrial.trace import TraceToolCall
 
 Target = Literal["final_response", "all_responses"]
@@ -29,10 +30,10 @@ def name_matches(name: str, wanted: str, match: NameMatch) -> bool:
     return name.startswith(wanted) if match == "prefix" else name == wanted
 
 
-def called_names(calls: Iterable[TraceToolCall]) -> str:
+def called_names(calls: Iterable[TraceToolCall]) -> Message:
     """The tools called, in order, for a reason ("none" when nothing was called)."""
     names = [call.name for call in calls]
-    return ", ".join(names) if names else "none"
+    return phrased("{names}", names=", ".join(names)) if names else phrased("none")
 
 
 def replies(ctx: AssertionContext, target: Target) -> list[str]:
@@ -69,15 +70,15 @@ _SCALARS = frozenset((str, int, float))
 """Types whose equal values of the same type always match (bool is left to _same_scalar)."""
 
 
-def _label(where: str) -> str:
-    return f"`{where}`" if where else "the value"
+def _label(where: str) -> Message:
+    return phrased("`{where}`", where=where) if where else phrased("the value")
 
 
 def _join(where: str, key: Any) -> str:
     return f"{where}.{key}" if where else str(key)
 
 
-def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> str | None:
+def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> Message | None:
     """The first difference between ``expected`` and ``actual``, or None when they match.
 
     Mappings match when every expected key matches (``exact`` also forbids extra keys); lists
@@ -85,10 +86,14 @@ def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> str
     """
     if type(expected) is dict or isinstance(expected, Mapping):
         if not (type(actual) is dict or isinstance(actual, Mapping)):
-            return f"{_label(where)}: expected an object, got {short(actual)}"
+            return phrased(
+                "{where}: expected an object, got {actual}",
+                where=_label(where),
+                actual=short(actual),
+            )
         for key, want in expected.items():
             if key not in actual:
-                return f"`{_join(where, key)}` is missing"
+                return phrased("`{where}` is missing", where=_join(where, key))
             got = actual[key]
             if type(want) in _SCALARS and type(got) is type(want) and want == got:
                 continue  # the usual case, an equal scalar: no path to spell out
@@ -98,13 +103,20 @@ def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> str
         if exact:
             extra = [key for key in actual if key not in expected]
             if extra:
-                return f"`{_join(where, extra[0])}` was not expected"
+                return phrased("`{where}` was not expected", where=_join(where, extra[0]))
         return None
     if isinstance(expected, list):
         if not isinstance(actual, list):
-            return f"{_label(where)}: expected a list, got {short(actual)}"
+            return phrased(
+                "{where}: expected a list, got {actual}", where=_label(where), actual=short(actual)
+            )
         if len(actual) != len(expected):
-            return f"{_label(where)} has {len(actual)} items, expected {len(expected)}"
+            return phrased(
+                "{where} has {count} items, expected {expected}",
+                where=_label(where),
+                count=len(actual),
+                expected=len(expected),
+            )
         for index, (want, got) in enumerate(zip(expected, actual, strict=True)):
             found = mismatch(want, got, exact=exact, where=f"{where}[{index}]")
             if found:
@@ -112,4 +124,9 @@ def mismatch(expected: Any, actual: Any, *, exact: bool, where: str = "") -> str
         return None
     if _same_scalar(expected, actual):
         return None
-    return f"{_label(where)}: expected {short(expected)}, got {short(actual)}"
+    return phrased(
+        "{where}: expected {expected}, got {actual}",
+        where=_label(where),
+        expected=short(expected),
+        actual=short(actual),
+    )

@@ -23,11 +23,12 @@ from seatrial.assertion._registry import (
 )
 from seatrial.case import Case, check_assertion
 from seatrial.errors import Problem, SuiteError
+from seatrial.i18n import Message, english, phrased, phrased_plural
 from seatrial.record import AssertionResult, Level
 from seatrial.trace import trusted_model
 
-SKIPPED = "skipped: a hard constraint failed"
-NEEDS_ASYNC = (
+SKIPPED = phrased("skipped: a hard constraint failed")
+NEEDS_ASYNC = phrased(
     "not evaluated: this check is asynchronous (an LLM judge); it runs when the runner has a "
     "judge configured (see docs/judge.md)"
 )
@@ -44,7 +45,7 @@ class Evaluation(BaseModel):
     failure_type: str | None = None
     """For FAIL, the deciding assertion's failure type."""
     reason: str = ""
-    """One line: ``<id>: <reason>`` of the deciding assertion, or a summary."""
+    """One line: ``<id>: <reason>`` of the deciding assertion, or a summary (in English)."""
     score: float | None = None
     """Weighted mean over every evaluated assertion (pass 1, fail 0, graded as graded); None
     when nothing was evaluated."""
@@ -52,6 +53,8 @@ class Evaluation(BaseModel):
     """Every assertion's result, in evaluation order."""
     review_items: list[ReviewRequest] = Field(default_factory=list)
     """Review-queue entries the assertions asked for (an unsure or advisory judge)."""
+    message: Message | None = None
+    """The reason as a message id and its parameters, to read in any language."""
 
 
 @dataclass(frozen=True)
@@ -147,9 +150,9 @@ def plan(case: Case) -> tuple[Planned, ...]:
     return tuple(planned)
 
 
-def _every_one_passed(count: int) -> str:
+def _every_one_passed(count: int) -> Message:
     """The reason of an attempt whose ``count`` evaluated assertions all passed."""
-    return "its 1 assertion passed" if count == 1 else f"all {count} assertions passed"
+    return phrased_plural("its {n} assertion passed", "all {n} assertions passed", count)
 
 
 _VERDICTS = frozenset(("pass", "fail", "not_evaluated"))
@@ -168,6 +171,8 @@ def _result(planned: Planned, check: Check) -> AssertionResult:
         and type(reason) is str
         and (score is None or type(score) is float)
         and (failure_type is None or type(failure_type) is str)
+        and (check.message is None or type(check.message) is dict)
+        and (check.span_id is None or type(check.span_id) is str)
     )
     fields: dict[str, Any] = {
         "id": planned.id,
@@ -179,6 +184,8 @@ def _result(planned: Planned, check: Check) -> AssertionResult:
         "must_pass": planned.must_pass,
         "weight": planned.weight,
         "score": score,
+        "message": check.message,
+        "span_id": check.span_id,
     }
     if trusted:
         return trusted_model(AssertionResult, fields)
@@ -187,7 +194,9 @@ def _result(planned: Planned, check: Check) -> AssertionResult:
 
 def broken(exc: Exception) -> Check:
     """The check raised: not evaluated, with the error (one broken assertion must not crash)."""
-    return Check.not_evaluated(f"could not be evaluated: {type(exc).__name__}: {exc}")
+    return Check.not_evaluated(
+        phrased("could not be evaluated: {error}", error=f"{type(exc).__name__}: {exc}")
+    )
 
 
 def not_a_check(value: object) -> TypeError:
@@ -253,13 +262,24 @@ def _hard_failures(results: list[AssertionResult]) -> list[AssertionResult]:
     ]
 
 
-def _fail(decider: AssertionResult, results: list[AssertionResult], prefix: str = "") -> Evaluation:
+def said_by(result: AssertionResult) -> Message | str:
+    """What ``result`` said: its message, or its text when it has none (a plugin's)."""
+    return result.message if result.message is not None else result.reason
+
+
+def _fail(
+    decider: AssertionResult, results: list[AssertionResult], before: Message | None = None
+) -> Evaluation:
+    said = phrased("{id}: {reason}", id=decider.id, reason=said_by(decider))
+    if before is not None:
+        said = phrased("{before}; {reason}", before=before, reason=said)
     return _evaluation(
         verdict="FAIL",
         failure_type=decider.failure_type,
-        reason=f"{prefix}{decider.id}: {decider.reason}",
+        reason=english(said),
         score=weighted_score(results),
         results=results,
+        message=said,
     )
 
 
@@ -319,13 +339,15 @@ def _decide(
     if results and case.threshold is None and _all_passed(results):
         # The usual attempt: every assertion passed and no threshold weighs them (what the
         # rules below conclude too, in one pass instead of five).
+        said = _every_one_passed(len(results))
         return _evaluation(
             verdict="PASS",
             failure_type=None,
-            reason=_every_one_passed(len(results)),
+            reason=english(said),
             score=weighted_score(results),
             results=results,
             review_items=[],
+            message=said,
         )
     hard_failures = _hard_failures(results)
     if hard_failures:
@@ -337,19 +359,29 @@ def _decide(
     threshold = case.threshold
     if threshold is not None and soft:
         if soft_score is None:
-            return _evaluation(
-                verdict="WARNING",
-                reason=f"threshold {threshold:.2f} could not be checked: none of the "
-                f"{len(soft)} soft assertions was evaluated ({soft[0].id}: {soft[0].reason})",
-                score=weighted_score(results),
-                results=results,
+            return _said(
+                "WARNING",
+                phrased_plural(
+                    "threshold {threshold} could not be checked: its {n} soft assertion was "
+                    "not evaluated ({id}: {reason})",
+                    "threshold {threshold} could not be checked: none of the {n} soft "
+                    "assertions was evaluated ({id}: {reason})",
+                    len(soft),
+                    threshold=f"{threshold:.2f}",
+                    id=soft[0].id,
+                    reason=said_by(soft[0]),
+                ),
+                results,
             )
         if soft_score < threshold:
             graded = [r for r in soft if r.verdict != "not_evaluated"]
             decider = failing_soft[0] if failing_soft else min(graded, key=_value)
-            return _fail(
-                decider, results, f"soft score {soft_score:.2f} < threshold {threshold:.2f}; "
+            below = phrased(
+                "soft score {score} < threshold {threshold}",
+                score=f"{soft_score:.2f}",
+                threshold=f"{threshold:.2f}",
             )
+            return _fail(decider, results, below)
     elif failing_soft:
         return _fail(failing_soft[0], results)
 
@@ -364,19 +396,25 @@ def _decide(
     ]
     if unevaluated:
         first = unevaluated[0]
-        more = f" (and {len(unevaluated) - 1} more)" if len(unevaluated) > 1 else ""
-        said = ": " if any(first is a for a in advisory) else " was not evaluated: "
-        return _evaluation(
-            verdict="WARNING",
-            reason=f"{first.id}{said}{first.reason}{more}",
-            score=weighted_score(results),
-            results=results,
-        )
+        if any(first is a for a in advisory):
+            said = phrased("{id}: {reason}", id=first.id, reason=said_by(first))
+        else:
+            said = phrased("{id} was not evaluated: {reason}", id=first.id, reason=said_by(first))
+        if len(unevaluated) > 1:
+            said = phrased("{reason} (and {more} more)", reason=said, more=len(unevaluated) - 1)
+        return _said("WARNING", said, results)
+    return _said("PASS", _pass_reason(results, soft_score, threshold), results)
+
+
+def _said(
+    verdict: Literal["PASS", "WARNING"], said: Message, results: list[AssertionResult]
+) -> Evaluation:
     return _evaluation(
-        verdict="PASS",
-        reason=_pass_reason(results, soft_score, threshold),
+        verdict=verdict,
+        reason=english(said),
         score=weighted_score(results),
         results=results,
+        message=said,
     )
 
 
@@ -393,17 +431,24 @@ def _value(result: AssertionResult) -> float:
 
 def _pass_reason(
     results: list[AssertionResult], soft_score: float | None, threshold: float | None
-) -> str:
+) -> Message:
     if not results:
-        return "the case has no assertions"
+        return phrased("the case has no assertions")
     evaluated = [r for r in results if r.verdict != "not_evaluated"]
     passed = sum(r.verdict == "pass" for r in evaluated)
     skipped = len(results) - len(evaluated)
-    tail = f"; {skipped} not evaluated" if skipped else ""
     if passed == len(evaluated) or soft_score is None or threshold is None:
-        return _every_one_passed(len(evaluated)) + tail
-    # Some soft assertion failed, yet the attempt passed: the threshold was met.
-    return (
-        f"soft score {soft_score:.2f} ≥ threshold {threshold:.2f}; "
-        f"{passed} of {len(evaluated)} assertions passed{tail}"
-    )
+        said = _every_one_passed(len(evaluated))
+    else:
+        # Some soft assertion failed, yet the attempt passed: the threshold was met.
+        said = phrased_plural(
+            "soft score {score} ≥ threshold {threshold}; {passed} of {n} assertion passed",
+            "soft score {score} ≥ threshold {threshold}; {passed} of {n} assertions passed",
+            len(evaluated),
+            score=f"{soft_score:.2f}",
+            threshold=f"{threshold:.2f}",
+            passed=passed,
+        )
+    if skipped:
+        said = phrased("{reason}; {skipped} not evaluated", reason=said, skipped=skipped)
+    return said

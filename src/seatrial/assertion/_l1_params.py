@@ -12,6 +12,7 @@ from pydantic import model_validator
 
 from seatrial.assertion._common import as_text, called_names, mismatch, short
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+from seatrial.i18n import english
 from seatrial.trace import TraceToolCall
 
 
@@ -101,7 +102,8 @@ def argument_mismatch(params: ToolParamsParams, arguments: Any) -> str | None:
         return _regex_mismatch(wanted, arguments)
     if match == "json_schema":
         return _schema_mismatch(wanted, arguments)
-    return mismatch(wanted, arguments, exact=match == "exact")
+    found = mismatch(wanted, arguments, exact=match == "exact")
+    return None if found is None else english(found)
 
 
 @assertion("tool_params", level="L1", params=ToolParamsParams, failure_type="wrong_params")
@@ -112,7 +114,7 @@ def tool_params(params: ToolParamsParams, ctx: AssertionContext) -> Check:
     calls = [call for call in every if call.name == tool]
     if not calls:
         return Check.failed(
-            f"`{tool}` was never called (tools called: {called_names(every)})",
+            f"`{tool}` was never called (tools called: {english(called_names(every))})",
             failure_type="tool_not_called",
         )
     total = len(calls)

@@ -13,6 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from seatrial.assertion._common import Names, as_text, mismatch, short
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+from seatrial.i18n import english
 
 _COMPARATORS = ("equals", "contains", "matches", "expected")
 _MISSING = object()
@@ -130,7 +131,7 @@ def _compare(params: SideEffectParams, value: Any, label: str) -> Check:
     subset = comparator == "expected" and isinstance(wanted, Mapping)
     problem = mismatch(wanted, value, exact=not subset)
     if problem is not None:
-        return Check.failed(f"{label}: {problem}")
+        return Check.failed(f"{label}: {english(problem)}")
     return Check.passed(f"{label} is as expected")
 
 

@@ -10,6 +10,7 @@ from pydantic import Field, model_validator
 
 from seatrial.assertion._common import NameMatch, Names, called_names, name_matches
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+from seatrial.i18n import english
 from seatrial.trace import TraceToolCall
 
 
@@ -64,10 +65,10 @@ def tool_called(params: ToolCalledParams, ctx: AssertionContext) -> Check:
         elif max_times is not None and count > max_times:
             too_many.append(f"{label} was called {times(count)}, at most {max_times} allowed")
     if too_few:
-        called = f"tools called: {called_names(calls)}"
+        called = f"tools called: {english(called_names(calls))}"
         return Check.failed("; ".join(too_few + too_many) + f" ({called})")
     if too_many:
-        called = f"tools called: {called_names(calls)}"
+        called = f"tools called: {english(called_names(calls))}"
         return Check.failed("; ".join(too_many) + f" ({called})", failure_type="wrong_tool")
     return Check.passed("called " + ", ".join(seen))
 
@@ -115,7 +116,7 @@ def tool_sequence(params: ToolSequenceParams, ctx: AssertionContext) -> Check:
     calls = ctx.tool_calls()
     names = [call.name for call in calls]
     wanted = " → ".join(params.expected)
-    called = f"tools called: {called_names(calls)}"
+    called = f"tools called: {english(called_names(calls))}"
     if params.mode == "exact":
         same = len(names) == len(params.expected) and all(
             name_matches(name, want, params.match)
@@ -170,7 +171,8 @@ def tool_success(params: ToolSuccessParams, ctx: AssertionContext) -> Check:
         missing = [name for name in params.expected if name not in groups]
         if missing:
             return Check.failed(
-                f"never called: {', '.join(missing)} (tools called: {called_names(calls)})",
+                f"never called: {', '.join(missing)} "
+                f"(tools called: {english(called_names(calls))})",
                 failure_type="tool_not_called",
             )
         groups = {name: groups[name] for name in params.expected}

@@ -23,6 +23,7 @@ from seatrial.assertion._common import Target, mismatch, replies, short
 from seatrial.assertion._json_formats import FORMAT_CHECKER
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.assertion._values import Schema, Text, TextList, check_schema, js_number_text
+from seatrial.i18n import english
 
 
 class TextParams(AssertionParams):
@@ -285,7 +286,8 @@ def _inequality(expected: Any, text: str) -> str | None:
             return f"is not JSON: {short(text)}"
         if expected is None:
             return None if parsed is None else f"is {short(text)}, expected JSON null"
-        return mismatch(expected, parsed, exact=True)
+        found = mismatch(expected, parsed, exact=True)
+        return None if found is None else english(found)
     wanted = _expected_text(expected)
     if text == wanted:
         return None

@@ -23,6 +23,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict
 
 from seatrial.case import Case
+from seatrial.i18n import Message, english
 from seatrial.record import AssertionVerdict, Level
 from seatrial.registry import AssertionParams, AssertionType, aliases, known_types, lookup, register
 from seatrial.trace import Trace, TraceToolCall
@@ -72,7 +73,12 @@ class ReviewRequest(BaseModel):
 
 @dataclass(frozen=True)
 class Check:
-    """What an assertion concluded."""
+    """What an assertion concluded.
+
+    A reason is given as a message (``seatrial.i18n.message``), so it reads in any language;
+    the English it renders to is kept as :attr:`reason`. Plain text is accepted too (a
+    plugin's reason, or text that holds nothing to translate): it reads as written.
+    """
 
     verdict: AssertionVerdict
     reason: str = ""
@@ -82,52 +88,83 @@ class Check:
     """The attempt gets WARNING for a person to look at (recorded as not evaluated)."""
     review: ReviewRequest | None = None
     """A review-queue entry to create for this attempt."""
+    message: Message | None = None
+    """The reason as a message id and its parameters; None for a reason given as text."""
+    span_id: str | None = None
+    """The span the verdict points at (the call that broke the check), when there is one."""
 
     @classmethod
-    def passed(cls, reason: str = "", score: float | None = None) -> Check:
+    def passed(
+        cls, reason: Reason = "", score: float | None = None, *, span_id: str | None = None
+    ) -> Check:
         """A pass."""
-        if cls is Check:
-            return _check("pass", reason, None, score)
-        return cls("pass", reason, None, score)
+        return _check(cls, "pass", reason, None, score, span_id)
 
     @classmethod
     def failed(
-        cls, reason: str, failure_type: str | None = None, score: float | None = None
+        cls,
+        reason: Reason,
+        failure_type: str | None = None,
+        score: float | None = None,
+        *,
+        span_id: str | None = None,
     ) -> Check:
-        """A fail; ``failure_type`` defaults to the assertion type's own."""
-        if cls is Check:
-            return _check("fail", reason, failure_type, score)
-        return cls("fail", reason, failure_type, score)
+        """A fail; ``failure_type`` defaults to the assertion type's own. ``span_id`` names
+        the span that broke the check (the dashboard marks it on the trace)."""
+        return _check(cls, "fail", reason, failure_type, score, span_id)
 
     @classmethod
-    def not_evaluated(cls, reason: str) -> Check:
+    def not_evaluated(cls, reason: Reason) -> Check:
         """The assertion could not be evaluated (never counted as passed)."""
-        return cls("not_evaluated", reason)
+        return _check(cls, "not_evaluated", reason, None, None, None)
 
     @classmethod
     def warning(
-        cls, reason: str, *, score: float | None = None, review: ReviewRequest | None = None
+        cls, reason: Reason, *, score: float | None = None, review: ReviewRequest | None = None
     ) -> Check:
         """Neither pass nor fail: the attempt gets WARNING and, with ``review``, a review item.
 
         Recorded as not evaluated, so it never counts as passed nor enters the soft score.
         """
-        return cls("not_evaluated", reason, None, score, True, review)
+        said, text = _said(reason)
+        return cls("not_evaluated", text, None, score, True, review, said)
+
+
+Reason = str | Message
+"""A reason as text, or as a message to render in the reader's language."""
+
+
+def _said(reason: Reason) -> tuple[Message | None, str]:
+    if type(reason) is str:
+        return None, reason
+    if isinstance(reason, dict):
+        return reason, english(reason)
+    return None, str(reason)
 
 
 def _check(
-    verdict: AssertionVerdict, reason: str, failure_type: str | None, score: float | None
+    cls: type[Check],
+    verdict: AssertionVerdict,
+    reason: Reason,
+    failure_type: str | None,
+    score: float | None,
+    span_id: str | None,
 ) -> Check:
+    said, text = _said(reason)
+    if cls is not Check:
+        return cls(verdict, text, failure_type, score, False, None, said, span_id)
     # Every assertion of every attempt returns a Check: filling the instance's dict directly
     # costs less than half of the frozen dataclass's __init__ (an object.__setattr__ a field).
     check = object.__new__(Check)
     fields = check.__dict__
     fields["verdict"] = verdict
-    fields["reason"] = reason
+    fields["reason"] = text
     fields["failure_type"] = failure_type
     fields["score"] = score
     fields["advisory"] = False
     fields["review"] = None
+    fields["message"] = said
+    fields["span_id"] = span_id
     return check
 
 

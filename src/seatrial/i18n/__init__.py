@@ -31,6 +31,7 @@ from seatrial.i18n._language import (
     reader_language,
     unknown_language,
 )
+from seatrial.i18n._message import Message, english, phrased, phrased_plural, render
 
 __all__ = [
     "ACCEPTED_LANGUAGES",
@@ -40,16 +41,21 @@ __all__ = [
     "LOCALE_DIR",
     "N_",
     "Language",
+    "Message",
     "catalog",
     "counted",
     "current_language",
+    "english",
     "gettext",
     "language_of",
     "locale_language",
+    "phrased",
     "ngettext",
     "parse_language",
     "pgettext",
+    "phrased_plural",
     "reader_language",
+    "render",
     "set_language",
     "unknown_language",
     "use_language",

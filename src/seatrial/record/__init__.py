@@ -115,7 +115,7 @@ class AssertionResult(BaseModel):
     verdict: AssertionVerdict
     """pass, fail, or not_evaluated (never counted as passed)."""
     reason: str = ""
-    """Why, in words a QA engineer can act on."""
+    """Why, in words a QA engineer can act on (in English: :attr:`message` rendered)."""
     failure_type: str | None = None
     """Taxonomy entry when the verdict is fail."""
     must_pass: bool = True
@@ -124,6 +124,11 @@ class AssertionResult(BaseModel):
     """Weight in the soft score."""
     score: float | None = None
     """0..1 for graded assertions; None means 1 for pass and 0 for fail."""
+    message: dict[str, Any] | None = None
+    """The reason as a message id and its parameters (``seatrial.i18n.Message``), so it reads
+    in any language (``seatrial.i18n.render``); None for results stored before messages."""
+    span_id: str | None = None
+    """The span the result points at (the tool call that broke it), when there is one."""
 
 
 class Metrics(BaseModel):
@@ -217,7 +222,10 @@ class AttemptRecord(BaseModel):
     failure_type: str | None = None
     """The first failing hard assertion's type (L1 before L2, then as written)."""
     reason: str = ""
-    """One line saying why the verdict is what it is."""
+    """One line saying why the verdict is what it is (in English: :attr:`message` rendered)."""
+    message: dict[str, Any] | None = None
+    """The reason as a message id and its parameters (``seatrial.i18n.Message``); None for
+    attempts stored before messages, and for reasons not yet said as one."""
     score: float | None = None
     """Weighted share of evaluated assertions that passed."""
     metrics: Metrics = Field(default_factory=Metrics)
@@ -269,6 +277,8 @@ class CaseResult(BaseModel):
     (or that attempt had none)."""
     reason: str = ""
     """The reason of its first attempt that did not pass; empty when every one passed."""
+    message: dict[str, Any] | None = None
+    """That reason as a message (``seatrial.i18n.Message``), when it was stored as one."""
     attempts: list[AttemptRecord] = Field(default_factory=list)
     """Every attempt, in attempt order; empty when the report was built without them
     (``build_report(..., with_attempts=False)``: its files stream them from the store)."""

@@ -253,6 +253,7 @@ def build_report(
                 attempt_count=tally.attempts,
                 failure_type=failed.failure_type if failed else None,
                 reason=failed.reason if failed else "",
+                message=failed.message if failed else None,
                 attempts=sorted(loaded.pop(case.id, []), key=lambda a: a.attempt),
             )
         )

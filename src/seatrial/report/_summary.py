@@ -7,7 +7,7 @@ from typing import Any
 
 from seatrial.compare import markdown_text
 from seatrial.i18n import gettext as _
-from seatrial.i18n import ngettext, pgettext
+from seatrial.i18n import ngettext, pgettext, render
 from seatrial.record import Summary, failure_type_word, verdict_word
 from seatrial.report._build import RunReport
 
@@ -136,7 +136,7 @@ def to_markdown(report: RunReport) -> str:
             failure = markdown_text(failure_type_word(case.failure_type or "-"))
             lines.append(
                 f"| `{case.case_id}` | {case.priority} | {verdict_word(case.verdict)} | {failure} "
-                f"| {markdown_text(case.reason)} |"
+                f"| {markdown_text(render(case.message, case.reason))} |"
             )
     return "\n".join(lines) + "\n"
 

@@ -7,7 +7,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from seatrial.i18n import N_
+from seatrial.i18n import N_, render
 from seatrial.i18n import gettext as _
 from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._build import CategorySummary, RunReport
@@ -72,7 +72,9 @@ def print_summary(report: RunReport, console: Console) -> None:
             f"[{style}]{_padded(verdict_word(case.verdict), _VERDICT_CELLS)}[/]"
             f" [bold]{case.case_id}[/] ({case.priority}) [{style}]{failure}[/]"
         )
-        console.print(f"         {case.reason}", markup=False, highlight=False)
+        console.print(
+            f"         {render(case.message, case.reason)}", markup=False, highlight=False
+        )
     stats = report.statistics
     rate = stats.pass_rate_text() if stats else f"{s.pass_rate:.1%}"
     console.print(

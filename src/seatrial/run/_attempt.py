@@ -217,6 +217,7 @@ async def run_attempt(
         verdict=evaluation.verdict,
         failure_type=evaluation.failure_type,
         reason=evaluation.reason,
+        message=evaluation.message,
         score=evaluation.score,
         assertions=evaluation.results,
         finished_at=time.time(),

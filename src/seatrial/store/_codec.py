@@ -107,6 +107,7 @@ ATTEMPT_COLUMNS = (
     "assertions",
     "format_version",
     "snapshot",
+    "message",
 )
 """The ``attempts`` columns, in the order of the tuples :func:`attempt_rows` makes."""
 
@@ -146,6 +147,7 @@ def attempt_rows(
         metrics = fields["metrics"].__dict__
         trace = fields["trace"]
         final_state, error, snapshot = fields["final_state"], fields["error"], fields["snapshot"]
+        said = fields["message"]
         attempt_out.append(
             (
                 attempt_id,
@@ -174,6 +176,7 @@ def attempt_rows(
                 assertions_json(fields["assertions"]),
                 fields["format_version"],
                 None if snapshot is None else raw_json(snapshot),
+                None if said is None else raw_json(said),
             )
         )
         if trace is None:
@@ -188,6 +191,11 @@ of a run repeat (the same check passing for the same reason), and pydantic's ser
 spends more on a result's nine fields than looking them up costs."""
 _RESULT_JSON_LIMIT = 4096
 """Entries kept at most; the table starts again empty past it (a run of unique reasons)."""
+
+
+_KEYED = frozenset((str, int, type(None)))
+"""Parameter types whose equal values write the same JSON (not float, ``1 == 1.0``; not
+bool, ``True == 1``)."""
 
 
 def assertions_json(results: list[AssertionResult]) -> RawJSON:
@@ -209,7 +217,18 @@ def assertions_json(results: list[AssertionResult]) -> RawJSON:
         ):
             parts.append(raw_json(result))
             continue
-        key = tuple(fields.values())
+        said = fields["message"]
+        if said is None:
+            key = tuple(fields.values())
+        else:
+            params = said["params"]
+            if not all(type(value) in _KEYED for value in params.values()):
+                parts.append(raw_json(result))
+                continue
+            # A message is a dict: keyed by its id and parameters instead (in order, as the
+            # JSON text writes them).
+            frozen = (said["id"], said.get("plural"), tuple(params.items()))
+            key = tuple(frozen if name == "message" else v for name, v in fields.items())
         text = _RESULT_JSON.get(key)
         if text is None:
             if len(_RESULT_JSON) >= _RESULT_JSON_LIMIT:
@@ -281,6 +300,7 @@ ATTEMPT_FIELDS = (
     "assertions",
     "format_version",
     "snapshot",
+    "message",
 )
 METRIC_FIELDS = (
     "tool_calls",

@@ -11,7 +11,7 @@ streamed into report.json and junit.xml a page at a time
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import and_, func, select
 
@@ -40,6 +40,8 @@ class FirstFailure(NamedTuple):
     attempt: int
     failure_type: str | None
     reason: str
+    message: dict[str, Any] | None
+    """The reason as a message (``seatrial.i18n.Message``); None for attempts stored before."""
 
 
 def case_counts(store: Store, run_id: str) -> list[CaseCount]:
@@ -80,6 +82,7 @@ def first_failures(store: Store, run_id: str) -> dict[str, FirstFailure]:
             attempts.c.attempt,
             attempts.c.failure_type,
             attempts.c.reason,
+            attempts.c.message,
             func.row_number()
             .over(partition_by=attempts.c.case_id, order_by=attempts.c.attempt)
             .label("rank"),
@@ -88,12 +91,18 @@ def first_failures(store: Store, run_id: str) -> dict[str, FirstFailure]:
         .subquery()
     )
     query = select(
-        ranked.c.case_id, ranked.c.attempt, ranked.c.failure_type, ranked.c.reason
+        ranked.c.case_id,
+        ranked.c.attempt,
+        ranked.c.failure_type,
+        ranked.c.reason,
+        ranked.c.message,
     ).where(ranked.c.rank == 1)
     with reading(store, f"find the failing attempts of run {run_id!r}") as connection:
         return {
-            str(case_id): FirstFailure(str(case_id), int(attempt), failure_type, str(reason))
-            for case_id, attempt, failure_type, reason in connection.execute(query)
+            str(case_id): FirstFailure(
+                str(case_id), int(attempt), failure_type, str(reason), message
+            )
+            for case_id, attempt, failure_type, reason, message in connection.execute(query)
         }
 
 

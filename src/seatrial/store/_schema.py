@@ -31,7 +31,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import JSONB
 from sqlalchemy.types import TypeEngine
 
-SCHEMA_REVISION = "0012"
+SCHEMA_REVISION = "0013"
 """The Alembic revision these tables correspond to (the newest migration)."""
 
 VERSION_TABLE = "seatrial_schema_version"
@@ -125,6 +125,8 @@ attempts = Table(
     Column("format_version", Integer, nullable=False),
     # What the attempt ran with (AttemptSnapshot); NULL for attempts stored before 0004.
     Column("snapshot", json_type()),
+    # The reason as a message id and parameters (seatrial.i18n.Message); NULL before 0013.
+    Column("message", json_type()),
     # The order rows were stored in (a sequence on PostgreSQL; SQLite leaves it NULL and
     # readers use its rowid): a coordinator's poll reads only attempts past the last it saw.
     Column("stored_seq", BigInteger, server_default=FetchedValue()),
