@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Protocol
 
 from fastapi import Path as PathPart
 from fastapi import Query, Request
@@ -13,6 +13,7 @@ from fastapi.templating import Jinja2Templates
 from markupsafe import Markup, escape
 
 from seatrial.i18n import current_language, gettext, ngettext, pgettext
+from seatrial.i18n import render as render_message
 from seatrial.record import failure_type_word, verdict_word
 from seatrial.store import Store
 from seatrial.web._language import language_links
@@ -58,6 +59,17 @@ def when(seconds: float | None) -> str:
 def percent(value: float | None, digits: int = 0) -> str:
     """0.425 as ``42%``; ``-`` for none."""
     return "-" if value is None else f"{value * 100:.{digits}f}%"
+
+
+class _Reasoned(Protocol):
+    reason: str
+    message: dict[str, Any] | None
+
+
+def reason_of(said: _Reasoned) -> str:
+    """Why an attempt, a case or a check has its verdict, in the reader's language: its
+    stored message rendered, or its stored text for runs made before messages were."""
+    return render_message(said.message, said.reason)
 
 
 def check_verdict_word(verdict: str) -> str:
@@ -106,6 +118,7 @@ TEMPLATES.env.install_gettext_callables(  # type: ignore[attr-defined]
 TEMPLATES.env.filters["verdict"] = verdict_word
 TEMPLATES.env.filters["failure_type"] = failure_type_word
 TEMPLATES.env.filters["check_verdict"] = check_verdict_word
+TEMPLATES.env.filters["reason"] = reason_of
 TEMPLATES.env.globals["language_links"] = language_links
 TEMPLATES.env.globals["coded"] = coded
 TEMPLATES.env.filters["when"] = when

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from seatrial.compare import gates_changed
-from seatrial.i18n import current_language
+from seatrial.i18n import current_language, render
 from seatrial.i18n import gettext as _
 from seatrial.record import CaseResult
 from seatrial.report import RunReport, build_report
@@ -135,6 +135,6 @@ def _line(case: CaseResult) -> CaseLine:
         mean_ms=sum(a.metrics.wall_time_ms for a in case.attempts) / n if n else 0.0,
         cost_usd=sum(a.metrics.cost_usd for a in case.attempts),
         failure_type=first.failure_type if first else None,
-        reason=first.reason if first else "",
+        reason=render(first.message, first.reason) if first else "",
         reply=first.response if first else "",
     )

@@ -7,11 +7,13 @@ Nothing here marks text safe: arguments, results and messages are shown escaped.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from seatrial.i18n import N_
+from seatrial.i18n import N_, render
 from seatrial.i18n import gettext as _
+from seatrial.record import AssertionResult
 from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
 from seatrial.trace import attrs as A
 
@@ -222,3 +224,44 @@ def build_timeline(trace: Trace | None) -> Timeline:
             )
         )
     return Timeline(rows=rows, total_ms=total / 1e6, summary=_summary(rows))
+
+
+@dataclass(frozen=True)
+class FailedCheck:
+    """A check that failed an attempt, and the span of the timeline it points at."""
+
+    number: int
+    """Its place among the attempt's failed checks, from 1 (the panel's anchor)."""
+    assertion_id: str
+    reason: str
+    """Why, in the reader's language (``seatrial.i18n.render`` of the stored message)."""
+    span_id: str | None
+    """The span it points at, when the timeline holds it; None when it names none."""
+    span_label: str = ""
+    """That span's label on the timeline."""
+
+
+def failed_checks(results: Sequence[AssertionResult], timeline: Timeline) -> list[FailedCheck]:
+    """The failed checks of an attempt, each with the span it points at (``span_id``) when
+    the timeline holds that span."""
+    labels = {row.span.span_id: row.label for row in timeline.rows}
+    failed = [r for r in results if r.verdict == "fail"]
+    return [
+        FailedCheck(
+            number=number,
+            assertion_id=result.id,
+            reason=render(result.message, result.reason),
+            span_id=result.span_id if result.span_id in labels else None,
+            span_label=labels.get(result.span_id or "", ""),
+        )
+        for number, result in enumerate(failed, start=1)
+    ]
+
+
+def failed_by_span(checks: Sequence[FailedCheck]) -> dict[str, list[FailedCheck]]:
+    """The failed checks pointing at each span, by span id (the timeline marks those rows)."""
+    marked: dict[str, list[FailedCheck]] = {}
+    for check in checks:
+        if check.span_id is not None:
+            marked.setdefault(check.span_id, []).append(check)
+    return marked
