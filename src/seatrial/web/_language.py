@@ -149,13 +149,12 @@ def language_links(request: Request) -> list[LanguageLink]:
     """The switch's links: the page being read (same path, same query) in each language."""
     kept = [(k, v) for k, v in request.query_params.multi_items() if k != LANGUAGE_PARAMETER]
     now = current_language()
+    path = "/" + request.url.path.lstrip("/")  # never "//host/...", which leaves the site
     links = []
     for language in LANGUAGES:
         query = urlencode([*kept, (LANGUAGE_PARAMETER, _TAGS[language])])
         tag = "zh-CN" if language == "zh_CN" else "en"
         links.append(
-            LanguageLink(
-                LANGUAGE_NAMES[language], f"{request.url.path}?{query}", tag, language == now
-            )
+            LanguageLink(LANGUAGE_NAMES[language], f"{path}?{query}", tag, language == now)
         )
     return links
