@@ -97,6 +97,31 @@ def test_a_newly_marked_string_without_a_translation_is_found(tmp_path):
     assert missing == [(None, "a sentence nobody translated yet")]
 
 
+def test_help_text_and_a_commands_docstring_without_a_translation_are_found(tmp_path):
+    source = tmp_path / "src"
+    package = source / "seatrial" / "cli"
+    package.mkdir(parents=True)
+    (package / "_new.py").write_text(
+        "import typer\n"
+        "from seatrial.i18n import N_\n\n"
+        "app = typer.Typer()\n\n"
+        "@app.command()\n"
+        'def greet(name: str = typer.Option("", help=N_("Whom to greet, untranslated."))):\n'
+        '    """Greet someone; nobody translated this yet."""\n\n'
+        "@app.command()\n"
+        "def runs():\n"
+        '    """List stored runs, newest first."""\n\n'
+        "def helper():\n"
+        '    """Not a command: its docstring is no help."""\n',
+        encoding="utf-8",
+    )
+    missing = _untranslated(_extracted(source, tmp_path), _read(PO))
+    assert sorted(missing) == [
+        (None, "Greet someone; nobody translated this yet."),
+        (None, "Whom to greet, untranslated."),
+    ]
+
+
 def _fields(text: str) -> set[str]:
     return {name for _, name, _, _ in string.Formatter().parse(text) if name is not None}
 

@@ -8,6 +8,7 @@ import datetime as dt
 from seatrial.case import Case, GateSpec
 from seatrial.compare import CaseOutcome, RunData, gate_settings, probe_drift
 from seatrial.demo import EXPECTED_V2_FAILURES
+from seatrial.i18n import use_language
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.report import (
     build_report,
@@ -213,3 +214,62 @@ def _stored(
     )
     store.finish_run(run_id, "finished", 1.0)
     return run_id
+
+
+def test_a_drop_says_in_plain_words_whether_it_is_more_than_noise():
+    big = pass_rate_drops(run_of("base", {"": (960, 1000)}), run_of("cand", {"": (930, 1000)}))
+    small = pass_rate_drops(run_of("base", {"": (96, 100)}), run_of("cand", {"": (93, 100)}))
+    assert big[0].line().endswith(": more than noise)")
+    assert small[0].line().endswith(": within noise)")
+    with use_language("zh_CN"):
+        assert big[0].line() == (
+            "**任务成功率** 96% -> 93%（-3.0 个百分点，区间 -5.0 至 -1.0：超出噪声范围）"
+        )
+        assert small[0].line().endswith("：在噪声范围内）")
+
+
+def test_for_a_chinese_reader_the_gate_alert_is_chinese_with_the_identifiers_as_written(store):
+    v1 = run_demo_agent(store, "v1")
+    v2 = run_demo_agent_with(store, "v2", {"baseline": {"ref": v1, "run_id": v1}})
+    with use_language("zh_CN"):
+        [alert] = run_notifications(store, build_report(store, v2), DASHBOARD)
+    assert alert.events == ("gate_failed", "metric_drop")
+    assert alert.title.startswith("Seatrial：workspace-agent 未通过门禁；任务成功率 100% -> ")
+    assert "未通过门禁。\n\n**未达标的门禁**\n- P0 p0_cases：" in alert.text
+    assert f"**相比 `{v1}` 回归的用例**\n- read-missing-config" in alert.text
+    assert f"**通过率相比 `{v1}` 下降**（[对比]({DASHBOARD}/compare?" in alert.text
+    assert "超出噪声范围）" in alert.text
+    assert ("运行", v2) in alert.facts and ("用例集", "workspace-agent") in alert.facts
+    for english in ("did not meet", "Unmet", "Regressed", "Pass rates fell", "task success"):
+        assert english not in alert.text + alert.title
+
+
+def test_for_a_chinese_reader_each_failing_case_reads_with_its_verdict_and_type_in_chinese(
+    store,
+):
+    v2 = run_demo_agent(store, "v2")
+    with use_language("zh_CN"):
+        [alert] = run_notifications(store, build_report(store, v2))
+    listed = alert.text.split("**失败用例（3）**\n", 1)[1].splitlines()
+    assert any(
+        line.startswith("- once-grant-second-write 失败（越权（permission_violation））：`")
+        for line in listed
+    )
+    looped = "- read-missing-config 失败（死循环（loop））：`"
+    assert any(line.startswith(looped) for line in listed)
+
+
+def test_the_daily_message_reads_in_chinese_and_says_the_change_is_within_noise(store):
+    day = dt.date(2026, 3, 10)
+    store_run(store, "support", at(day - dt.timedelta(days=1), 9), {"refund": [""], "hi": [""]})
+    today = store_run(store, "support", at(day, 10), {"refund": ["no_loop: again"], "hi": [""]})
+    with use_language("zh_CN"):
+        note = daily_notification(daily_report(store, day, tz=dt.UTC), DASHBOARD)
+    assert note.title == "Seatrial 日报 2026-03-10"
+    # Two attempts each side: a 50-point drop that chance alone could make.
+    assert f"support `{today}`：50%（相比 `" in note.text
+    assert "-50.0 个百分点，在噪声范围内）" in note.text
+    assert "**新增失败**\n- support：refund 失败（死循环（loop））" in note.text
+    assert ("新增失败", "1") in note.facts and ("费用", "$0.02") in note.facts
+    english = daily_notification(daily_report(store, day, tz=dt.UTC), DASHBOARD)
+    assert "-50.0 pts against `" in english.text and ", within noise)" in english.text

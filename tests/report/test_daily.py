@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from seatrial.case import Case
+from seatrial.i18n import use_language
 from seatrial.record import AttemptRecord, Metrics, RunInfo
 from seatrial.report import (
     daily_html_body,
@@ -218,3 +219,54 @@ def test_the_report_files_are_written_as_markdown_and_html(store, day, tmp_path:
     assert [p.name for p in written] == ["daily-2026-03-10.md", "daily-2026-03-10.html"]
     assert written[0].read_text(encoding="utf-8") == render_daily_markdown(report)
     assert 'id="failure-clusters"' in written[1].read_text(encoding="utf-8")
+
+
+def test_for_a_chinese_reader_the_markdown_report_is_chinese_with_ids_as_written(store, day):
+    with use_language("zh_CN"):
+        text = render_daily_markdown(daily_report(store, DAY, tz=UTC))
+
+    assert text.startswith("# Seatrial 日报 2026-03-10\n")
+    assert "2026-03-10（UTC）：2 个用例集共 2 次运行，8 次执行，通过率 50%" in text
+    assert "| 用例集 | 运行 | Agent | 执行次数 | 通过率 | 上一次运行 | 变化 |" in text
+    assert f"| 67%（`{day['before']}`） | -33.3 个百分点（在噪声范围内） |" in text
+    assert "## 新增失败" in text
+    assert "| support | refund | 失败 | 越权（permission_violation） |" in text
+    assert "## 失败聚类" in text and "| 死循环（loop） | 2 | 1 |" in text
+    assert "| agent 模型调用（费用台账） | 0.2500 |" in text
+    for english in ("Pass rates", "New failures", "Failure clusters", "passed", "pts", "FAIL"):
+        assert english not in text, english
+
+
+def test_the_change_says_within_noise_in_english_too(store, day):
+    text = render_daily_markdown(daily_report(store, DAY, tz=UTC))
+
+    assert f"| 67% (`{day['before']}`) | -33.3 pts (within noise) |" in text
+
+
+def test_a_change_the_attempts_can_tell_from_chance_is_more_than_noise(store):
+    many = 40
+    store_run(store, "big", at(DAY - dt.timedelta(days=1), 9), {f"c{i}": [""] for i in range(many)})
+    store_run(
+        store,
+        "big",
+        at(DAY, 9),
+        {f"c{i}": ["" if i < 10 else LOOP.format(n=3)] for i in range(many)},
+    )
+
+    report = daily_report(store, DAY, tz=UTC)
+    (run,) = report.runs
+
+    assert run.beyond_noise is True
+    assert "-75.0 pts (more than noise)" in render_daily_markdown(report)
+    with use_language("zh_CN"):
+        assert "-75.0 个百分点（超出噪声范围）" in render_daily_markdown(report)
+
+
+def test_for_a_chinese_reader_the_html_page_is_chinese_and_says_so(store, day):
+    with use_language("zh_CN"):
+        page = render_daily_html(daily_report(store, DAY, tz=UTC))
+    english = render_daily_html(daily_report(store, DAY, tz=UTC))
+
+    assert '<html lang="zh-CN">' in page and "<title>Seatrial 日报 2026-03-10</title>" in page
+    assert "<h2>新增失败</h2>" in page and "<th>上一次运行</th>" in page
+    assert '<html lang="en">' in english and "<h2>New failures</h2>" in english

@@ -15,6 +15,7 @@ from seatrial import execute_suite_async
 from seatrial.case import Case
 from seatrial.demo import EXPECTED_V2_FAILURES
 from seatrial.demo._demo import SUITE as DEMO_SUITE
+from seatrial.i18n import use_language
 from seatrial.notify import GITHUB_COMMENT_LIMIT
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.report import github_comment
@@ -197,3 +198,37 @@ def test_the_comment_starts_with_the_marker_the_poster_looks_for(demo, tmp_path:
     with Store.open(url) as store:
         text = github_comment(store, [(v2, v1)], marker="seatrial ci nightly")
     assert text.splitlines()[0] == "<!-- seatrial ci nightly -->"
+
+
+def test_for_a_chinese_reader_the_comment_is_chinese_with_ids_and_checks_as_written(demo):
+    url, v1, v2 = demo
+    with Store.open(url) as store, use_language("zh_CN"):
+        text = github_comment(
+            store, [(v2, v1)], marker="seatrial ci pr", dashboard_url="https://seatrial.example.com"
+        )
+    assert text.startswith("<!-- seatrial ci pr -->\n## Seatrial：门禁**未通过**\n")
+    assert "### workspace-agent：门禁**未通过**" in text
+    assert f"运行 `{v2}`（[看板](https://seatrial.example.com/runs/{v2})），Agent " in text
+    assert "14 个用例，14 次执行，11 次通过，3 次失败，0 次错误；通过率 " in text
+    assert "| 门禁 | 检查项 | 实测 | 要求 | 结论 |" in text
+    assert "| P0 | p0_cases | 2 个 P0 用例中 1 个通过 | 所有 P0 用例通过 | **未达标**（" in text
+    assert f"对比基线 `{v1}`：" in text and "#### 回归用例（3）" in text
+    for case, failure in EXPECTED_V2_FAILURES.items():
+        (row,) = [line for line in text.splitlines() if line.startswith(f"| `{case}` |")]
+        assert "| 通过 1/1 | 失败 0/1（" in row and f"（{failure}））" in row
+        (divergence,) = [line for line in text.splitlines() if line.startswith(f"- `{case}`，")]
+        assert re.match(rf"- `{case}`，第 \d+ 步（`extra_step`）：`B called ", divergence)
+        assert "（[trace 对比](https://seatrial.example.com/compare/case?" in divergence
+    assert "**首次分歧**（A：基线，B：本次运行）：" in text
+    for english in ("gates", "Regressed", "First divergence", "this run", "why it fails now"):
+        assert english not in text, english
+
+
+def test_for_a_chinese_reader_a_cut_list_says_how_many_more_in_chinese(store):
+    _, cand = _synthetic_runs(store, 3000)
+    with use_language("zh_CN"):
+        text = github_comment(store, [(cand, None)])
+    shown = [line for line in text.splitlines() if line.startswith("| `case-")]
+    assert "没有基线：无从对比，因此不列回归。" in text and "#### 失败用例（3000）" in text
+    assert f"| ……另有 {3000 - len(shown)} 项 |" in text
+    assert len(text) <= GITHUB_COMMENT_LIMIT

@@ -9,6 +9,7 @@ from xml.etree import ElementTree as ET
 import pytest
 
 from seatrial.case import Case
+from seatrial.i18n import use_language
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.report import build_report, render, verdict_of_attempts, write_reports
 
@@ -222,3 +223,20 @@ def test_a_written_gate_leaves_no_no_gate_line_in_the_reports(store):
     assert report.gate.rule is None
     assert "No gate configured" not in render(report, "md")
     assert "gate_rule" not in render(report, "junit")
+
+
+def test_junit_says_warning_in_the_readers_language_and_keeps_its_ids(store):
+    store.create_run(RunInfo(run_id="rw", suite="s", agent="a"), [Case(id="c", input="x")])
+    warned = _attempt("c", 1, "WARNING").model_copy(
+        update={"run_id": "rw", "reason": "judge advisory"}
+    )
+    store.save_attempts([warned])
+    report = build_report(store, "rw")
+    with use_language("zh_CN"):
+        chinese = ET.fromstring(render(report, "junit"))
+    english = ET.fromstring(render(report, "junit"))
+    assert chinese.find("testcase/system-out").text == "警告：judge advisory"
+    assert english.find("testcase/system-out").text == "WARNING: judge advisory"
+    properties = {p.get("name"): p.get("value") for p in chinese.iter("property")}
+    assert properties["run_id"] == "rw"
+    assert properties["gate"] == ("met" if report.gate.passed else "not met")

@@ -3,6 +3,7 @@ pytest plugin and junit.xml show them."""
 
 from __future__ import annotations
 
+from seatrial.i18n import use_language
 from seatrial.report import assertion_lines, build_report, trajectory_lines
 from tests.compare.test_drift import run_demo_agent
 
@@ -40,3 +41,15 @@ def test_only_the_assertions_that_did_not_pass_are_listed(store):
 def test_an_attempt_without_a_trace_has_no_trajectory(store):
     attempt = failing_attempts(store, "v2")["read-missing-config"]
     assert trajectory_lines(attempt.model_copy(update={"trace": None})) == []
+
+
+def test_for_a_chinese_reader_the_trajectory_words_are_chinese_and_the_calls_as_called(store):
+    failing = failing_attempts(store, "v2")
+    with use_language("zh_CN"):
+        lines = trajectory_lines(failing["missing-then-example"])
+    assert lines == [
+        "  第 1 轮",
+        "    read_file(path='config/settings.yaml') 失败（FileNotFoundError） x8",
+        "  第 2 轮",
+        "    read_file(path='config/settings.example.yaml') 成功",
+    ]

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from seatrial.config import Config, load_config
-from seatrial.errors import ConfigError
+from seatrial.errors import ConfigError, InputError
+from seatrial.i18n import current_language
 from seatrial.schedule import Scheduler, run_job
 from seatrial.store import Store
 from tests.conftest import agent_spec
@@ -212,3 +213,31 @@ def test_a_server_with_schedules_refuses_to_start_without_an_alert_secret(
         Scheduler(config, store)
     monkeypatch.setenv("SCHED_HOOK", f"http://127.0.0.1:{webhook.server_port}/hook")
     Scheduler(config, store)  # set: it starts
+
+
+async def test_the_daily_report_job_writes_in_the_language_of_seatrial_lang(
+    tmp_path: Path,
+    store: Store,
+    webhook: ThreadingHTTPServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv("SCHED_HOOK", f"http://127.0.0.1:{webhook.server_port}/hook")
+    monkeypatch.setenv("SEATRIAL_LANG", "zh")
+    config = report_config(tmp_path, webhook)
+    outcome = await run_job(config, config.schedules[0], store, DUE)
+    assert outcome.status == "ok"
+    [body] = webhook.bodies  # type: ignore[attr-defined]
+    assert body["title"] == "Seatrial 日报 2026-12-01"
+    assert body["text"].startswith("2026-12-01（")
+    assert {"name": "运行数", "value": "0"} in body["facts"]
+    assert current_language() == "en"  # the job's language ended with it
+
+
+def test_a_scheduler_refuses_a_seatrial_lang_it_does_not_speak_before_it_starts(
+    tmp_path: Path, store: Store, webhook: ThreadingHTTPServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("SCHED_HOOK", f"http://127.0.0.1:{webhook.server_port}/hook")
+    monkeypatch.setenv("SEATRIAL_LANG", "fr")
+    config = report_config(tmp_path, webhook)
+    with pytest.raises(InputError, match="SEATRIAL_LANG 'fr' is not a language"):
+        Scheduler(config, store)

@@ -195,7 +195,7 @@ def _result(planned: Planned, check: Check) -> AssertionResult:
 def broken(exc: Exception) -> Check:
     """The check raised: not evaluated, with the error (one broken assertion must not crash)."""
     return Check.not_evaluated(
-        phrased("could not be evaluated: {error}", error=f"{type(exc).__name__}: {exc}")
+        phrased("could not be evaluated: {kind}: {error}", kind=type(exc).__name__, error=str(exc))
     )
 
 
@@ -362,12 +362,12 @@ def _decide(
             return _said(
                 "WARNING",
                 phrased_plural(
-                    "threshold {threshold} could not be checked: its {n} soft assertion was "
+                    "threshold {threshold:.2f} could not be checked: its {n} soft assertion was "
                     "not evaluated ({id}: {reason})",
-                    "threshold {threshold} could not be checked: none of the {n} soft "
+                    "threshold {threshold:.2f} could not be checked: none of the {n} soft "
                     "assertions was evaluated ({id}: {reason})",
                     len(soft),
-                    threshold=f"{threshold:.2f}",
+                    threshold=threshold,
                     id=soft[0].id,
                     reason=said_by(soft[0]),
                 ),
@@ -377,9 +377,9 @@ def _decide(
             graded = [r for r in soft if r.verdict != "not_evaluated"]
             decider = failing_soft[0] if failing_soft else min(graded, key=_value)
             below = phrased(
-                "soft score {score} < threshold {threshold}",
-                score=f"{soft_score:.2f}",
-                threshold=f"{threshold:.2f}",
+                "soft score {score:.2f} < threshold {threshold:.2f}",
+                score=soft_score,
+                threshold=threshold,
             )
             return _fail(decider, results, below)
     elif failing_soft:
@@ -442,11 +442,11 @@ def _pass_reason(
     else:
         # Some soft assertion failed, yet the attempt passed: the threshold was met.
         said = phrased_plural(
-            "soft score {score} ≥ threshold {threshold}; {passed} of {n} assertion passed",
-            "soft score {score} ≥ threshold {threshold}; {passed} of {n} assertions passed",
+            "soft score {score:.2f} ≥ threshold {threshold:.2f}; {passed} of {n} assertion passed",
+            "soft score {score:.2f} ≥ threshold {threshold:.2f}; {passed} of {n} assertions passed",
             len(evaluated),
-            score=f"{soft_score:.2f}",
-            threshold=f"{threshold:.2f}",
+            score=soft_score,
+            threshold=threshold,
             passed=passed,
         )
     if skipped:

@@ -38,5 +38,8 @@ from seatrial.cli import (  # noqa: F401, I001  (each registers its commands)
     _worker,
 )
 from seatrial.cli._app import app, console_script, main
+from seatrial.cli._help import help_for_every
+
+help_for_every(app)  # help in the reader's language, its lines whole off a terminal
 
 __all__ = ["app", "console_script", "main"]

@@ -7,12 +7,14 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, guarded
-from seatrial.cli._context import project
+from seatrial.cli._context import project, speak_reader_language
+from seatrial.cli._options import Lang
 from seatrial.cli._output import print_delivery
 from seatrial.errors import ConfigError
+from seatrial.i18n import N_
 
 alerts_app = typer.Typer(
-    help="Alerts to Feishu, DingTalk, WeCom, Slack or a webhook (seatrial.yaml `alerts:`).",
+    help=N_("Alerts to Feishu, DingTalk, WeCom, Slack or a webhook (seatrial.yaml `alerts:`)."),
     no_args_is_help=True,
 )
 app.add_typer(alerts_app, name="alerts")
@@ -24,9 +26,13 @@ def test(
     channel: Annotated[
         list[str] | None,
         typer.Option(
-            "--channel", "-c", metavar="NAME", help="Only this channel (repeatable; default: all)."
+            "--channel",
+            "-c",
+            metavar="NAME",
+            help=N_("Only this channel (repeatable; default: all)."),
         ),
     ] = None,
+    lang: Lang = None,
 ) -> None:
     """Send a test message to every channel of seatrial.yaml `alerts:` (or the ones named),
     whatever events they receive. Exit 0 when every channel accepted it, 1 when one did not
@@ -34,9 +40,11 @@ def test(
     import asyncio
 
     from seatrial.config import CONFIG_FILE
+    from seatrial.i18n import gettext as _
     from seatrial.notify import Notification, notify
 
     config = project()
+    speak_reader_language(lang, config)
     if not config.alerts.channels:
         raise ConfigError(
             f"{config.file or CONFIG_FILE} has no `alerts: channels:`; add one, e.g. "
@@ -44,14 +52,14 @@ def test(
         )
     notification = Notification(
         event="test",
-        title=f"Seatrial test message ({config.project})",
-        text=(
-            f"Alerts of project **{config.project}** reach this chat. Seatrial sends here "
-            "when a run fails its gates, a pass rate drops against its baseline, a probe "
-            "drifts, and the daily report."
-        ),
+        title=_("Seatrial test message ({project})").format(project=config.project),
+        text=_(
+            "Alerts of project **{project}** reach this chat. Seatrial sends here when a run "
+            "fails its gates, a pass rate drops against its baseline, a probe drifts, and the "
+            "daily report."
+        ).format(project=config.project),
         link=config.dashboard_address(),
-        facts=(("project", config.project),),
+        facts=((_("project"), config.project),),
     )
     chosen = channel or list(config.alerts.channels)  # named: sent whatever their events
     deliveries = asyncio.run(notify(config.alerts, notification, channels=chosen))

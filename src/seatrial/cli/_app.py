@@ -19,11 +19,13 @@ from rich.rule import Rule
 from rich.text import TextType
 
 from seatrial.errors import SeatrialError, SuiteError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 app = typer.Typer(
     name="seatrial",
-    help="Regression-test and evaluate LLM agents: run suites, store trajectories, gate releases.",
+    help=N_(
+        "Regression-test and evaluate LLM agents: run suites, store trajectories, gate releases."
+    ),
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -32,7 +34,7 @@ app = typer.Typer(
     rich_markup_mode="markdown",
 )
 cases_app = typer.Typer(
-    help="The golden set's cases: which ones stopped telling good agents from bad.",
+    help=N_("The golden set's cases: which ones stopped telling good agents from bad."),
     no_args_is_help=True,
 )
 """``seatrial cases``: ``_cases`` registers it, ``_expand`` and ``_from_trace`` add to it."""
@@ -49,7 +51,8 @@ class _Console(Console):
     """Rich's console, fitted to the terminal's window; elsewhere (a CI log, a pipe, a file)
     every line is written whole: a report path is not split mid-word, a table column is not
     cut to "pyth…", whatever COLUMNS says (pytest-xdist and some CI runners set it). Whether
-    it is a terminal is asked at each print, as Rich does."""
+    it is a terminal is asked at each print, as Rich does. Help, which Typer writes with a
+    console of its own, asks :data:`console` and follows the same rule (``cli/_help.py``)."""
 
     @property
     def size(self) -> ConsoleDimensions:

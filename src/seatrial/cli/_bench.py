@@ -35,7 +35,7 @@ from seatrial.cli._options import (
 )
 from seatrial.cli._output import print_notice
 from seatrial.errors import InputError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial._execute import NoticeLevel, OnNotice
@@ -184,15 +184,17 @@ async def _run_bench(
 @guarded
 def bench_command(
     suite_path: Annotated[
-        Path | None, typer.Argument(metavar="SUITE", help="Suite file (YAML, JSONL, XLSX).")
+        Path | None, typer.Argument(metavar="SUITE", help=N_("Suite file (YAML, JSONL, XLSX)."))
     ] = None,
     agents: Annotated[
         str | None,
         typer.Option(
             "--agents",
             metavar="A,B,C",
-            help="The agents to rank, comma-separated: specs (model:NAME, python:..., "
-            "http://...) or names from seatrial.yaml `agents:`.",
+            help=N_(
+                "The agents to rank, comma-separated: specs (model:NAME, python:..., "
+                "http://...) or names from seatrial.yaml `agents:`."
+            ),
         ),
     ] = None,
     repeats: Repeats = None,
@@ -200,7 +202,7 @@ def bench_command(
     output: LeaderboardOutput = None,
     show: Annotated[
         str | None,
-        typer.Option("--show", metavar="BENCH_ID", help="Print a stored benchmark's board."),
+        typer.Option("--show", metavar="BENCH_ID", help=N_("Print a stored benchmark's board.")),
     ] = None,
     gateway: Gateway = False,
     judge: Judge = None,

@@ -14,6 +14,7 @@ from seatrial.cli._app import app, cases_app, console, guarded
 from seatrial.cli._context import open_store
 from seatrial.cli._options import AgentFilter, Db, StaleSuite, TextOrJson, chosen_format
 from seatrial.errors import RunNotFound
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.compare import StaleCase, StaleReport
@@ -73,7 +74,7 @@ def _print(report: StaleReport) -> None:
 @guarded
 def stale(
     suite: StaleSuite = None,
-    last: Annotated[int, typer.Option(min=1, help="How many of the newest runs to read.")] = 20,
+    last: Annotated[int, typer.Option(min=1, help=N_("How many of the newest runs to read."))] = 20,
     agent: AgentFilter = None,
     format: TextOrJson = "text",
     db: Db = None,

@@ -10,20 +10,23 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import project
-from seatrial.cli._options import Agent, Db, ReportDir
+from seatrial.cli._context import project, speak_reader_language
+from seatrial.cli._options import Agent, Db, Lang, ReportDir
 from seatrial.cli._output import print_notice
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.tier import TierRun
 
 
 def _print_run(done: TierRun) -> None:
+    from seatrial.i18n import gettext as _
     from seatrial.report import print_summary
 
     print_summary(done.run.report, console)
     if done.run.report_files:
-        console.print(f"reports: {', '.join(str(p) for p in done.run.report_files)}")
+        paths = ", ".join(str(p) for p in done.run.report_files)
+        console.print(_("reports: {paths}").format(paths=paths))
 
 
 @app.command()
@@ -31,7 +34,9 @@ def _print_run(done: TierRun) -> None:
 def ci(
     tier: Annotated[
         str,
-        typer.Option("--tier", "-t", metavar="NAME", help="The tier of seatrial.yaml `tiers:`."),
+        typer.Option(
+            "--tier", "-t", metavar="NAME", help=N_("The tier of seatrial.yaml `tiers:`.")
+        ),
     ],
     agent: Agent = None,
     base: Annotated[
@@ -39,8 +44,10 @@ def ci(
         typer.Option(
             "--base",
             metavar="BRANCH",
-            help="Compare with this branch's latest passing runs (default: the pull request's "
-            "target branch, else the branch built, else main).",
+            help=N_(
+                "Compare with this branch's latest passing runs (default: the pull request's "
+                "target branch, else the branch built, else main)."
+            ),
         ),
     ] = None,
     db: Db = None,
@@ -50,18 +57,21 @@ def ci(
         typer.Option(
             "--comment",
             metavar="FILE",
-            help="Write the pull-request comment (Markdown) for every run to FILE.",
+            help=N_("Write the pull-request comment (Markdown) for every run to FILE."),
         ),
     ] = None,
+    lang: Lang = None,
 ) -> None:
     """Run a CI tier: its suites with its repeats and gates, each compared with the target
     branch's latest passing run. Exit 0 when every gate is met, 1 when not, 2 on bad input."""
     import asyncio
 
+    from seatrial.i18n import gettext as _
     from seatrial.run import progress_for
     from seatrial.tier import run_tier_async
 
     config = project()
+    speak_reader_language(lang, config)
     try:
         outcome = asyncio.run(
             run_tier_async(
@@ -80,13 +90,20 @@ def ci(
     except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM
         err_console.print("[yellow]interrupted:[/] finished attempts are stored")
         raise typer.Exit(130) from None
-    console.rule(f"tier {tier}")
+    console.rule(_("tier {tier}").format(tier=tier))
     for done in outcome.runs:
-        verdict = "[green]gates met[/]" if done.run.passed else "[bold red]gates not met[/]"
-        against = f"baseline {done.baseline_id}" if done.baseline_id else "no baseline"
-        console.print(
-            f"{escape(done.suite)}: {verdict} (run {done.run.run_id}, {against})", highlight=False
+        verdict = _("[green]gates met[/]") if done.run.passed else _("[bold red]gates not met[/]")
+        against = (
+            _("baseline {run_id}").format(run_id=done.baseline_id)
+            if done.baseline_id
+            else _("no baseline")
         )
+        line = _("{suite}: {verdict} (run {run_id}, {against})").format(
+            suite=escape(done.suite), verdict=verdict, run_id=done.run.run_id, against=against
+        )
+        console.print(line, highlight=False)
     if outcome.comment_file is not None:
-        console.print(f"pull-request comment: {outcome.comment_file}", highlight=False)
+        console.print(
+            _("pull-request comment: {path}").format(path=outcome.comment_file), highlight=False
+        )
     raise typer.Exit(outcome.exit_code)

@@ -34,7 +34,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import InputError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial.config import Config
@@ -57,7 +57,7 @@ def _root(
             "--version",
             is_eager=True,
             callback=_print_version,
-            help="Print Seatrial's version and exit.",
+            help=N_("Print Seatrial's version and exit."),
         ),
     ] = False,
 ) -> None:
@@ -67,7 +67,9 @@ def _root(
 @app.command()
 @guarded
 def validate(
-    paths: Annotated[list[Path], typer.Argument(metavar="PATH...", help="Suite files to check.")],
+    paths: Annotated[
+        list[Path], typer.Argument(metavar="PATH...", help=N_("Suite files to check."))
+    ],
 ) -> None:
     """Check suite files without running anything; exit 2 listing every problem."""
     from seatrial.case import suite_files_in, validate_paths
@@ -149,7 +151,7 @@ def report(
         str,
         typer.Argument(
             metavar="RUN",
-            help="A run id, a unique prefix, `latest`, or a tag; `daily` for the daily report.",
+            help=N_("A run id, a unique prefix, `latest`, or a tag; `daily` for the daily report."),
         ),
     ],
     format: ReportFormat = "md",
@@ -157,7 +159,7 @@ def report(
     date: Annotated[
         str | None,
         typer.Option(
-            "--date", metavar="YYYY-MM-DD", help="`daily` only: the day (local time); today."
+            "--date", metavar="YYYY-MM-DD", help=N_("`daily` only: the day (local time); today.")
         ),
     ] = None,
     baseline: ReportBaseline = None,
@@ -170,7 +172,7 @@ def report(
     from seatrial.report import FORMATS, build_report, render
 
     if run_id == "daily":
-        write_daily(date, output or Path("seatrial-report"), db)
+        write_daily(date, output or Path("seatrial-report"), db, lang)
         return
     if date is not None:
         raise InputError("--date goes with `seatrial report daily`, not with a run")
@@ -203,16 +205,20 @@ def _day(text: str | None) -> dt.date:
         ) from None
 
 
-def write_daily(date: str | None, out: Path, db: str | None) -> None:
+def write_daily(date: str | None, out: Path, db: str | None, lang: str | None = None) -> None:
     """Write the daily report over the runs started that day: pass rates and their change
-    against each suite's previous run, new failures, failure clusters, cost."""
+    against each suite's previous run, new failures, failure clusters, cost; in the reader's
+    language (``lang``: ``--lang``)."""
+    from seatrial.i18n import gettext as _
     from seatrial.report import daily_headline, daily_report, write_daily_report
 
+    config = project()
+    speak_reader_language(lang, config)
     day = _day(date)
-    with open_store(db) as store:
+    with open_store(db, config) as store:
         report = daily_report(store, day)
     for path in write_daily_report(report, out):
-        console.print(f"wrote {path}", highlight=False)
+        console.print(_("wrote {path}").format(path=path), highlight=False)
     console.print(daily_headline(report), highlight=False, markup=False)
 
 
@@ -236,7 +242,7 @@ def github_report(store: Store, run_id: str, baseline: str | None, config: Confi
 @app.command()
 @guarded
 def init(
-    directory: Annotated[Path, typer.Argument(help="Project folder to create or fill.")] = Path(
+    directory: Annotated[Path, typer.Argument(help=N_("Project folder to create or fill."))] = Path(
         "."
     ),
 ) -> None:

@@ -11,23 +11,25 @@ import typer
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import TEXT_JSON_OR_MD, Db, Output, TextJsonOrMd, chosen_format
+from seatrial.i18n import N_
 
 
 @app.command(name="compare")
 @guarded
 def compare_command(
     base: Annotated[
-        str, typer.Argument(metavar="BASE", help="Baseline run: id, prefix, tag, `latest`.")
+        str, typer.Argument(metavar="BASE", help=N_("Baseline run: id, prefix, tag, `latest`."))
     ],
     candidate: Annotated[
-        str, typer.Argument(metavar="CANDIDATE", help="Candidate run: id, prefix, tag, `latest`.")
+        str,
+        typer.Argument(metavar="CANDIDATE", help=N_("Candidate run: id, prefix, tag, `latest`.")),
     ],
     format: TextJsonOrMd = "text",
     output: Output = None,
     fail_on_regression: Annotated[
         bool,
         typer.Option(
-            "--fail-on-regression", help="Exit 1 when a case regressed (flaky cases aside)."
+            "--fail-on-regression", help=N_("Exit 1 when a case regressed (flaky cases aside).")
         ),
     ] = False,
     db: Db = None,

@@ -29,6 +29,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import InputError
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.agent import AgentAdapter
@@ -100,7 +101,7 @@ def contract_command(
         Path,
         typer.Argument(
             metavar="TOOLS",
-            help="Tool schemas: OpenAI tools JSON/YAML, an MCP tools/list result, or OpenAPI.",
+            help=N_("Tool schemas: OpenAI tools JSON/YAML, an MCP tools/list result, or OpenAPI."),
         ),
     ],
     agent: ContractAgent,
@@ -109,8 +110,10 @@ def contract_command(
         typer.Option(
             "--faults",
             metavar="A,B",
-            help="Faults to inject (default all): missing_param, bad_enum, http_500, timeout, "
-            "malformed_json, empty.",
+            help=N_(
+                "Faults to inject (default all): missing_param, bad_enum, http_500, timeout, "
+                "malformed_json, empty."
+            ),
         ),
     ] = None,
     repeats: Repeats = None,
@@ -119,7 +122,7 @@ def contract_command(
     min_pass_rate: Annotated[
         float,
         typer.Option(
-            "--min-pass-rate", min=0, max=1, help="The run's gate: share of attempts that pass."
+            "--min-pass-rate", min=0, max=1, help=N_("The run's gate: share of attempts that pass.")
         ),
     ] = 0.8,
     concurrency: Concurrency = None,

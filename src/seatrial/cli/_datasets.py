@@ -14,28 +14,30 @@ from rich.table import Table
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import default_who, open_store
 from seatrial.cli._options import Db, Note, Reason, TextOrJson, Who, chosen_format
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial.dataset import CompositionWarning
     from seatrial.store import GoldenSnapshot, Store
 
 datasets_app = typer.Typer(
-    help="Golden sets: named, versioned, append-only sets of cases that runs record.",
+    help=N_("Golden sets: named, versioned, append-only sets of cases that runs record."),
     no_args_is_help=True,
 )
 app.add_typer(datasets_app, name="datasets")
 
 RefArgument = Annotated[
-    str, typer.Argument(metavar="NAME[@V]", help="A golden set, at version V (default newest).")
+    str, typer.Argument(metavar="NAME[@V]", help=N_("A golden set, at version V (default newest)."))
 ]
-NameArgument = Annotated[str, typer.Argument(metavar="NAME", help="The golden set's name.")]
+NameArgument = Annotated[str, typer.Argument(metavar="NAME", help=N_("The golden set's name."))]
 CategoryOption = Annotated[
     list[str] | None,
     typer.Option(
         "--category",
-        help="A category the set should cover (repeatable); every category the set ever had "
-        "is expected too.",
+        help=N_(
+            "A category the set should cover (repeatable); every category the set ever had "
+            "is expected too."
+        ),
     ),
 ]
 
@@ -177,7 +179,7 @@ def history(name: NameArgument, format: TextOrJson = "text", db: Db = None) -> N
 def import_file(
     name: NameArgument,
     file: Annotated[
-        Path, typer.Argument(metavar="FILE", help="A suite file: YAML, JSON, JSONL or XLSX.")
+        Path, typer.Argument(metavar="FILE", help=N_("A suite file: YAML, JSON, JSONL or XLSX."))
     ],
     note: Note = "",
     who: Who = None,
@@ -208,12 +210,12 @@ def import_file(
 def export(
     ref: RefArgument,
     file: Annotated[
-        Path, typer.Argument(metavar="FILE", help="Where to write: .jsonl, .yaml or .xlsx.")
+        Path, typer.Argument(metavar="FILE", help=N_("Where to write: .jsonl, .yaml or .xlsx."))
     ],
     lossy: Annotated[
         bool,
         typer.Option(
-            "--lossy", help="Write .xlsx even when its columns cannot hold every case's fields."
+            "--lossy", help=N_("Write .xlsx even when its columns cannot hold every case's fields.")
         ),
     ] = False,
     db: Db = None,
@@ -237,7 +239,7 @@ def export(
 @guarded
 def retire(
     name: NameArgument,
-    case_id: Annotated[str, typer.Argument(metavar="CASE_ID", help="The case to retire.")],
+    case_id: Annotated[str, typer.Argument(metavar="CASE_ID", help=N_("The case to retire."))],
     reason: Reason,
     who: Who = None,
     db: Db = None,
@@ -270,7 +272,7 @@ def check(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> N
 def verify(
     name: Annotated[
         str | None,
-        typer.Argument(metavar="[NAME]", help="The golden set to verify (default: every set)."),
+        typer.Argument(metavar="[NAME]", help=N_("The golden set to verify (default: every set).")),
     ] = None,
     db: Db = None,
 ) -> None:

@@ -11,6 +11,7 @@ import typer
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store
 from seatrial.cli._options import TEXT_JSON_OR_MD, Db, TextJsonOrMd, chosen_format
+from seatrial.i18n import N_
 
 
 @app.command()
@@ -19,20 +20,23 @@ def diff(
     attempt_a: Annotated[
         str,
         typer.Argument(
-            metavar="A", help="RUN:CASE or RUN:CASE#N (RUN: id, unique prefix, tag or `latest`)."
+            metavar="A",
+            help=N_("RUN:CASE or RUN:CASE#N (RUN: id, unique prefix, tag or `latest`)."),
         ),
     ],
     attempt_b: Annotated[
         str,
-        typer.Argument(metavar="B", help="The attempt to compare with A (a bare RUN: A's case)."),
+        typer.Argument(
+            metavar="B", help=N_("The attempt to compare with A (a bare RUN: A's case).")
+        ),
     ],
     case: Annotated[
-        str | None, typer.Option("--case", help="The case, when A and B are bare runs.")
+        str | None, typer.Option("--case", help=N_("The case, when A and B are bare runs."))
     ] = None,
     attempt: Annotated[
         int | None,
         typer.Option(
-            "--attempt", min=1, help="1-based attempt (default: the first that did not pass)."
+            "--attempt", min=1, help=N_("1-based attempt (default: the first that did not pass).")
         ),
     ] = None,
     format: TextJsonOrMd = "text",

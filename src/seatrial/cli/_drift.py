@@ -12,18 +12,22 @@ from seatrial.cli._app import app, guarded
 from seatrial.cli._context import open_store
 from seatrial.cli._options import Db, DriftBaseline, TextOrJson, chosen_format
 from seatrial.cli._output import print_drift
+from seatrial.i18n import N_
 
 
 @app.command()
 @guarded
 def drift(
     run: Annotated[
-        str, typer.Argument(metavar="RUN", help="A run id, a unique prefix, a tag, or `latest`.")
+        str,
+        typer.Argument(metavar="RUN", help=N_("A run id, a unique prefix, a tag, or `latest`.")),
     ],
     baseline: DriftBaseline = None,
     max_distance: Annotated[
         float,
-        typer.Option(min=0.0, max=1.0, help="Alarm when a distance exceeds this (every metric)."),
+        typer.Option(
+            min=0.0, max=1.0, help=N_("Alarm when a distance exceeds this (every metric).")
+        ),
     ] = 0.2,
     format: TextOrJson = "text",
     db: Db = None,

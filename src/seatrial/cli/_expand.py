@@ -30,7 +30,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import ConfigError, InputError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial.case import Case
@@ -124,20 +124,26 @@ def _as_json(item: PendingCase) -> dict[str, object]:
 @cases_app.command()
 @guarded
 def expand(
-    case_id: Annotated[str, typer.Argument(metavar="CASE", help="The id of the case to expand.")],
+    case_id: Annotated[
+        str, typer.Argument(metavar="CASE", help=N_("The id of the case to expand."))
+    ],
     suite: SuiteFile = None,
     dataset: ExpandDataset = None,
-    n: Annotated[int, typer.Option("--n", min=1, help="How many variants to ask for.")] = 20,
+    n: Annotated[int, typer.Option("--n", min=1, help=N_("How many variants to ask for."))] = 20,
     model: Annotated[
         str | None,
-        typer.Option(help="The model that writes them: a name under models:.", show_default=False),
+        typer.Option(
+            help=N_("The model that writes them: a name under models:."), show_default=False
+        ),
     ] = None,
     kinds: Annotated[
         str,
         typer.Option(
-            help="Comma-separated: paraphrase (colloquial, regional, typos, terse), "
-            "adversarial (prompt_injection, over_long_input, tool_abuse_bait, "
-            "system_prompt_extraction), or single styles."
+            help=N_(
+                "Comma-separated: paraphrase (colloquial, regional, typos, terse), "
+                "adversarial (prompt_injection, over_long_input, tool_abuse_bait, "
+                "system_prompt_extraction), or single styles."
+            )
         ),
     ] = "paraphrase,adversarial",
     format: TextOrJson = "text",
@@ -199,7 +205,9 @@ def expand(
 @guarded
 def pending(
     dataset: DatasetFilter = None,
-    status: Annotated[str, typer.Option(help="pending, approved, rejected or all.")] = "pending",
+    status: Annotated[
+        str, typer.Option(help=N_("pending, approved, rejected or all."))
+    ] = "pending",
     format: TextOrJson = "text",
     db: Db = None,
 ) -> None:
@@ -248,11 +256,11 @@ def approve(
     ids: Annotated[
         list[str] | None,
         typer.Argument(
-            metavar="ID...", help="Pending ids (or unique prefixes, or the cases' ids)."
+            metavar="ID...", help=N_("Pending ids (or unique prefixes, or the cases' ids).")
         ),
     ] = None,
     all_: Annotated[
-        bool, typer.Option("--all", help="Every pending case meant for --dataset.")
+        bool, typer.Option("--all", help=N_("Every pending case meant for --dataset."))
     ] = False,
     dataset: JoinDataset = None,
     note: Note = "",
@@ -291,7 +299,7 @@ def reject(
     ids: Annotated[
         list[str],
         typer.Argument(
-            metavar="ID...", help="Pending ids (or unique prefixes, or the cases' ids)."
+            metavar="ID...", help=N_("Pending ids (or unique prefixes, or the cases' ids).")
         ),
     ],
     reason: Reason,

@@ -13,6 +13,7 @@ from rich.table import Table
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, TextOrJson, chosen_format
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.dataset import FailureCluster
@@ -85,18 +86,19 @@ def _print(run_id: str, clusters: list[FailureCluster], verbose: bool) -> None:
 @guarded
 def failures(
     run: Annotated[
-        str, typer.Argument(metavar="RUN", help="A run id, a unique prefix, `latest`, or a tag.")
+        str,
+        typer.Argument(metavar="RUN", help=N_("A run id, a unique prefix, `latest`, or a tag.")),
     ],
     format: TextOrJson = "text",
     as_json: Annotated[
-        bool, typer.Option("--json", hidden=True, help="The older spelling of --format json.")
+        bool, typer.Option("--json", hidden=True, help=N_("The older spelling of --format json."))
     ] = False,
     name_with: Annotated[
         str | None,
         typer.Option(
             "--name-with",
             metavar="MODEL",
-            help="Ask this gateway model for a short name per cluster (purpose generation).",
+            help=N_("Ask this gateway model for a short name per cluster (purpose generation)."),
         ),
     ] = None,
     threshold: Annotated[
@@ -104,12 +106,14 @@ def failures(
         typer.Option(
             min=0.0,
             max=2.0,
-            help="Cosine distance under which attempts that failed the same check merge "
-            "(default: the embedding model's, see docs/failures.md); two checks never merge.",
+            help=N_(
+                "Cosine distance under which attempts that failed the same check merge "
+                "(default: the embedding model's, see docs/failures.md); two checks never merge."
+            ),
         ),
     ] = None,
     verbose: Annotated[
-        bool, typer.Option("--verbose", "-v", help="List every cluster's members.")
+        bool, typer.Option("--verbose", "-v", help=N_("List every cluster's members."))
     ] = False,
     db: Db = None,
 ) -> None:

@@ -24,7 +24,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import InputError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial.dataset import ProposedCase
@@ -32,7 +32,9 @@ if TYPE_CHECKING:
     from seatrial.trace import Trace
 
 traces_app = typer.Typer(
-    help="Production traces stored by `seatrial ingest` and `seatrial serve`: list, show, check.",
+    help=N_(
+        "Production traces stored by `seatrial ingest` and `seatrial serve`: list, show, check."
+    ),
     no_args_is_help=True,
 )
 app.add_typer(traces_app, name="traces")
@@ -44,11 +46,15 @@ DETAIL_CHARS = 120
 
 Since = Annotated[
     str,
-    typer.Option(help="Traces started at or after: a day (2026-07-01), a minute, or 24h / 7d ago."),
+    typer.Option(
+        help=N_("Traces started at or after: a day (2026-07-01), a minute, or 24h / 7d ago.")
+    ),
 ]
-Until = Annotated[str, typer.Option(help="Traces started before the end of this day or minute.")]
-Service = Annotated[str, typer.Option(help="Only traces of this service (the agent).")]
-Tool = Annotated[str, typer.Option(help="Only traces that called this tool.")]
+Until = Annotated[
+    str, typer.Option(help=N_("Traces started before the end of this day or minute."))
+]
+Service = Annotated[str, typer.Option(help=N_("Only traces of this service (the agent)."))]
+Tool = Annotated[str, typer.Option(help=N_("Only traces that called this tool."))]
 
 
 def _summary(proposed: ProposedCase) -> str:
@@ -106,23 +112,25 @@ def _cases_from_file(
 @guarded
 def from_trace(
     trace_id: Annotated[
-        str | None, typer.Argument(help="A stored trace's id (`seatrial traces list`).")
+        str | None, typer.Argument(help=N_("A stored trace's id (`seatrial traces list`)."))
     ] = None,
     file: Annotated[
         Path | None,
         typer.Option(
-            "--file", help="An exported trace file: ingest it masked, then make its cases."
+            "--file", help=N_("An exported trace file: ingest it masked, then make its cases.")
         ),
     ] = None,
     format: TraceFormat = None,
     out: Annotated[
         Path | None,
-        typer.Option(help="The suite file to write (default: the case id, or the file's name)."),
+        typer.Option(
+            help=N_("The suite file to write (default: the case id, or the file's name).")
+        ),
     ] = None,
     case_id: Annotated[
-        str | None, typer.Option("--case-id", help="The case's id (one trace only).")
+        str | None, typer.Option("--case-id", help=N_("The case's id (one trace only)."))
     ] = None,
-    force: Annotated[bool, typer.Option(help="Overwrite the suite file if it exists.")] = False,
+    force: Annotated[bool, typer.Option(help=N_("Overwrite the suite file if it exists."))] = False,
     db: Db = None,
 ) -> None:
     """Make a case from a production trace, to run with `seatrial run`.
@@ -180,9 +188,9 @@ def list_traces(
     until: Until = "",
     service: Service = "",
     tool: Tool = "",
-    error: Annotated[str, typer.Option(help="yes: only failed traces; no: only others.")] = "",
+    error: Annotated[str, typer.Option(help=N_("yes: only failed traces; no: only others."))] = "",
     failed_check: Annotated[
-        str, typer.Option("--failed-check", help="Only traces on which this check failed.")
+        str, typer.Option("--failed-check", help=N_("Only traces on which this check failed."))
     ] = "",
     limit: TracesLimit = 50,
     format: TextOrJson = "text",
@@ -232,7 +240,7 @@ def _span_lines(trace: Trace) -> Table:
 @traces_app.command("show")
 @guarded
 def show_trace(
-    trace_id: Annotated[str, typer.Argument(help="The trace's id.")],
+    trace_id: Annotated[str, typer.Argument(help=N_("The trace's id."))],
     format: TextOrJson = "text",
     db: Db = None,
 ) -> None:
@@ -258,7 +266,7 @@ def show_trace(
 @traces_app.command("check")
 @guarded
 def check_traces(
-    checks: Annotated[Path, typer.Argument(help="A YAML list of L1/L2 assertions.")],
+    checks: Annotated[Path, typer.Argument(help=N_("A YAML list of L1/L2 assertions."))],
     since: Since = "",
     until: Until = "",
     service: Service = "",

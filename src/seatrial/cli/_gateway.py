@@ -11,13 +11,16 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, GatewayHost, Port
 from seatrial.errors import ConfigError
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.store import Store
 
 gateway_app = typer.Typer(
-    help="The model gateway: an OpenAI-compatible proxy that records, limits, prices, "
-    "caches, replays and injects faults into model calls.",
+    help=N_(
+        "The model gateway: an OpenAI-compatible proxy that records, limits, prices, "
+        "caches, replays and injects faults into model calls."
+    ),
     no_args_is_help=True,
 )
 app.add_typer(gateway_app, name="gateway")
@@ -48,7 +51,7 @@ def serve(
     port: Port = 8787,
     db: Db = None,
     no_ledger: Annotated[
-        bool, typer.Option("--no-ledger", help="Do not write model calls to the store.")
+        bool, typer.Option("--no-ledger", help=N_("Do not write model calls to the store."))
     ] = False,
 ) -> None:
     """Serve the OpenAI chat-completions and embeddings API in front of seatrial.yaml's models.

@@ -11,7 +11,7 @@ import typer
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store
 from seatrial.cli._options import Db
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 _SHOWN = 20
 
@@ -23,12 +23,14 @@ def gc(
         str,
         typer.Option(
             "--older-than",
-            help="Delete runs that ended longer ago than this: a number and s, m, h, d or w "
-            "(90d, 12h, 2w).",
+            help=N_(
+                "Delete runs that ended longer ago than this: a number and s, m, h, d or w "
+                "(90d, 12h, 2w)."
+            ),
         ),
     ],
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Say what would be deleted; delete nothing.")
+        bool, typer.Option("--dry-run", help=N_("Say what would be deleted; delete nothing."))
     ] = False,
     db: Db = None,
 ) -> None:

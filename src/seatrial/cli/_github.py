@@ -10,9 +10,10 @@ import typer
 
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.errors import InputError
+from seatrial.i18n import N_
 
 github_app = typer.Typer(
-    help="GitHub: the pull-request comment (one per pull request, updated on every run).",
+    help=N_("GitHub: the pull-request comment (one per pull request, updated on every run)."),
     no_args_is_help=True,
 )
 app.add_typer(github_app, name="github")
@@ -24,14 +25,16 @@ def comment(
     file: Annotated[
         Path,
         typer.Argument(
-            metavar="FILE", help="The Markdown (`seatrial ci --comment` or `report -f github`)."
+            metavar="FILE", help=N_("The Markdown (`seatrial ci --comment` or `report -f github`).")
         ),
     ],
     marker: Annotated[
         str | None,
         typer.Option(
-            help="The comment's identity (its hidden first line); default: the file's own "
-            "first-line marker, else `seatrial`."
+            help=N_(
+                "The comment's identity (its hidden first line); default: the file's own "
+                "first-line marker, else `seatrial`."
+            )
         ),
     ] = None,
 ) -> None:

@@ -12,21 +12,23 @@ from rich.markup import escape
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import open_store
 from seatrial.cli._options import Db, ImportTags
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial.dataset import ImportResult
     from seatrial.store import Store
 
 import_app = typer.Typer(
-    help="Store a published benchmark run (tau-bench, tau2-bench) as a Seatrial run, to "
-    "report, compare and gate it like Seatrial's own.",
+    help=N_(
+        "Store a published benchmark run (tau-bench, tau2-bench) as a Seatrial run, to "
+        "report, compare and gate it like Seatrial's own."
+    ),
     no_args_is_help=True,
 )
 app.add_typer(import_app, name="import")
 
 FileArgument = Annotated[
-    Path, typer.Argument(metavar="FILE", help="The results file, as the benchmark wrote it.")
+    Path, typer.Argument(metavar="FILE", help=N_("The results file, as the benchmark wrote it."))
 ]
 
 

@@ -12,7 +12,7 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, TraceFormat
 from seatrial.errors import InputError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 from seatrial.trace import TRACE_FORMATS
 
 if TYPE_CHECKING:
@@ -27,8 +27,10 @@ def ingest(
         list[Path],
         typer.Argument(
             metavar="FILE...",
-            help="Exported trace files (JSON or JSONL, gzip allowed): OTLP/JSON, OpenInference, "
-            "Langfuse, OpenAI chat logs, SWE-agent trajectories, agent protocol responses.",
+            help=N_(
+                "Exported trace files (JSON or JSONL, gzip allowed): OTLP/JSON, OpenInference, "
+                "Langfuse, OpenAI chat logs, SWE-agent trajectories, agent protocol responses."
+            ),
         ),
     ],
     format: TraceFormat = None,

@@ -22,13 +22,14 @@ from seatrial.cli._options import (
     TextOrJson,
     chosen_format,
 )
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.judge import AgreementReport, JudgeSettings, PositionalFigures
     from seatrial.store import Calibration, Store
 
 judge_app = typer.Typer(
-    help="The LLM judge: how far its verdicts agree with people's.",
+    help=N_("The LLM judge: how far its verdicts agree with people's."),
     no_args_is_help=True,
 )
 app.add_typer(judge_app, name="judge")
@@ -108,7 +109,7 @@ def agreement(
     predictions: Annotated[
         Path,
         typer.Option(
-            help="The judge's labels: {id?, label} JSONL, or an LLMBar evaluator .result.json."
+            help=N_("The judge's labels: {id?, label} JSONL, or an LLMBar evaluator .result.json.")
         ),
     ],
     labels: LabelsFile,
@@ -118,7 +119,7 @@ def agreement(
 ) -> None:
     """Agreement of judgements made elsewhere with human labels of the same items.
 
-    Prints accuracy, Cohen's kappa with a bootstrap 95% interval, the confusion matrix, the
+    Prints accuracy, Cohen's kappa with a 95% bootstrap interval, the confusion matrix, the
     base rate and per-category figures. Items are matched by id when both files give every
     item one, otherwise by position. An LLMBar item whose winner changes when the two
     outputs swap places counts as the judgement `inconsistent`; for LLMBar result files
@@ -194,7 +195,7 @@ def calibrate(
     labels: Labels,
     judge: Judge = None,
     prompt: Annotated[
-        str | None, typer.Option(help="Prompt version, e.g. v1; default judge.prompt_version.")
+        str | None, typer.Option(help=N_("Prompt version, e.g. v1; default judge.prompt_version."))
     ] = None,
     concurrency: JudgeConcurrency = 8,
     format: TextOrJson = "text",

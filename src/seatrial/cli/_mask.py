@@ -22,7 +22,7 @@ from rich.table import Table
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import project
 from seatrial.errors import ConfigError, InputError
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial.config import Config
@@ -36,20 +36,23 @@ _TEXT_SCOPE = "text"
 @guarded
 def mask(
     file: Annotated[
-        Path, typer.Argument(metavar="FILE", help="A trace export, or a plain text file.")
+        Path, typer.Argument(metavar="FILE", help=N_("A trace export, or a plain text file."))
     ],
     check: Annotated[
         bool,
         typer.Option(
-            "--check", help="Print what would be masked (value hidden, token) and counts per kind."
+            "--check",
+            help=N_("Print what would be masked (value hidden, token) and counts per kind."),
         ),
     ] = False,
     config: Annotated[
         Path | None,
         typer.Option(
             "--config",
-            help="The seatrial.yaml whose mask: section applies (default: the one found from "
-            "the current folder up).",
+            help=N_(
+                "The seatrial.yaml whose mask: section applies (default: the one found from "
+                "the current folder up)."
+            ),
         ),
     ] = None,
 ) -> None:

@@ -10,11 +10,12 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Agent, Baseline, Db
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Agent, Baseline, Db, Lang
 from seatrial.cli._output import print_drift, print_notice, send_drift_alert
 from seatrial.errors import ConfigError, RunNotFound
-from seatrial.i18n import counted
+from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext
 
 if TYPE_CHECKING:
     from seatrial.case import Suite
@@ -46,8 +47,10 @@ def _probe_alarm(store: Store, suite: Suite, run_id: str, config: Config) -> boo
         report = probe_drift(store, run_id)
     except RunNotFound:
         console.print(
-            f"probe {escape(suite.name)}: no earlier run to compare with; this run is the "
-            "baseline for the next one",
+            _(
+                "probe {suite}: no earlier run to compare with; this run is the baseline for "
+                "the next one"
+            ).format(suite=escape(suite.name)),
             highlight=False,
         )
         return False
@@ -62,6 +65,7 @@ def nightly(
     agent: Agent = None,
     db: Db = None,
     baseline: Baseline = None,
+    lang: Lang = None,
 ) -> None:
     """Run the suites of seatrial.yaml `suites:`, probes first, comparing each probe with its
     baseline; each run stores and checks its gates as `seatrial run` does. Exit 1 on a drift
@@ -74,6 +78,7 @@ def nightly(
     from seatrial.run import progress_for
 
     config = project()
+    speak_reader_language(lang, config)
     options = default_options(config, tags=[NIGHTLY_TAG])
     # Probes first: a model that changed under us explains what the other suites show.
     suites = sorted((load_suite(path) for path in suite_files(config)), key=lambda s: not s.probe)
@@ -83,7 +88,9 @@ def nightly(
     problems: list[str] = []
     with open_store(db, config) as store:
         for suite, adapter in zip(suites, adapters, strict=True):
-            console.rule(f"{'probe' if suite.probe else 'suite'} {suite.name}")
+            console.rule(
+                (_("probe {name}") if suite.probe else _("suite {name}")).format(name=suite.name)
+            )
             # The same call as `seatrial run`: the suite's gates (else seatrial.yaml's) are
             # stored when the run starts and checked, with P0 and min_pass_rate, at its end.
             result = asyncio.run(
@@ -103,13 +110,25 @@ def nightly(
             if result.interrupted:
                 raise typer.Exit(130)
             if suite.probe and _probe_alarm(store, suite, result.run_id, config):
-                problems.append(f"probe {suite.name}: drift alarm (run {result.run_id})")
+                problems.append(
+                    _("probe {name}: drift alarm (run {run_id})").format(
+                        name=suite.name, run_id=result.run_id
+                    )
+                )
             if not result.report.gate.passed:
-                problems.append(f"suite {suite.name}: gate not met (run {result.run_id})")
-    console.rule("nightly")
+                problems.append(
+                    _("suite {name}: gate not met (run {run_id})").format(
+                        name=suite.name, run_id=result.run_id
+                    )
+                )
+    console.rule(_("nightly"))
     for problem in problems:
         err_console.print(f"[bold red]{escape(problem)}[/]", highlight=False)
     if not problems:
-        ran = counted(len(suites), "suite")
-        console.print(f"[green]{ran} run: no drift alarm, every gate met[/]")
+        said = ngettext(
+            "[green]{count} suite run: no drift alarm, every gate met[/]",
+            "[green]{count} suites run: no drift alarm, every gate met[/]",
+            len(suites),
+        )
+        console.print(said.format(count=len(suites)))
     raise typer.Exit(1 if problems else 0)

@@ -15,7 +15,9 @@ from typing import Annotated
 
 import typer
 
+from seatrial.cli._help import filled
 from seatrial.errors import InputError
+from seatrial.i18n import N_
 from seatrial.trace import TRACE_FORMATS
 
 # -- where and what: the store, the agent, the output ----------------------------------------
@@ -24,8 +26,10 @@ Db = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help="Store URL, or a SQLite file's path (default: SEATRIAL_DB_URL, seatrial.yaml, "
-        ".seatrial/seatrial.db).",
+        help=N_(
+            "Store URL, or a SQLite file's path (default: SEATRIAL_DB_URL, seatrial.yaml, "
+            ".seatrial/seatrial.db)."
+        ),
     ),
 ]
 Agent = Annotated[
@@ -34,8 +38,10 @@ Agent = Annotated[
         "--agent",
         "-a",
         metavar="SPEC",
-        help="Agent spec or a named agent of seatrial.yaml (default: the suite's own; `ci`: "
-        "the tier's).",
+        help=N_(
+            "Agent spec or a named agent of seatrial.yaml (default: the suite's own; `ci`: "
+            "the tier's)."
+        ),
     ),
 ]
 ContractAgent = Annotated[
@@ -43,38 +49,40 @@ ContractAgent = Annotated[
     typer.Option(
         "--agent",
         metavar="SPEC",
-        help="model:NAME (a model under `models:`), or a named agent of seatrial.yaml.",
+        help=N_("model:NAME (a model under `models:`), or a named agent of seatrial.yaml."),
     ),
 ]
 AgentFilter = Annotated[
-    str | None, typer.Option("--agent", metavar="SPEC", help="Only runs of this agent spec.")
+    str | None, typer.Option("--agent", metavar="SPEC", help=N_("Only runs of this agent spec."))
 ]
-SuiteFilter = Annotated[str | None, typer.Option("--suite", help="Only runs of this suite.")]
-TagFilter = Annotated[str | None, typer.Option("--tag", help="Only runs with this tag.")]
-Tags = Annotated[list[str] | None, typer.Option("--tag", help="Label the run (repeatable).")]
+SuiteFilter = Annotated[str | None, typer.Option("--suite", help=N_("Only runs of this suite."))]
+TagFilter = Annotated[str | None, typer.Option("--tag", help=N_("Only runs with this tag."))]
+Tags = Annotated[list[str] | None, typer.Option("--tag", help=N_("Label the run (repeatable)."))]
 ImportTags = Annotated[
     list[str] | None,
-    typer.Option("--tag", help="Tag the run (repeatable); `imported` is added."),
+    typer.Option("--tag", help=N_("Tag the run (repeatable); `imported` is added.")),
 ]
 StaleSuite = Annotated[
-    str | None, typer.Option("--suite", help="Suite name (default: the newest run's suite).")
+    str | None, typer.Option("--suite", help=N_("Suite name (default: the newest run's suite)."))
 ]
 SuiteFile = Annotated[
     Path | None,
-    typer.Option("--suite", help="The suite file holding the case.", show_default=False),
+    typer.Option("--suite", help=N_("The suite file holding the case."), show_default=False),
 ]
-RunsLimit = Annotated[int, typer.Option("--limit", min=1, help="How many runs, newest first.")]
-TracesLimit = Annotated[int, typer.Option("--limit", min=1, help="How many traces, newest first.")]
+RunsLimit = Annotated[int, typer.Option("--limit", min=1, help=N_("How many runs, newest first."))]
+TracesLimit = Annotated[
+    int, typer.Option("--limit", min=1, help=N_("How many traces, newest first."))
+]
 CheckLimit = Annotated[
-    int, typer.Option("--limit", min=1, help="Check at most this many traces, newest first.")
+    int, typer.Option("--limit", min=1, help=N_("Check at most this many traces, newest first."))
 ]
-HistoryLimit = Annotated[int, typer.Option("--limit", min=1, help="Due times --history shows.")]
+HistoryLimit = Annotated[int, typer.Option("--limit", min=1, help=N_("Due times --history shows."))]
 
-TextOrJson = Annotated[str, typer.Option("--format", "-f", help="text or json.")]
+TextOrJson = Annotated[str, typer.Option("--format", "-f", help=N_("text or json."))]
 TEXT_OR_JSON = ("text", "json")
 """What :data:`TextOrJson` takes."""
 TextJsonOrMd = Annotated[
-    str, typer.Option("--format", "-f", help="text, json or md (Markdown, e.g. a PR comment).")
+    str, typer.Option("--format", "-f", help=N_("text, json or md (Markdown, e.g. a PR comment)."))
 ]
 TEXT_JSON_OR_MD = ("text", "json", "md")
 """What :data:`TextJsonOrMd` takes."""
@@ -89,14 +97,19 @@ def chosen_format(value: str, formats: Sequence[str] = TEXT_OR_JSON) -> str:
 
 
 ReportFormat = Annotated[
-    str, typer.Option("--format", "-f", help="json, junit, md, or github (a PR comment).")
+    str, typer.Option("--format", "-f", help=N_("json, junit, md, or github (a PR comment)."))
 ]
 TraceFormat = Annotated[
     str | None,
     typer.Option(
         "--format",
-        help=f"Refuse a file that is not this format ({', '.join(TRACE_FORMATS)}); "
-        "without it each file's format is recognised.",
+        help=filled(
+            N_(
+                "Refuse a file that is not this format ({formats}); without it each file's "
+                "format is recognised."
+            ),
+            formats=", ".join(TRACE_FORMATS),
+        ),
     ),
 ]
 ReportOutput = Annotated[
@@ -104,19 +117,23 @@ ReportOutput = Annotated[
     typer.Option(
         "--output",
         "-o",
-        help="Write here instead of stdout (`daily`: the folder, default seatrial-report).",
+        help=N_("Write here instead of stdout (`daily`: the folder, default seatrial-report)."),
     ),
 ]
 LeaderboardOutput = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write the leaderboard here.")
+    Path | None, typer.Option("--output", "-o", help=N_("Write the leaderboard here."))
 ]
-TableOutput = Annotated[Path | None, typer.Option("--output", "-o", help="Write the table here.")]
+TableOutput = Annotated[
+    Path | None, typer.Option("--output", "-o", help=N_("Write the table here."))
+]
 Output = Annotated[
-    Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+    Path | None, typer.Option("--output", "-o", help=N_("Write here instead of stdout."))
 ]
 ReportDir = Annotated[
     Path | None,
-    typer.Option("--report-dir", help="Where each run's report.json, junit.xml and summary.md go."),
+    typer.Option(
+        "--report-dir", help=N_("Where each run's report.json, junit.xml and summary.md go.")
+    ),
 ]
 
 Lang = Annotated[
@@ -124,41 +141,47 @@ Lang = Annotated[
     typer.Option(
         "--lang",
         metavar="LANG",
-        help="Language of what is printed and written: en or zh (default: SEATRIAL_LANG, "
-        "seatrial.yaml `language:`, the locale, English).",
+        help=N_(
+            "Language of what is printed and written: en or zh (default: SEATRIAL_LANG, "
+            "seatrial.yaml `language:`, the locale, English)."
+        ),
         show_default=False,
     ),
 ]
 
 DemoReportDir = Annotated[
-    Path, typer.Option("--report-dir", help="Where the two runs' reports go.")
+    Path, typer.Option("--report-dir", help=N_("Where the two runs' reports go."))
 ]
 
 # -- how a run runs ---------------------------------------------------------------------------
 
 Repeats = Annotated[
     int | None,
-    typer.Option("--repeats", min=1, help="Run every case N times (pass^k and rates use N)."),
+    typer.Option("--repeats", min=1, help=N_("Run every case N times (pass^k and rates use N).")),
 ]
 Concurrency = Annotated[
-    int | None, typer.Option("--concurrency", min=1, help="Attempts in flight (default 8).")
+    int | None, typer.Option("--concurrency", min=1, help=N_("Attempts in flight (default 8)."))
 ]
 WorkerConcurrency = Annotated[
     int,
     typer.Option(
-        "--concurrency", min=1, help="Attempts in flight in this worker (Celery threads)."
+        "--concurrency", min=1, help=N_("Attempts in flight in this worker (Celery threads).")
     ),
 ]
-JudgeConcurrency = Annotated[int, typer.Option("--concurrency", min=1, help="Judge calls at once.")]
+JudgeConcurrency = Annotated[
+    int, typer.Option("--concurrency", min=1, help=N_("Judge calls at once."))
+]
 Timeout = Annotated[
-    float | None, typer.Option("--timeout", min=0.001, help="Seconds per attempt (default 60).")
+    float | None, typer.Option("--timeout", min=0.001, help=N_("Seconds per attempt (default 60)."))
 ]
 Gateway = Annotated[
     bool,
     typer.Option(
         "--gateway",
-        help="Start the model gateway for every run; each attempt gets its own base URL "
-        "(model: agents always use it).",
+        help=N_(
+            "Start the model gateway for every run; each attempt gets its own base URL "
+            "(model: agents always use it)."
+        ),
     ),
 ]
 Judge = Annotated[
@@ -166,7 +189,7 @@ Judge = Annotated[
     typer.Option(
         "--judge",
         metavar="MODEL",
-        help="The judge model, a name under seatrial.yaml `models:` (overrides judge.model).",
+        help=N_("The judge model, a name under seatrial.yaml `models:` (overrides judge.model)."),
     ),
 ]
 Baseline = Annotated[
@@ -174,8 +197,10 @@ Baseline = Annotated[
     typer.Option(
         "--baseline",
         metavar="REF",
-        help="Compare with this run for max_regression gates: latest-passing, latest, a run id "
-        "or a tag.",
+        help=N_(
+            "Compare with this run for max_regression gates: latest-passing, latest, a run id "
+            "or a tag."
+        ),
     ),
 ]
 DriftBaseline = Annotated[
@@ -183,16 +208,20 @@ DriftBaseline = Annotated[
     typer.Option(
         "--baseline",
         metavar="REF",
-        help="Compare with this run (default: the newest earlier finished run of the "
-        "same suite and agent, replays skipped).",
+        help=N_(
+            "Compare with this run (default: the newest earlier finished run of the "
+            "same suite and agent, replays skipped)."
+        ),
     ),
 ]
 ReportBaseline = Annotated[
     str | None,
     typer.Option(
         "--baseline",
-        help="`--format github` only: list regressions against this run (id, prefix, tag, "
-        "`latest-passing`); default: the baseline the run stored.",
+        help=N_(
+            "`--format github` only: list regressions against this run (id, prefix, tag, "
+            "`latest-passing`); default: the baseline the run stored."
+        ),
     ),
 ]
 
@@ -201,26 +230,32 @@ ReportBaseline = Annotated[
 Who = Annotated[
     str | None,
     typer.Option(
-        "--who", help="Who does it (recorded with it); default $USER.", show_default=False
+        "--who", help=N_("Who does it (recorded with it); default $USER."), show_default=False
     ),
 ]
-Note = Annotated[str, typer.Option("--note", help="Why, kept with the label or the new version.")]
-Reason = Annotated[str, typer.Option("--reason", help="Why (stored with the decision).")]
+Note = Annotated[
+    str, typer.Option("--note", help=N_("Why, kept with the label or the new version."))
+]
+Reason = Annotated[str, typer.Option("--reason", help=N_("Why (stored with the decision)."))]
 Dataset = Annotated[
     str | None,
     typer.Option(
         "--dataset",
         metavar="NAME[@V]",
-        help="Also run this golden set's cases (its newest version unless @V); the run "
-        "records the version. Replaces the suite's `dataset:`; SUITE may then be left out.",
+        help=N_(
+            "Also run this golden set's cases (its newest version unless @V); the run "
+            "records the version. Replaces the suite's `dataset:`; SUITE may then be left out."
+        ),
     ),
 ]
 ExpandDataset = Annotated[
     str | None,
     typer.Option(
         "--dataset",
-        help="The golden set the variants are meant for (and where the case is read "
-        "from when no --suite is given).",
+        help=N_(
+            "The golden set the variants are meant for (and where the case is read "
+            "from when no --suite is given)."
+        ),
         show_default=False,
     ),
 ]
@@ -228,13 +263,13 @@ JoinDataset = Annotated[
     str | None,
     typer.Option(
         "--dataset",
-        help="The golden set they join (default: the one each names).",
+        help=N_("The golden set they join (default: the one each names)."),
         show_default=False,
     ),
 ]
 DatasetFilter = Annotated[
     str | None,
-    typer.Option("--dataset", help="Only cases meant for this golden set.", show_default=False),
+    typer.Option("--dataset", help=N_("Only cases meant for this golden set."), show_default=False),
 ]
 
 # -- the judge's agreement with people ------------------------------------------------------------
@@ -243,30 +278,34 @@ LabelsFile = Annotated[
     Path,
     typer.Option(
         "--labels",
-        help="Human labels: pointwise {input, output, label: pass|fail, category?} or "
-        "pairwise {input, output_1, output_2, label: 1|2} (JSONL or a JSON list).",
+        help=N_(
+            "Human labels: pointwise {input, output, label: pass|fail, category?} or "
+            "pairwise {input, output_1, output_2, label: 1|2} (JSONL or a JSON list)."
+        ),
     ),
 ]
 Labels = Annotated[
     str,
     typer.Option(
         "--labels",
-        help="Human labels: a JSONL/JSON file (pointwise {input, output, label: pass|fail} "
-        "or pairwise {input, output_1, output_2, label: 1|2}), or `queue` for the labels "
-        "given with `seatrial review`.",
+        help=N_(
+            "Human labels: a JSONL/JSON file (pointwise {input, output, label: pass|fail} "
+            "or pairwise {input, output_1, output_2, label: 1|2}), or `queue` for the labels "
+            "given with `seatrial review`."
+        ),
     ),
 ]
 Resamples = Annotated[
-    int, typer.Option("--resamples", min=1, help="Bootstrap resamples for kappa's interval.")
+    int, typer.Option("--resamples", min=1, help=N_("Bootstrap resamples for kappa's interval."))
 ]
 Seed = Annotated[
-    int, typer.Option("--seed", help="Seed of the bootstrap, for a reproducible interval.")
+    int, typer.Option("--seed", help=N_("Seed of the bootstrap, for a reproducible interval."))
 ]
 
 # -- servers --------------------------------------------------------------------------------------
 
 Host = Annotated[
-    str, typer.Option("--host", help="Address to bind; anything but loopback needs --token.")
+    str, typer.Option("--host", help=N_("Address to bind; anything but loopback needs --token."))
 ]
-GatewayHost = Annotated[str, typer.Option("--host", help="Interface to listen on.")]
-Port = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0: any free one).")]
+GatewayHost = Annotated[str, typer.Option("--host", help=N_("Interface to listen on."))]
+Port = Annotated[int, typer.Option("--port", min=0, max=65535, help=N_("Port (0: any free one)."))]

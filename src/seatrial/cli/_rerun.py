@@ -17,6 +17,7 @@ from rich.markup import escape
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, TextOrJson, chosen_format
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.run import RerunResult
@@ -73,13 +74,17 @@ def rerun(
         str,
         typer.Argument(
             metavar="ATTEMPT",
-            help="RUN:CASE or RUN:CASE#N (RUN: id, unique prefix, tag or `latest`; default N: "
-            "the first attempt that did not pass).",
+            help=N_(
+                "RUN:CASE or RUN:CASE#N (RUN: id, unique prefix, tag or `latest`; default N: "
+                "the first attempt that did not pass)."
+            ),
         ),
     ],
     live: Annotated[
         bool,
-        typer.Option("--live", help="Run the current agent against the live models (no cassette)."),
+        typer.Option(
+            "--live", help=N_("Run the current agent against the live models (no cassette).")
+        ),
     ] = False,
     format: TextOrJson = "text",
     db: Db = None,

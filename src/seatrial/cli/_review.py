@@ -12,7 +12,7 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import default_who, open_store
 from seatrial.cli._options import Db, Note, Who
 from seatrial.errors import InputError, RunNotFound
-from seatrial.i18n import counted
+from seatrial.i18n import N_, counted
 
 if TYPE_CHECKING:
     from seatrial.store import ReviewItem, Store
@@ -99,20 +99,20 @@ def _run_id(store: Store, ref: str | None) -> str | None:
 def review(
     run: Annotated[
         str | None,
-        typer.Option(help="Only items of this run (an id, a unique prefix, or `latest`)."),
+        typer.Option(help=N_("Only items of this run (an id, a unique prefix, or `latest`).")),
     ] = None,
     list_only: Annotated[
-        bool, typer.Option("--list", help="List the open items and stop; label nothing.")
+        bool, typer.Option("--list", help=N_("List the open items and stop; label nothing."))
     ] = False,
     label: Annotated[
         tuple[str, str] | None,
         typer.Option(
             metavar="ITEM VERDICT",
-            help="Label one item without prompting: its id (or a unique prefix) and pass|fail.",
+            help=N_("Label one item without prompting: its id (or a unique prefix) and pass|fail."),
         ),
     ] = None,
     failure_type: Annotated[
-        str | None, typer.Option(help="With --label ... fail: the failure type.")
+        str | None, typer.Option(help=N_("With --label ... fail: the failure type."))
     ] = None,
     note: Note = "",
     who: Who = None,

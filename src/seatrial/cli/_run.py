@@ -26,13 +26,14 @@ from seatrial.cli._options import (
 )
 from seatrial.cli._output import print_notice
 from seatrial.errors import InputError
+from seatrial.i18n import N_
 
 
 @app.command()
 @guarded
 def run(
     suite_path: Annotated[
-        Path | None, typer.Argument(metavar="SUITE", help="Suite file (YAML, JSONL, XLSX).")
+        Path | None, typer.Argument(metavar="SUITE", help=N_("Suite file (YAML, JSONL, XLSX)."))
     ] = None,
     agent: Agent = None,
     repeats: Repeats = None,
@@ -40,13 +41,13 @@ def run(
     timeout: Timeout = None,
     workers: Annotated[
         int | None,
-        typer.Option(min=1, help="Processes sharing the attempts (default 1; one per core)."),
+        typer.Option(min=1, help=N_("Processes sharing the attempts (default 1; one per core).")),
     ] = None,
     tag: Tags = None,
     db: Db = None,
     report_dir: ReportDir = None,
     resume: Annotated[
-        str | None, typer.Option(metavar="RUN_ID", help="Finish an interrupted run.")
+        str | None, typer.Option(metavar="RUN_ID", help=N_("Finish an interrupted run."))
     ] = None,
     gateway: Gateway = False,
     gates: Annotated[
@@ -54,9 +55,11 @@ def run(
         typer.Option(
             "--gates",
             metavar="FILE",
-            help="Release gates for this run (else the suite's `gates:`, else seatrial.yaml's); "
-            "stored with the run when it starts. With no gate written anywhere, every case "
-            "must pass.",
+            help=N_(
+                "Release gates for this run (else the suite's `gates:`, else seatrial.yaml's); "
+                "stored with the run when it starts. With no gate written anywhere, every case "
+                "must pass."
+            ),
         ),
     ] = None,
     baseline: Baseline = None,
@@ -66,8 +69,10 @@ def run(
         typer.Option(
             "--backend",
             metavar="local|celery",
-            help="Where attempts run: this machine (local), or Celery workers started with "
-            "`seatrial worker` (celery; broker: $SEATRIAL_BROKER_URL).",
+            help=N_(
+                "Where attempts run: this machine (local), or Celery workers started with "
+                "`seatrial worker` (celery; broker: $SEATRIAL_BROKER_URL)."
+            ),
         ),
     ] = "local",
     dataset: Dataset = None,

@@ -14,6 +14,7 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import open_store, project
 from seatrial.cli._options import Db, HistoryLimit, TextOrJson, chosen_format
 from seatrial.errors import InputError
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.config import ScheduleConfig
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 def schedules(
     history: Annotated[
         str | None,
-        typer.Option("--history", metavar="NAME", help="Show this schedule's past due times."),
+        typer.Option("--history", metavar="NAME", help=N_("Show this schedule's past due times.")),
     ] = None,
     limit: HistoryLimit = 20,
     format: TextOrJson = "text",

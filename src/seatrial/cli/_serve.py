@@ -13,6 +13,7 @@ from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import project
 from seatrial.cli._options import Db, Host, Lang, Port
 from seatrial.errors import ConfigError
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     import socket
@@ -33,13 +34,13 @@ def serve(
     port: Port = 8700,
     token: Annotated[
         str | None,
-        typer.Option(help="Require this token on every request (default: $SEATRIAL_TOKEN)."),
+        typer.Option(help=N_("Require this token on every request (default: $SEATRIAL_TOKEN).")),
     ] = None,
     db: Db = None,
     no_schedules: Annotated[
         bool,
         typer.Option(
-            "--no-schedules", help="Do not run the schedules of seatrial.yaml `schedules:`."
+            "--no-schedules", help=N_("Do not run the schedules of seatrial.yaml `schedules:`.")
         ),
     ] = False,
     lang: Lang = None,

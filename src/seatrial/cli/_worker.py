@@ -11,6 +11,7 @@ from seatrial._defaults import DEFAULT_CONCURRENCY
 from seatrial.cli._app import app, guarded
 from seatrial.cli._options import WorkerConcurrency
 from seatrial.errors import ConfigError
+from seatrial.i18n import N_
 
 
 @app.command()
@@ -19,20 +20,22 @@ def worker(
     concurrency: WorkerConcurrency = DEFAULT_CONCURRENCY,
     queue: Annotated[
         str | None,
-        typer.Option(help="Queue to read (default: $SEATRIAL_QUEUE, else `seatrial`)."),
+        typer.Option(help=N_("Queue to read (default: $SEATRIAL_QUEUE, else `seatrial`).")),
     ] = None,
     loglevel: Annotated[
-        str, typer.Option(help="Log level: debug, info, warning or error.")
+        str, typer.Option(help=N_("Log level: debug, info, warning or error."))
     ] = "info",
     project: Annotated[
         Path | None,
         typer.Option(
-            help="Project folder whose seatrial.yaml names the agents and models "
-            "(default: the current folder)."
+            help=N_(
+                "Project folder whose seatrial.yaml names the agents and models "
+                "(default: the current folder)."
+            )
         ),
     ] = None,
     hostname: Annotated[
-        str | None, typer.Option(help="The worker's Celery node name (default: celery@HOST).")
+        str | None, typer.Option(help=N_("The worker's Celery node name (default: celery@HOST)."))
     ] = None,
 ) -> None:
     """Run attempts sent by `seatrial run --backend celery` (broker: $SEATRIAL_BROKER_URL,

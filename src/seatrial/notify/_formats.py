@@ -27,6 +27,8 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
 
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 from seatrial.notify._message import Notification
 from seatrial.notify._secrets import Endpoint
 from seatrial.notify._text import Measure, cut, hard_breaks, size, slack_mrkdwn
@@ -43,6 +45,8 @@ SLACK_HEADER_CHARS = 150
 """Slack's limit on a header block's text."""
 SLACK_FIELDS = 10
 """Slack's limit on a section's fields."""
+OPEN_IN_SEATRIAL = N_("Open in Seatrial")
+"""The link's button (or link text), in the reader's language."""
 WEBHOOK_SCHEMA = "seatrial.notification/1"
 """The generic webhook's body format, carried in its ``schema`` field."""
 SIGNATURE_HEADER = "X-Seatrial-Signature"
@@ -104,7 +108,7 @@ def _feishu(endpoint: Endpoint, notification: Notification, delivery_id: str) ->
             }
         )
     if notification.link:
-        button = {"tag": "plain_text", "content": "Open in Seatrial"}
+        button = {"tag": "plain_text", "content": _(OPEN_IN_SEATRIAL)}
         elements.append(
             {
                 "tag": "action",
@@ -136,7 +140,7 @@ def _feishu(endpoint: Endpoint, notification: Notification, delivery_id: str) ->
 def _dingtalk(endpoint: Endpoint, notification: Notification, delivery_id: str) -> Request:
     tail = [hard_breaks(_facts_md(notification))] if notification.facts else []
     if notification.link:
-        tail.append(f"[Open in Seatrial]({notification.link})")
+        tail.append(f"[{_(OPEN_IN_SEATRIAL)}]({notification.link})")
     text = _fit(
         [f"### {notification.title}"],
         hard_breaks(notification.text),
@@ -162,7 +166,7 @@ def _wecom(endpoint: Endpoint, notification: Notification, delivery_id: str) -> 
     if notification.facts:
         tail.append("\n".join(f"> **{name}**: {value}" for name, value in notification.facts))
     if notification.link:
-        tail.append(f"[Open in Seatrial]({notification.link})")
+        tail.append(f"[{_(OPEN_IN_SEATRIAL)}]({notification.link})")
     head = [f'## <font color="{colour}">{notification.title}</font>']
     content = _fit(head, notification.text, tail, WECOM_CONTENT_BYTES, "bytes", notification.link)
     payload = {"msgtype": "markdown", "markdown": {"content": content}}
@@ -185,7 +189,7 @@ def _slack(endpoint: Endpoint, notification: Notification, delivery_id: str) -> 
     if notification.link:
         button = {
             "type": "button",
-            "text": {"type": "plain_text", "text": "Open in Seatrial"},
+            "text": {"type": "plain_text", "text": _(OPEN_IN_SEATRIAL)},
             "url": notification.link,
         }
         blocks.append({"type": "actions", "elements": [button]})

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from typing import Literal
 
+from seatrial.i18n import gettext as _
+
 Measure = Literal["bytes", "chars"]
 
 _LINK = re.compile(r"\[([^\]]+)\]\((https?://[^)\s]+)\)")
@@ -17,16 +19,22 @@ def size(text: str, measure: Measure) -> int:
 
 
 def cut(text: str, limit: int, measure: Measure = "chars", link: str | None = None) -> str:
-    """``text`` within ``limit``, cut at a line break where one is near, with a note saying
-    how much was left out (and where to read all of it, when there is a link)."""
+    """``text`` within ``limit``, cut at a line break where one is near, with a note (in the
+    reader's language) saying how much was left out, and where to read all of it when there
+    is a link."""
     if size(text, measure) <= limit:
         return text
-    where = " (the link has everything)" if link else ""
-    for _ in range(3):  # the note's own length depends on the count it states
+    for _attempt in range(3):  # the note's own length depends on the count it states
         kept = _prefix(text, max(limit - 120, 0), measure)
         if "\n" in kept[len(kept) // 2 :]:
             kept = kept[: kept.rindex("\n")]
-        note = f"\n\n... cut: {len(text) - len(kept)} more characters{where}"
+        left = len(text) - len(kept)
+        said = (
+            _("... cut: {count} more characters (the link has everything)")
+            if link
+            else _("... cut: {count} more characters")
+        )
+        note = "\n\n" + said.format(count=left)
         if size(kept + note, measure) <= limit:
             return kept + note
         limit -= 40

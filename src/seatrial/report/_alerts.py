@@ -16,23 +16,34 @@ from urllib.parse import quote
 
 from seatrial.compare import load_run, newcombe_difference, significant_drop
 from seatrial.errors import RunNotFound
-from seatrial.i18n import counted
+from seatrial.i18n import N_, ngettext, render
+from seatrial.i18n import gettext as _
 from seatrial.notify import Notification
+from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._build import RunReport
-from seatrial.report._daily_render import daily_headline
+from seatrial.report._daily_render import (
+    change_words,
+    daily_headline,
+    daily_title,
+    noise_words,
+)
 from seatrial.report._links import dashboard_link
 from seatrial.store import Store
 
 if TYPE_CHECKING:
     from seatrial.compare import DriftReport, RunData
-    from seatrial.report._daily import DailyReport
+    from seatrial.report._daily import DailyReport, DailyRun
 
 _LISTED = 10
 """Most gates, cases or alarms one message lists; the link shows the rest."""
 _REASON_CHARS = 160
 """Where a failing case's reason is cut in a message."""
 OVERALL = "task success"
-"""How the overall pass rate is named in a ``metric_drop`` alert."""
+"""How the overall pass rate is named in a ``metric_drop`` alert (:attr:`PassRateDrop.name`;
+shown in the reader's language)."""
+_CATEGORY = "category "
+"""What :attr:`PassRateDrop.name` starts with for one category's pass rate."""
+_OVERALL_WORD = N_("task success")
 
 
 @dataclass(frozen=True)
@@ -50,13 +61,31 @@ class PassRateDrop:
     change_low: float
     change_high: float
 
+    def label(self) -> str:
+        """The name in the reader's language: ``task success``, ``category read_only``
+        (``任务成功率``, ``分类 read_only``)."""
+        if self.name == OVERALL:
+            return _(_OVERALL_WORD)
+        if self.name.startswith(_CATEGORY):
+            return _("category {name}").format(name=self.name.removeprefix(_CATEGORY))
+        return self.name
+
     def line(self) -> str:
-        """``task success 96% -> 93% (-3.0 pts, 95% interval -5.9 to -0.4)``."""
+        """``**task success** 96% -> 93% (-3.0 pts, interval -5.9 to -0.4: more than noise)``,
+        the interval being the change's at the chosen confidence, then what it means."""
         base = self.base_passes / self.base_attempts
         now = self.passes / self.attempts
-        return (
-            f"**{self.name}** {base:.0%} -> {now:.0%} ({(now - base) * 100:+.1f} pts, interval "
-            f"{self.change_low * 100:+.1f} to {self.change_high * 100:+.1f})"
+        meaning = noise_words(self.significant)
+        return _(
+            "**{name}** {base} -> {now} ({change} pts, interval {low} to {high}: {meaning})"
+        ).format(
+            name=self.label(),
+            base=f"{base:.0%}",
+            now=f"{now:.0%}",
+            change=f"{(now - base) * 100:+.1f}",
+            low=f"{self.change_low * 100:+.1f}",
+            high=f"{self.change_high * 100:+.1f}",
+            meaning=meaning,
         )
 
 
@@ -64,7 +93,7 @@ def _counts(run: RunData) -> dict[str, tuple[int, int]]:
     """Passes and attempts, overall (under :data:`OVERALL`) and per category."""
     found: dict[str, list[int]] = defaultdict(lambda: [0, 0])
     for case in run.cases:
-        for key in (OVERALL, f"category {case.category}" if case.category else ""):
+        for key in (OVERALL, f"{_CATEGORY}{case.category}" if case.category else ""):
             if key:
                 found[key][0] += case.passes
                 found[key][1] += case.n
@@ -92,18 +121,24 @@ def pass_rate_drops(base: RunData, run: RunData, confidence: float = 0.95) -> li
 
 def _facts(report: RunReport) -> tuple[tuple[str, str], ...]:
     summary = report.summary
+    attempts = ngettext("{count} attempt", "{count} attempts", summary.attempts).format(
+        count=summary.attempts
+    )
     return (
-        ("suite", report.info.suite),
-        ("agent", report.info.agent),
-        ("run", report.info.run_id),
-        ("pass rate", f"{summary.pass_rate:.0%} of {counted(summary.attempts, 'attempt')}"),
+        (_("suite"), report.info.suite),
+        (_("agent"), report.info.agent),
+        (_("run"), report.info.run_id),
+        (
+            _("pass rate"),
+            _("{rate} of {attempts}").format(rate=f"{summary.pass_rate:.0%}", attempts=attempts),
+        ),
     )
 
 
 def _listed(lines: list[str]) -> list[str]:
     shown = [f"- {line}" for line in lines[:_LISTED]]
     if len(lines) > _LISTED:
-        shown.append(f"- ... and {len(lines) - _LISTED} more")
+        shown.append("- " + _("... and {count} more").format(count=len(lines) - _LISTED))
     return shown
 
 
@@ -124,15 +159,21 @@ def _failing_cases(report: RunReport) -> list[str]:
     for case in report.cases:
         if case.verdict == "PASS":
             continue
-        failure = f" ({case.failure_type})" if case.failure_type else ""
-        reason = _quoted(case.reason)
-        lines.append(f"{case.case_id} {case.verdict}{failure}" + (f": {reason}" if reason else ""))
+        failure = (
+            _(" ({text})").format(text=failure_type_word(case.failure_type))
+            if case.failure_type
+            else ""
+        )
+        reason = _quoted(render(case.message, case.reason))
+        verdict = verdict_word(case.verdict)
+        line = f"{case.case_id} {verdict}{failure}"
+        lines.append(_("{name}: {text}").format(name=line, text=reason) if reason else line)
     return lines
 
 
 def _drop_headline(drop: PassRateDrop) -> str:
     return (
-        f"{drop.name} {drop.base_passes / drop.base_attempts:.0%} -> "
+        f"{drop.label()} {drop.base_passes / drop.base_attempts:.0%} -> "
         f"{drop.passes / drop.attempts:.0%}"
     )
 
@@ -146,6 +187,12 @@ def _drop_lines(
     return baseline, link, _listed([drop.line() for drop in significant])
 
 
+def _sentence(rule: str) -> str:
+    """The gate's rule as a sentence: capitalised, with its full stop (a Chinese rule, already
+    a sentence of its language, only gains its full stop)."""
+    return _("{rule}.").format(rule=rule[0].upper() + rule[1:])
+
+
 def gate_failed_notification(
     report: RunReport,
     dashboard_url: str | None = None,
@@ -157,25 +204,30 @@ def gate_failed_notification(
     info = report.info
     significant = [drop for drop in drops or [] if drop.significant]
     lines = [
-        f"Run `{info.run_id}` of **{info.suite}** (agent {info.agent}) did not meet its gates."
+        _("Run `{run_id}` of **{suite}** (agent {agent}) did not meet its gates.").format(
+            run_id=info.run_id, suite=info.suite, agent=info.agent
+        )
     ]
     if report.gate.rule:
-        lines += ["", report.gate.rule[0].upper() + report.gate.rule[1:] + "."]
-    lines += ["", "**Unmet gates**", *_listed(report.gate.reasons)]
+        lines += ["", _sentence(report.gate.rule)]
+    lines += ["", _("**Unmet gates**"), *_listed(report.gate.reasons)]
     against = report.baseline or {}
     regressed = [str(case) for case in against.get("regressed") or []]
     if regressed:
-        lines += ["", f"**Regressed since `{against.get('run_id')}`**", *_listed(regressed)]
+        since = _("**Regressed since `{run_id}`**").format(run_id=against.get("run_id"))
+        lines += ["", since, *_listed(regressed)]
     else:
         failing = _failing_cases(report)
         if failing:
-            lines += ["", f"**Failing cases ({len(failing)})**", *_listed(failing)]
-    title = f"Seatrial: {info.suite} failed its gates"
+            heading = _("**Failing cases ({count})**").format(count=len(failing))
+            lines += ["", heading, *_listed(failing)]
+    title = _("Seatrial: {suite} failed its gates").format(suite=info.suite)
     if significant:
         baseline, link, dropped = _drop_lines(report, significant, dashboard_url)
-        compared = f" ([compare]({link}))" if link else ""
-        lines += ["", f"**Pass rates fell against `{baseline}`**{compared}", *dropped]
-        title += f"; {_drop_headline(significant[0])}"
+        compared = _(" ([compare]({link}))").format(link=link) if link else ""
+        fell = _("**Pass rates fell against `{run_id}`**").format(run_id=baseline)
+        lines += ["", fell + compared, *dropped]
+        title += _("; {drop}").format(drop=_drop_headline(significant[0]))
     return Notification(
         event="gate_failed",
         title=title,
@@ -196,14 +248,18 @@ def metric_drop_notification(
     info = report.info
     baseline, link, dropped = _drop_lines(report, significant, dashboard_url)
     lines = [
-        f"Run `{info.run_id}` of **{info.suite}** (agent {info.agent}) against baseline "
-        f"`{baseline}`: pass rates fell beyond their intervals.",
+        _(
+            "Run `{run_id}` of **{suite}** (agent {agent}) against baseline `{baseline}`: "
+            "pass rates fell beyond their intervals."
+        ).format(run_id=info.run_id, suite=info.suite, agent=info.agent, baseline=baseline),
         "",
         *dropped,
     ]
     return Notification(
         event="metric_drop",
-        title=f"Seatrial: {info.suite} {_drop_headline(significant[0])}",
+        title=_("Seatrial: {suite} {drop}").format(
+            suite=info.suite, drop=_drop_headline(significant[0])
+        ),
         text="\n".join(lines),
         link=link,
         facts=_facts(report),
@@ -238,16 +294,34 @@ def run_notifications(
 
 def drift_notification(report: DriftReport, dashboard_url: str | None = None) -> Notification:
     """The ``drift`` alert: the probe, its baseline and each alarm."""
-    kind = "probe" if report.probe else "suite"
+    kind = _("probe") if report.probe else _("suite")
+    moved = (
+        _("Run `{run_id}` of probe **{suite}** (agent {agent}) moved against `{baseline}` ({why}).")
+        if report.probe
+        else _(
+            "Run `{run_id}` of suite **{suite}** (agent {agent}) moved against `{baseline}` "
+            "({why})."
+        )
+    )
     lines = [
-        f"Run `{report.run_id}` of {kind} **{report.suite}** (agent {report.agent}) moved "
-        f"against `{report.baseline_run_id}` ({report.baseline_reason}).",
+        moved.format(
+            run_id=report.run_id,
+            suite=report.suite,
+            agent=report.agent,
+            baseline=report.baseline_run_id,
+            why=report.baseline_reason,
+        ),
         "",
         *_listed([alarm.message() for alarm in report.alarms]),
     ]
+    title = (
+        _("Seatrial: drift alarm on probe {suite}")
+        if report.probe
+        else _("Seatrial: drift alarm on suite {suite}")
+    )
     return Notification(
         event="drift",
-        title=f"Seatrial: drift alarm on {kind} {report.suite}",
+        title=title.format(suite=report.suite),
         text="\n".join(lines),
         link=dashboard_link(
             dashboard_url,
@@ -256,47 +330,63 @@ def drift_notification(report: DriftReport, dashboard_url: str | None = None) ->
         ),
         facts=(
             (kind, report.suite),
-            ("agent", report.agent),
-            ("run", report.run_id),
-            ("alarms", str(len(report.alarms))),
+            (_("agent"), report.agent),
+            (_("run"), report.run_id),
+            (_("alarms"), str(len(report.alarms))),
         ),
+    )
+
+
+def _daily_run_line(run: DailyRun) -> str:
+    rate = "-" if run.pass_rate is None else f"{run.pass_rate:.0%}"
+    line = _("{name}: {text}").format(name=f"{run.info.suite} `{run.info.run_id}`", text=rate)
+    if run.delta is None:
+        return line
+    words = change_words(run)
+    against = (
+        _(" ({change} pts against `{run_id}`, {meaning})")
+        if words
+        else _(" ({change} pts against `{run_id}`)")
+    )
+    return line + against.format(
+        change=f"{run.delta * 100:+.1f}", run_id=run.previous_id, meaning=words
     )
 
 
 def daily_notification(report: DailyReport, dashboard_url: str | None = None) -> Notification:
     """The ``daily_report`` message: the day's headline, each run's pass rate against its
-    suite's previous run, and the cases that newly fail."""
+    suite's previous run (and whether the change is more than noise), and the cases that
+    newly fail."""
     lines = [daily_headline(report)]
-    runs = [
-        f"{run.info.suite} `{run.info.run_id}`: "
-        + ("-" if run.pass_rate is None else f"{run.pass_rate:.0%}")
+    runs = [_daily_run_line(run) for run in report.runs]
+    if runs:
+        lines += ["", _("**Runs**"), *_listed(runs)]
+    failures = [
+        _("{name}: {text}").format(
+            name=run.info.suite, text=f"{failure.case_id} {verdict_word(failure.verdict)}"
+        )
         + (
-            f" ({run.delta * 100:+.1f} pts against `{run.previous_id}`)"
-            if run.delta is not None
+            _(" ({text})").format(
+                text=", ".join(failure_type_word(t) for t in failure.failure_types)
+            )
+            if failure.failure_types
             else ""
         )
-        for run in report.runs
-    ]
-    if runs:
-        lines += ["", "**Runs**", *_listed(runs)]
-    failures = [
-        f"{run.info.suite}: {failure.case_id} {failure.verdict}"
-        + (f" ({', '.join(failure.failure_types)})" if failure.failure_types else "")
         for run in report.runs
         for failure in run.new_failures
     ]
     if failures:
-        lines += ["", "**New failures**", *_listed(failures)]
+        lines += ["", _("**New failures**"), *_listed(failures)]
     rate = report.passes / report.attempts if report.attempts else None
     return Notification(
         event="daily_report",
-        title=f"Seatrial daily report {report.day.isoformat()}",
+        title=daily_title(report),
         text="\n".join(lines),
         link=dashboard_link(dashboard_url, "/daily", {"date": report.day.isoformat()}),
         facts=(
-            ("runs", str(len(report.runs))),
-            ("pass rate", "-" if rate is None else f"{rate:.0%}"),
-            ("new failures", str(len(failures))),
-            ("cost", f"${report.cost_usd:.2f}"),
+            (_("runs"), str(len(report.runs))),
+            (_("pass rate"), "-" if rate is None else f"{rate:.0%}"),
+            (_("new failures"), str(len(failures))),
+            (_("cost"), f"${report.cost_usd:.2f}"),
         ),
     )

@@ -13,7 +13,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
-from seatrial.compare import verdict_of_repeats
+from seatrial.compare import newcombe_difference, verdict_of_repeats
 from seatrial.record import RunInfo, Verdict
 from seatrial.store import RunQuery, Store, previous_run_id, run_totals, runs_matching
 
@@ -51,6 +51,10 @@ class DailyRun:
     """The suite's run started just before this one (any day); None for a suite's first."""
     previous_pass_rate: float | None
     new_failures: tuple[NewFailure, ...]
+    previous_attempts: int = 0
+    """Attempts of the previous run (0 without one)."""
+    previous_passes: int = 0
+    """Passed attempts of the previous run."""
 
     @property
     def pass_rate(self) -> float | None:
@@ -63,6 +67,17 @@ class DailyRun:
         if self.pass_rate is None or self.previous_pass_rate is None:
             return None
         return self.pass_rate - self.previous_pass_rate
+
+    @property
+    def beyond_noise(self) -> bool | None:
+        """Whether the change against the previous run is more than noise: the 95% Newcombe
+        interval of the difference lies wholly above or below zero. None without a change."""
+        if self.delta is None or not self.previous_attempts:
+            return None
+        change = newcombe_difference(
+            self.previous_passes, self.previous_attempts, self.passes, self.attempts
+        )
+        return change.low > 0 or change.high < 0
 
 
 @dataclass(frozen=True)
@@ -139,6 +154,8 @@ def daily_report(store: Store, day: dt.date, *, tz: dt.tzinfo | None = None) -> 
                 previous_id=before,
                 previous_pass_rate=prior.passes / prior.attempts if prior else None,
                 new_failures=(),
+                previous_attempts=prior.attempts if prior else 0,
+                previous_passes=prior.passes if prior else 0,
             )
         )
     clusters = cluster_failures(store, *ids) if ids else []

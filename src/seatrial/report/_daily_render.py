@@ -12,7 +12,9 @@ from pathlib import Path
 from urllib.parse import quote
 
 from seatrial.compare import markdown_text
-from seatrial.i18n import counted
+from seatrial.i18n import N_, current_language, ngettext
+from seatrial.i18n import gettext as _
+from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._daily import DailyReport, DailyRun
 
 EXAMPLE_CHARS = 160
@@ -27,7 +29,35 @@ def _delta(value: float | None) -> str:
     if value is None:
         return "-"
     points = value * 100
-    return "±0 pts" if abs(points) < 0.05 else f"{points:+.1f} pts"
+    if abs(points) < 0.05:
+        return _("±0 pts")
+    return _("{change} pts").format(change=f"{points:+.1f}")
+
+
+WITHIN_NOISE = N_("within noise")
+"""A change the attempts cannot tell from chance (its interval holds zero), in plain words."""
+BEYOND_NOISE = N_("more than noise")
+"""A change the attempts can tell from chance (its interval lies on one side of zero)."""
+
+
+def noise_words(beyond: bool) -> str:
+    """Whether a change is more than noise, in plain words in the reader's language."""
+    return _(BEYOND_NOISE) if beyond else _(WITHIN_NOISE)
+
+
+def change_words(run: DailyRun) -> str:
+    """What the change against the previous run means (:func:`noise_words`); empty without
+    a change (or with one too small to show)."""
+    beyond = run.beyond_noise
+    if beyond is None or abs(run.delta or 0.0) < 0.0005:
+        return ""
+    return noise_words(beyond)
+
+
+def _change(run: DailyRun) -> str:
+    """The change column: the points, then what they mean."""
+    words = change_words(run)
+    return _delta(run.delta) + (_(" ({text})").format(text=words) if words else "")
 
 
 def _cut(text: str, limit: int = EXAMPLE_CHARS) -> str:
@@ -39,47 +69,102 @@ def daily_headline(report: DailyReport) -> str:
     """One sentence: runs, suites, attempts, pass rate and failure clusters of the day."""
     zone = report.start.strftime("%Z") or report.start.strftime("UTC%z")
     rate = _rate(report.passes / report.attempts if report.attempts else None)
-    return (
-        f"{counted(len(report.runs), 'run')} of {counted(len(report.suites), 'suite')} started "
-        f"on {report.day.isoformat()} ({zone}): {counted(report.attempts, 'attempt')}, {rate} "
-        f"passed, {sum(c.count for c in report.clusters)} failed in "
-        f"{counted(len(report.clusters), 'cluster')}."
+    runs, suites = len(report.runs), len(report.suites)
+    clusters = len(report.clusters)
+    return _(
+        "{runs} of {suites} started on {day} ({zone}): {attempts}, {rate} passed, "
+        "{failed} failed in {clusters}."
+    ).format(
+        runs=ngettext("{count} run", "{count} runs", runs).format(count=runs),
+        suites=ngettext("{count} suite", "{count} suites", suites).format(count=suites),
+        day=report.day.isoformat(),
+        zone=zone,
+        attempts=ngettext("{count} attempt", "{count} attempts", report.attempts).format(
+            count=report.attempts
+        ),
+        rate=rate,
+        failed=sum(c.count for c in report.clusters),
+        clusters=ngettext("{count} cluster", "{count} clusters", clusters).format(count=clusters),
     )
+
+
+def daily_title(report: DailyReport) -> str:
+    """``Seatrial daily report YYYY-MM-DD``, in the reader's language."""
+    return _("Seatrial daily report {day}").format(day=report.day.isoformat())
 
 
 def _new_failure_rows(report: DailyReport) -> list[tuple[DailyRun, str, str, str]]:
     return [
-        (run, failure.case_id, failure.verdict, ", ".join(failure.failure_types) or "-")
+        (
+            run,
+            failure.case_id,
+            verdict_word(failure.verdict),
+            ", ".join(failure_type_word(t) for t in failure.failure_types) or "-",
+        )
         for run in report.runs
         for failure in run.new_failures
     ]
 
 
+_TRUNCATED = N_("More runs started that day than the report reads; the newest are shown.")
+_NO_RUNS = N_("No run started that day.")
+_PASS_RATES = N_("Pass rates")
+_NEW_FAILURES = N_("New failures")
+_CLUSTERS = N_("Failure clusters")
+_COST = N_("Cost")
+_WHAT = N_("what")
+_US_DOLLARS = N_("US dollars")
+_TRACED_ATTEMPTS = N_("attempts (their traces)")
+_NONE_FAILED = N_("No attempt failed.")
+_NO_NEW_FAILURES = N_("No case that passed in its suite's previous run failed today.")
+
+
+def _spend_label(purpose: str) -> str:
+    return _("{purpose} model calls (ledger)").format(purpose=purpose)
+
+
 def render_daily_markdown(report: DailyReport) -> str:
-    """The daily report as Markdown, ready to paste into a chat or a wiki."""
-    lines = [f"# Seatrial daily report {report.day.isoformat()}", "", daily_headline(report), ""]
+    """The daily report as Markdown, ready to paste into a chat or a wiki, in the reader's
+    language."""
+    lines = [f"# {daily_title(report)}", "", daily_headline(report), ""]
     if report.truncated:
-        lines += ["**More runs started that day than the report reads; the newest are shown.**"]
-        lines += [""]
+        lines += [f"**{_(_TRUNCATED)}**", ""]
     if not report.runs:
-        return "\n".join([*lines, "No run started that day."]) + "\n"
-    lines += ["## Pass rates", ""]
-    lines += ["| suite | run | agent | attempts | pass rate | previous run | change |"]
+        return "\n".join([*lines, _(_NO_RUNS)]) + "\n"
+    lines += [f"## {_(_PASS_RATES)}", ""]
+    lines += [
+        "| "
+        + " | ".join(
+            [
+                _("suite"),
+                _("run"),
+                _("agent"),
+                _("attempts"),
+                _("pass rate"),
+                _("previous run"),
+                _("change"),
+            ]
+        )
+        + " |"
+    ]
     lines += ["|---|---|---|---|---|---|---|"]
     for run in report.runs:
         previous = (
-            f"{_rate(run.previous_pass_rate)} (`{run.previous_id}`)" if run.previous_id else "-"
+            _rate(run.previous_pass_rate) + _(" ({text})").format(text=f"`{run.previous_id}`")
+            if run.previous_id
+            else "-"
         )
         lines.append(
             f"| {markdown_text(run.info.suite)} | `{run.info.run_id}` | "
             f"{markdown_text(run.info.agent)} | "
-            f"{run.attempts} | {_rate(run.pass_rate)} | {previous} | {_delta(run.delta)} |"
+            f"{run.attempts} | {_rate(run.pass_rate)} | {previous} | {_change(run)} |"
         )
-    lines += ["", "## New failures", ""]
+    lines += ["", f"## {_(_NEW_FAILURES)}", ""]
     rows = _new_failure_rows(report)
     if rows:
-        lines += ["Cases that failed today and passed in their suite's previous run.", ""]
-        lines += ["| suite | case | verdict | failure types | run |", "|---|---|---|---|---|"]
+        lines += [_("Cases that failed today and passed in their suite's previous run."), ""]
+        header = [_("suite"), _("case"), _("verdict"), _("failure types"), _("run")]
+        lines += ["| " + " | ".join(header) + " |", "|---|---|---|---|---|"]
         lines += [
             f"| {markdown_text(run.info.suite)} | {markdown_text(case)} | {verdict} | "
             f"{markdown_text(types)} | "
@@ -87,27 +172,26 @@ def render_daily_markdown(report: DailyReport) -> str:
             for run, case, verdict, types in rows
         ]
     else:
-        lines.append("No case that passed in its suite's previous run failed today.")
-    lines += ["", "## Failure clusters", ""]
+        lines.append(_(_NO_NEW_FAILURES))
+    lines += ["", f"## {_(_CLUSTERS)}", ""]
     if report.clusters:
-        lines += ["| failure type | attempts | cases | label | example |", "|---|---|---|---|---|"]
+        header = [_("failure type"), _("attempts"), _("cases"), _("label"), _("example")]
+        lines += ["| " + " | ".join(header) + " |", "|---|---|---|---|---|"]
         for cluster in report.clusters:
             name = f"**{markdown_text(cluster.name)}**: " if cluster.name else ""
             example = cluster.example
             lines.append(
-                f"| {markdown_text(cluster.failure_type)} | {cluster.count} | "
+                f"| {markdown_text(failure_type_word(cluster.failure_type))} | {cluster.count} | "
                 f"{len(cluster.cases)} | {name}{markdown_text(cluster.label)} | "
                 f"{markdown_text(example.case_id)} #{example.attempt}: "
                 f"{markdown_text(_cut(example.reason))} |"
             )
     else:
-        lines.append("No attempt failed.")
-    lines += ["", "## Cost", ""]
-    lines += ["| what | US dollars |", "|---|---|"]
-    lines += [
-        f"| {purpose} model calls (ledger) | {usd:.4f} |" for purpose, usd in report.spend.items()
-    ]
-    lines += [f"| attempts (their traces) | {report.cost_usd:.4f} |", ""]
+        lines.append(_("No attempt failed."))
+    lines += ["", f"## {_(_COST)}", ""]
+    lines += [f"| {_(_WHAT)} | {_(_US_DOLLARS)} |", "|---|---|"]
+    lines += [f"| {_spend_label(purpose)} | {usd:.4f} |" for purpose, usd in report.spend.items()]
+    lines += [f"| {_(_TRACED_ATTEMPTS)} | {report.cost_usd:.4f} |", ""]
     return "\n".join(lines)
 
 
@@ -123,21 +207,25 @@ def daily_html_body(report: DailyReport, *, links: bool = False) -> str:
 
     parts = ['<section id="daily-report">', f'<p class="headline">{e(daily_headline(report))}</p>']
     if report.truncated:
-        parts.append(
-            '<p class="warning-box">More runs started that day than the report reads; '
-            "the newest are shown.</p>"
-        )
+        parts.append(f'<p class="warning-box">{e(_(_TRUNCATED))}</p>')
     if not report.runs:
-        parts.append('<p id="no-runs">No run started that day.</p></section>')
+        parts.append(f'<p id="no-runs">{e(_(_NO_RUNS))}</p></section>')
         return "\n".join(parts)
-    parts += ["<h2>Pass rates</h2>", '<table id="daily-runs">']
+    parts += [f"<h2>{e(_(_PASS_RATES))}</h2>", '<table id="daily-runs">']
     parts.append(
-        "<tr><th>suite</th><th>run</th><th>agent</th><th>attempts</th><th>pass rate</th>"
-        "<th>previous run</th><th>change</th></tr>"
+        _header(
+            _("suite"),
+            _("run"),
+            _("agent"),
+            _("attempts"),
+            _("pass rate"),
+            _("previous run"),
+            _("change"),
+        )
     )
     for run in report.runs:
         previous = (
-            f"{_rate(run.previous_pass_rate)} ({run_link(run.previous_id)})"
+            _rate(run.previous_pass_rate) + _(" ({text})").format(text=run_link(run.previous_id))
             if run.previous_id
             else "-"
         )
@@ -145,15 +233,13 @@ def daily_html_body(report: DailyReport, *, links: bool = False) -> str:
             f"<tr><td>{e(run.info.suite)}</td>"
             f"<td>{run_link(run.info.run_id)}</td>"
             f"<td>{e(run.info.agent)}</td><td>{run.attempts}</td><td>{_rate(run.pass_rate)}</td>"
-            f"<td>{previous}</td><td>{e(_delta(run.delta))}</td></tr>"
+            f"<td>{previous}</td><td>{e(_change(run))}</td></tr>"
         )
-    parts += ["</table>", "<h2>New failures</h2>"]
+    parts += ["</table>", f"<h2>{e(_(_NEW_FAILURES))}</h2>"]
     rows = _new_failure_rows(report)
     if rows:
         parts.append('<table id="new-failures">')
-        parts.append(
-            "<tr><th>suite</th><th>case</th><th>verdict</th><th>failure types</th><th>run</th></tr>"
-        )
+        parts.append(_header(_("suite"), _("case"), _("verdict"), _("failure types"), _("run")))
         parts += [
             f"<tr><td>{e(run.info.suite)}</td><td>{e(case)}</td><td>{e(verdict)}</td>"
             f"<td>{e(types)}</td><td>{run_link(run.info.run_id)}</td></tr>"
@@ -161,49 +247,55 @@ def daily_html_body(report: DailyReport, *, links: bool = False) -> str:
         ]
         parts.append("</table>")
     else:
-        parts.append("<p>No case that passed in its suite's previous run failed today.</p>")
-    parts.append("<h2>Failure clusters</h2>")
+        parts.append(f"<p>{e(_(_NO_NEW_FAILURES))}</p>")
+    parts.append(f"<h2>{e(_(_CLUSTERS))}</h2>")
     if report.clusters:
         parts.append('<table id="failure-clusters">')
         parts.append(
-            "<tr><th>failure type</th><th>attempts</th><th>cases</th><th>label</th>"
-            "<th>example</th></tr>"
+            _header(_("failure type"), _("attempts"), _("cases"), _("label"), _("example"))
         )
         for cluster in report.clusters:
             name = f"<strong>{e(cluster.name)}</strong><br>" if cluster.name else ""
             example = cluster.example
             parts.append(
-                f"<tr><td>{e(cluster.failure_type)}</td><td>{cluster.count}</td>"
+                f"<tr><td>{e(failure_type_word(cluster.failure_type))}</td><td>{cluster.count}</td>"
                 f"<td>{e(', '.join(cluster.cases))}</td><td>{name}{e(cluster.label)}</td>"
                 f"<td>{e(example.case_id)} #{example.attempt}: {e(_cut(example.reason))}</td></tr>"
             )
         parts.append("</table>")
     else:
-        parts.append("<p>No attempt failed.</p>")
+        parts.append(f"<p>{e(_(_NONE_FAILED))}</p>")
     parts += [
-        "<h2>Cost</h2>",
+        f"<h2>{e(_(_COST))}</h2>",
         '<table id="daily-cost">',
-        "<tr><th>what</th><th>US dollars</th></tr>",
+        _header(_("what"), _("US dollars")),
     ]
     parts += [
-        f"<tr><td>{e(purpose)} model calls (ledger)</td><td>{usd:.4f}</td></tr>"
+        f"<tr><td>{e(_spend_label(purpose))}</td><td>{usd:.4f}</td></tr>"
         for purpose, usd in report.spend.items()
     ]
-    parts += [f"<tr><td>attempts (their traces)</td><td>{report.cost_usd:.4f}</td></tr>"]
+    parts += [f"<tr><td>{e(_(_TRACED_ATTEMPTS))}</td><td>{report.cost_usd:.4f}</td></tr>"]
     parts += ["</table>", "</section>"]
     return "\n".join(parts)
 
 
-_STYLE = """body{font-family:system-ui,sans-serif;margin:2rem;max-width:70rem}
+_STYLE = """body{font-family:system-ui,"PingFang SC","Microsoft YaHei","Noto Sans CJK SC",
+"Source Han Sans SC",sans-serif;margin:2rem;max-width:70rem}
 table{border-collapse:collapse;margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc;
 padding:.3rem .6rem;text-align:left;vertical-align:top}th{background:#f4f4f4}"""
 
 
+def _header(*names: str) -> str:
+    return "<tr>" + "".join(f"<th>{html.escape(name)}</th>" for name in names) + "</tr>"
+
+
 def render_daily_html(report: DailyReport) -> str:
-    """The daily report as a standalone HTML page (no scripts, no external files)."""
-    title = f"Seatrial daily report {report.day.isoformat()}"
+    """The daily report as a standalone HTML page (no scripts, no external files), in the
+    reader's language (its ``lang`` too)."""
+    title = daily_title(report)
+    lang = "zh-CN" if current_language() == "zh_CN" else "en"
     return (
-        '<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n'
+        f'<!doctype html>\n<html lang="{lang}">\n<head>\n<meta charset="utf-8">\n'
         f"<title>{html.escape(title)}</title>\n<style>{_STYLE}</style>\n</head>\n<body>\n"
         f"<h1>{html.escape(title)}</h1>\n{daily_html_body(report)}\n</body>\n</html>\n"
     )

@@ -12,6 +12,8 @@ from xml.etree import ElementTree as ET
 
 from pydantic_core import to_json as to_json_text
 
+from seatrial.i18n import gettext as _
+from seatrial.i18n import render as rendered
 from seatrial.record import AttemptRecord, CaseResult
 from seatrial.report._build import RunReport
 from seatrial.report._summary import to_markdown
@@ -193,13 +195,16 @@ def _testcase(report: RunReport, case: CaseResult, count: int, a: AttemptRecord)
         time=f"{a.metrics.wall_time_ms / 1000:.3f}",
     )
     if a.verdict == "FAIL":
-        failure = ET.SubElement(element, "failure", type=a.failure_type or "", message=a.reason)
+        reason = rendered(a.message, a.reason)
+        failure = ET.SubElement(element, "failure", type=a.failure_type or "", message=reason)
         failure.text = "\n".join(assertion_lines(a))
     elif a.verdict == "ERROR":
-        error = ET.SubElement(element, "error", type=a.failure_type or "", message=a.reason)
+        reason = rendered(a.message, a.reason)
+        error = ET.SubElement(element, "error", type=a.failure_type or "", message=reason)
         error.text = a.error or ""
     elif a.verdict == "WARNING":
-        ET.SubElement(element, "system-out").text = f"WARNING: {a.reason}"
+        reason = rendered(a.message, a.reason)
+        ET.SubElement(element, "system-out").text = _("WARNING: {reason}").format(reason=reason)
     return element
 
 

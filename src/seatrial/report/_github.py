@@ -32,10 +32,13 @@ from seatrial.compare import (
     parse_attempt_ref,
     stored_baseline_id,
 )
-from seatrial.i18n import counted
+from seatrial.i18n import gettext as _
+from seatrial.i18n import render
 from seatrial.notify import GITHUB_COMMENT_LIMIT, marker_line
+from seatrial.record import failure_type_word, verdict_word
 from seatrial.report._build import RunReport, build_report
 from seatrial.report._links import dashboard_link
+from seatrial.report._summary import INTERVAL_LEVEL, summary_counts
 from seatrial.store import Store
 
 SHOWN_CASES = 30
@@ -45,6 +48,14 @@ SHOWN_DIVERGENCES = 10
 """Regressed cases per run whose traces are read and diffed (each is two trace reads)."""
 _TEXT_CHARS = 300
 """Where a reason or a divergence sentence is cut."""
+
+
+def _gates_met() -> str:
+    return _("gates met")
+
+
+def _gates_not_met() -> str:
+    return _("gates **NOT met**")
 
 
 @dataclass(frozen=True)
@@ -102,7 +113,7 @@ def _regression(
     return _Regression(
         change=change,
         priority=case.priority if case else "",
-        reason=failing.reason if failing else "",
+        reason=render(failing.message, failing.reason) if failing else "",
         divergence=divergence,
     )
 
@@ -126,15 +137,22 @@ def _gate_lines(report: RunReport) -> list[str]:
     gate = report.gate
     lines = []
     if gate.changed:
-        lines += [f"**Warning**: {_plain(gate.changed)}", ""]
+        lines += [_("**Warning**: {change}").format(change=_plain(gate.changed)), ""]
     if gate.rule:
-        lines += [f"{gate.rule[0].upper()}{gate.rule[1:]}.", ""]
+        lines += [_("{rule}.").format(rule=f"{gate.rule[0].upper()}{gate.rule[1:]}"), ""]
     if not gate.outcomes:
         return lines
-    verdicts = {"met": "met", "unmet": "**UNMET**", "not_evaluated": "not evaluated"}
-    lines += ["| gate | check | figure | needs | verdict |", "|---|---|---|---|---|"]
+    verdicts = {
+        "met": _("met"),
+        "unmet": "**" + _("UNMET") + "**",
+        "not_evaluated": _("not evaluated"),
+    }
+    lines += [
+        _row(_("gate"), _("check"), _("figure"), _("needs"), _("verdict")),
+        "|---|---|---|---|---|",
+    ]
     for o in gate.outcomes:
-        detail = f" ({_plain(o.detail)})" if o.detail else ""
+        detail = _in_brackets(_plain(o.detail)) if o.detail else ""
         lines.append(
             f"| {_plain(o.gate)} | {o.check} | {_plain(o.figure)} | {_plain(o.threshold)} "
             f"| {verdicts[o.verdict]}{detail} |"
@@ -142,17 +160,33 @@ def _gate_lines(report: RunReport) -> list[str]:
     return [*lines, ""]
 
 
+def _in_brackets(text: str) -> str:
+    """`` (text)``, with the reader's brackets (and space before them, where it takes one)."""
+    return _(" ({text})").format(text=text)
+
+
+def _row(*cells: str) -> str:
+    """A table row of Seatrial's own words (headers)."""
+    return "| " + " | ".join(cells) + " |"
+
+
+def _more(count: int, cells: int) -> str:
+    """The last row of a cut table: ``| ... and N more | | ... |``."""
+    more = _("... and {count} more").format(count=count)
+    return f"| {more} |" + " |" * (cells - 1)
+
+
 def _failing_lines(report: RunReport, shown: int) -> list[str]:
     """Without a baseline: the cases that did not pass, with why, so a first run's comment
     still says what to fix."""
-    lines = ["No baseline: nothing to compare with, so no regressions are listed.", ""]
+    lines = [_("No baseline: nothing to compare with, so no regressions are listed."), ""]
     failing = [case for case in report.cases if case.verdict != "PASS"]
     if not failing:
         return lines
     lines += [
-        f"#### Failing ({len(failing)})",
+        _("#### Failing ({count})").format(count=len(failing)),
         "",
-        "| case | category | priority | verdict | failure type | why |",
+        _row(_("case"), _("category"), _("priority"), _("verdict"), _("failure type"), _("why")),
         "|---|---|---|---|---|---|",
     ]
     for case in failing[:shown]:
@@ -160,11 +194,13 @@ def _failing_lines(report: RunReport, shown: int) -> list[str]:
         passes = sum(a.verdict == "PASS" for a in case.attempts)
         lines.append(
             f"| {_code(case.case_id, in_table=True)} | {_plain(case.category or '-')} | "
-            f"{_plain(case.priority)} | {case.verdict} {passes}/{len(case.attempts)} | "
-            f"{_plain(first.failure_type or '-')} | {_code(first.reason, in_table=True)} |"
+            f"{_plain(case.priority)} | {verdict_word(case.verdict)} "
+            f"{passes}/{len(case.attempts)} | "
+            f"{_plain(failure_type_word(first.failure_type) if first.failure_type else '-')} | "
+            f"{_code(render(first.message, first.reason), in_table=True)} |"
         )
     if len(failing) > shown:
-        lines.append(f"| ... and {len(failing) - shown} more | | | | | |")
+        lines.append(_more(len(failing) - shown, 6))
     return [*lines, ""]
 
 
@@ -174,14 +210,22 @@ def _regression_lines(section: _Section, dashboard_url: str | None, shown: int) 
         return _failing_lines(section.report, shown)
     base_id, run_id = comparison.base.info.run_id, comparison.cand.info.run_id
     link = dashboard_link(dashboard_url, "/compare", {"base": base_id, "cand": run_id})
-    compared = f" ([compare]({link}))" if link else ""
-    lines = [f"Against baseline `{base_id}`: {_plain(headline(comparison))}{compared}", ""]
+    compared = _(" ([compare]({link}))").format(link=link) if link else ""
+    against = _("Against baseline `{run_id}`: {headline}").format(
+        run_id=base_id, headline=_plain(headline(comparison))
+    )
+    lines = [against + compared, ""]
     regressions = section.regressions
     if not regressions:
-        return [*lines, "**Nothing regressed** against the baseline.", ""]
+        return [*lines, _("**Nothing regressed** against the baseline."), ""]
     hit = {r.change.category for r in regressions}
     lines += [
-        "| category | baseline | this run | change [95% interval] |",
+        _row(
+            _("category"),
+            _("baseline"),
+            _("this run"),
+            _("change [{level} interval]").format(level=INTERVAL_LEVEL),
+        ),
         "|---|---|---|---|",
     ]
     for group in comparison.categories:
@@ -192,24 +236,36 @@ def _regression_lines(section: _Section, dashboard_url: str | None, shown: int) 
             )
     lines += [
         "",
-        f"#### Regressed ({len(regressions)})",
+        _("#### Regressed ({count})").format(count=len(regressions)),
         "",
-        "| case | category | priority | baseline | this run | why it fails now |",
+        _row(
+            _("case"),
+            _("category"),
+            _("priority"),
+            _("baseline"),
+            _("this run"),
+            _("why it fails now"),
+        ),
         "|---|---|---|---|---|---|",
     ]
     for r in regressions[:shown]:
         c = r.change
-        failures = f" ({', '.join(c.cand_failures)})" if c.cand_failures else ""
+        failures = (
+            _in_brackets(", ".join(failure_type_word(t) for t in c.cand_failures))
+            if c.cand_failures
+            else ""
+        )
         lines.append(
             f"| {_code(c.case_id, in_table=True)} | {_plain(c.category or '-')} | {r.priority} | "
-            f"{c.base_verdict} {c.base_passes} | {c.cand_verdict} {c.cand_passes}{failures} | "
+            f"{verdict_word(str(c.base_verdict))} {c.base_passes} | "
+            f"{verdict_word(str(c.cand_verdict))} {c.cand_passes}{failures} | "
             f"{_code(r.reason, in_table=True)} |"
         )
     if len(regressions) > shown:
-        lines.append(f"| ... and {len(regressions) - shown} more | | | | | |")
+        lines.append(_more(len(regressions) - shown, 6))
     diffed = [r for r in regressions[:shown] if r.divergence is not None]
     if diffed:
-        lines += ["", "**First divergence** (A: the baseline, B: this run):", ""]
+        lines += ["", _("**First divergence** (A: the baseline, B: this run):"), ""]
         for r in diffed:
             d = r.divergence
             assert d is not None
@@ -218,15 +274,18 @@ def _regression_lines(section: _Section, dashboard_url: str | None, shown: int) 
                 "/compare/case",
                 {"base": base_id, "cand": run_id, "case": r.change.case_id},
             )
-            trace = f" ([trace diff]({case_link}))" if case_link else ""
-            lines.append(
-                f"- {_code(r.change.case_id)}, step {d.row + 1} (`{d.kind}`): "
-                f"{_code(d.summary)}{trace}"
+            trace = _(" ([trace diff]({link}))").format(link=case_link) if case_link else ""
+            step = _("{case}, step {step} (`{kind}`): {summary}").format(
+                case=_code(r.change.case_id), step=d.row + 1, kind=d.kind, summary=_code(d.summary)
             )
+            lines.append(f"- {step}{trace}")
         rest = len(regressions) - len(diffed)
         if rest:
             lines.append(
-                f"- ... and {rest} more: `seatrial diff {base_id}:CASE {run_id}` shows any of them"
+                "- "
+                + _("... and {count} more: `{command}` shows any of them").format(
+                    count=rest, command=f"seatrial diff {base_id}:CASE {run_id}"
+                )
             )
     return [*lines, ""]
 
@@ -234,36 +293,55 @@ def _regression_lines(section: _Section, dashboard_url: str | None, shown: int) 
 def _section_lines(section: _Section, dashboard_url: str | None, shown: int) -> list[str]:
     report = section.report
     info, s = report.info, report.summary
-    verdict = "gates met" if report.gate.passed else "gates **NOT met**"
+    verdict = _gates_met() if report.gate.passed else _gates_not_met()
     rate = report.statistics.pass_rate_text() if report.statistics else f"{s.pass_rate:.1%}"
-    status = f" Run status: **{info.status}**." if info.status != "finished" else ""
+    status = (
+        _(" Run status: **{status}**.").format(status=info.status)
+        if info.status != "finished"
+        else ""
+    )
     link = dashboard_link(dashboard_url, f"/runs/{quote(info.run_id, safe='')}")
-    run = f"Run `{info.run_id}`" + (f" ([dashboard]({link}))" if link else "")
+    dashboard = _(" ([dashboard]({link}))").format(link=link) if link else ""
+    counts = summary_counts(s)
     lines = [
-        f"### {_plain(info.suite)}: {verdict}",
+        "### " + _("{name}: {text}").format(name=_plain(info.suite), text=verdict),
         "",
-        f"{run}, agent {_code(info.agent)}: {counted(s.cases, 'case')}, "
-        f"{counted(s.attempts, 'attempt')}, {s.passed} passed, {s.failed} failed, "
-        f"{counted(s.errors, 'error')}; pass rate {rate} "
-        f"(95% interval).{status}",
+        _(
+            "Run `{run_id}`{dashboard}, agent {agent}: {cases}, {attempts}, {passed} passed, "
+            "{failed} failed, {errors}; pass rate {rate} ({level} interval).{status}"
+        ).format(
+            run_id=info.run_id,
+            dashboard=dashboard,
+            agent=_code(info.agent),
+            cases=counts["cases"],
+            attempts=counts["attempts"],
+            passed=s.passed,
+            failed=s.failed,
+            errors=counts["errors"],
+            rate=rate,
+            level=INTERVAL_LEVEL,
+            status=status,
+        ),
         "",
     ]
     if report.dataset:
-        lines += [f"Ran {_plain(report.dataset_text)}.", ""]
+        lines += [_("Ran {dataset}.").format(dataset=_plain(report.dataset_text)), ""]
     return lines + _gate_lines(report) + _regression_lines(section, dashboard_url, shown)
 
 
 def _render(marker: str, sections: list[_Section], dashboard_url: str | None, shown: int) -> str:
     failing = sum(not s.report.gate.passed for s in sections)
     if not sections:
-        title = "no runs"
+        title = _("no runs")
     elif failing and len(sections) > 1:
-        title = f"gates **NOT met** ({failing} of {len(sections)} runs)"
+        title = _("{verdict} ({failing} of {runs} runs)").format(
+            verdict=_gates_not_met(), failing=failing, runs=len(sections)
+        )
     elif failing:
-        title = "gates **NOT met**"
+        title = _gates_not_met()
     else:
-        title = "gates met"
-    lines = [marker_line(marker), f"## Seatrial: {title}", ""]
+        title = _gates_met()
+    lines = [marker_line(marker), "## " + _("Seatrial: {verdict}").format(verdict=title), ""]
     for section in sections:
         lines += _section_lines(section, dashboard_url, shown)
     return "\n".join(lines).rstrip("\n") + "\n"
@@ -301,6 +379,6 @@ def github_comment(
         shown //= 2
         text = _render(marker, sections, dashboard_url, shown)
     if len(text) > GITHUB_COMMENT_LIMIT:  # too many runs even with no case listed
-        note = "\n... and more: the comment was cut at GitHub's limit\n"
+        note = "\n" + _("... and more: the comment was cut at GitHub's limit") + "\n"
         text = text[: text.rfind("\n", 0, GITHUB_COMMENT_LIMIT - len(note))] + note
     return text

@@ -141,17 +141,22 @@ def to_markdown(report: RunReport) -> str:
     return "\n".join(lines) + "\n"
 
 
+WIDE_INTERVAL = 0.2
+"""An interval this wide (20 points) or wider is said in words: the rate is not pinned down."""
+
+
 def statistics_lines(report: RunReport) -> list[str]:
     """Case pass rate, pass@k / pass^k over repeats, and latency percentiles, as lines."""
     stats = report.statistics
     if stats is None:
         return []
     case_rate = stats.case_pass_rate
-    lines = [
-        _("cases passing: {estimate:.1%} [{low:.1%}, {high:.1%}] (95% Wilson interval)").format(
-            estimate=case_rate["estimate"], low=case_rate["low"], high=case_rate["high"]
-        )
-    ]
+    line = _("cases passing: {estimate:.1%} [{low:.1%}, {high:.1%}] (95% Wilson interval)").format(
+        estimate=case_rate["estimate"], low=case_rate["low"], high=case_rate["high"]
+    )
+    if case_rate["high"] - case_rate["low"] >= WIDE_INTERVAL:
+        line += _(": too few cases to pin the rate down closer than that")
+    lines = [line]
     if stats.pass_k:
         lines.append(
             _("pass^k (every one of k repeats passes): ")

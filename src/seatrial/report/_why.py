@@ -6,6 +6,8 @@ these lines, so a case reads the same wherever it fails.
 
 from __future__ import annotations
 
+from seatrial.i18n import gettext as _
+from seatrial.i18n import render
 from seatrial.record import AttemptRecord
 
 
@@ -13,7 +15,7 @@ def assertion_lines(record: AttemptRecord) -> list[str]:
     """``ID [LEVEL] VERDICT: REASON`` for every assertion of ``record`` that did not pass
     (failed, or could not be evaluated)."""
     return [
-        f"{r.id} [{r.level}] {r.verdict}: {r.reason}"
+        f"{r.id} [{r.level}] {r.verdict}: {render(r.message, r.reason)}"
         for r in record.assertions
         if r.verdict != "pass"
     ]
@@ -23,7 +25,9 @@ def trajectory_lines(record: AttemptRecord) -> list[str]:
     """The tool calls of an attempt, one line per step that matters.
 
     Identical calls in a row with the same outcome fold into one line (``x8``); a multi-turn
-    attempt gets a ``turn N`` line where each turn's calls start. Empty without a trace.
+    attempt gets a ``turn N`` line where each turn's calls start. Empty without a trace. The
+    words (``ok``, ``FAILED``, ``turn``) are in the reader's language; names and arguments as
+    called.
     """
     lines: list[str] = []
     trace = record.trace
@@ -36,7 +40,7 @@ def trajectory_lines(record: AttemptRecord) -> list[str]:
         call = calls[index]
         if call.turn is not None and call.turn != turn and len(record.responses) > 1:
             turn = call.turn
-            lines.append(f"  turn {turn + 1}")
+            lines.append("  " + _("turn {number}").format(number=turn + 1))
         same = 1
         while (
             index + same < len(calls)
@@ -45,7 +49,7 @@ def trajectory_lines(record: AttemptRecord) -> list[str]:
             and calls[index + same].success == call.success
         ):
             same += 1
-        mark = "ok" if call.success else f"FAILED ({call.error_type})"
+        mark = _("ok") if call.success else _("FAILED ({error})").format(error=call.error_type)
         times = f" x{same}" if same > 1 else ""
         lines.append(f"    {call.name}({_args(call.arguments)}) {mark}{times}")
         index += same

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from seatrial._execute import NoticeLevel, default_options, execute_suite_async
 from seatrial.config import Config, ScheduleConfig
 from seatrial.errors import ConfigError, SeatrialError
+from seatrial.i18n import reader_language, use_language
 from seatrial.store import ScheduleStatus, Store
 
 log = logging.getLogger("seatrial.schedule")
@@ -49,9 +50,12 @@ def check_schedules(config: Config) -> None:
         ConfigError: a ``report: daily`` schedule and no channel of ``alerts:`` receiving
             ``daily_report``; a ``suites:`` path that does not exist; a ``${NAME}`` of
             ``alerts:`` that is not set (every scheduled run would stop on it).
+        InputError: ``SEATRIAL_LANG`` names no language Seatrial speaks (the language of
+            every job's alerts and reports).
     """
     from seatrial.notify import check_channels
 
+    reader_language(None, config.language)
     where = config.file or "seatrial.yaml"
     if config.schedules and config.alerts.channels:
         check_channels(config.alerts)
@@ -88,11 +92,14 @@ async def run_job(
         if level != "info":
             tell(f"schedule {schedule.name}: {text}")
 
-    if schedule.tier:
-        return await _run_tier(config, schedule, db, notice)
-    if schedule.suites:
-        return await _run_suites(config, schedule, store, notice)
-    return await _send_daily_report(config, schedule, store, due)
+    # A schedule has no --lang: its alerts and reports read SEATRIAL_LANG, `language:`, the
+    # locale, as any command does (checked by check_schedules before the first job).
+    with use_language(reader_language(None, config.language)):
+        if schedule.tier:
+            return await _run_tier(config, schedule, db, notice)
+        if schedule.suites:
+            return await _run_suites(config, schedule, store, notice)
+        return await _send_daily_report(config, schedule, store, due)
 
 
 async def _run_suites(
