@@ -34,7 +34,8 @@ $(ECHARTS):
 
 # Browser tests drive a system Chromium (Playwright's own browser download does not work here):
 # Debian's, installed here when run as root, or the one SEATRIAL_CHROMIUM names. Without one
-# the browser tests are skipped, saying why; everything else still runs.
+# the browser tests are skipped, saying why; everything else still runs. A Chinese font
+# (fonts-noto-cjk) comes with it, for the dashboard's Chinese pages.
 chromium:
 	@if [ -n "$$SEATRIAL_CHROMIUM" ] || command -v chromium > /dev/null; then :; \
 	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
@@ -45,6 +46,16 @@ chromium:
 		echo "  To run them, install Chromium: as root on Debian or Ubuntu, apt-get install chromium"; \
 		echo "  (Fedora: dnf install chromium; macOS: brew install --cask chromium), or set"; \
 		echo "  SEATRIAL_CHROMIUM=/path/to/chromium to use one installed elsewhere."; \
+	fi
+	@# A Chinese font, so the dashboard's Chinese pages (and their screenshots) show characters,
+	@# not empty boxes: Debian's Noto CJK, when none is installed and this is root on Debian.
+	@if fc-list :lang=zh 2> /dev/null | grep -q .; then :; \
+	elif [ "$$(id -u)" = 0 ] && command -v apt-get > /dev/null; then \
+		apt-get install -y -q fonts-noto-cjk \
+			|| (apt-get update -q && apt-get install -y -q fonts-noto-cjk); \
+	else \
+		echo "make chromium: no Chinese font found (fc-list :lang=zh): Chinese shows as empty"; \
+		echo "  boxes in the browser; install one: apt-get install fonts-noto-cjk (Debian, Ubuntu)."; \
 	fi
 
 # The translation catalogs (docs/i18n.md): the marked strings extracted into the template,

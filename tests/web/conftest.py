@@ -63,9 +63,12 @@ def find_chromium() -> Path | None:
 
 
 def environment() -> dict[str, str]:
-    """This process's environment without the variables that would change what serve does."""
-    env = {k: v for k, v in os.environ.items() if k not in ("SEATRIAL_TOKEN", "SEATRIAL_DB_URL")}
-    return {**env, "USER": "server-user", "COLUMNS": "200"}
+    """This process's environment without the variables that would change what serve does
+    (the token, the store, the language)."""
+    dropped = ("SEATRIAL_TOKEN", "SEATRIAL_DB_URL", "SEATRIAL_LANG", "LC_ALL", "LC_MESSAGES")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
+    # English unless a test says otherwise: the server's language is the pages' default.
+    return {**env, "USER": "server-user", "COLUMNS": "200", "LANG": "C.UTF-8"}
 
 
 def free_port(host: str = "127.0.0.1") -> int:

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
 from seatrial.cli._context import project
-from seatrial.cli._options import Db, Host, Port
+from seatrial.cli._options import Db, Host, Lang, Port
 from seatrial.errors import ConfigError
 from seatrial.i18n import N_
 
@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     import socket
 
     from seatrial.config import Config
+    from seatrial.i18n import Language
     from seatrial.schedule import SchedulerThread
     from seatrial.store import Store
 
@@ -42,6 +43,7 @@ def serve(
             "--no-schedules", help=N_("Do not run the schedules of seatrial.yaml `schedules:`.")
         ),
     ] = False,
+    lang: Lang = None,
 ) -> None:
     """Serve the dashboard: runs, cases, trace timelines, comparisons, the review queue.
 
@@ -51,6 +53,7 @@ def serve(
     """
     from seatrial.config import resolve_db_url
     from seatrial.gateway import listening_socket
+    from seatrial.i18n import reader_language
     from seatrial.store import Store
     from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV, check_token
 
@@ -62,12 +65,22 @@ def serve(
         )
     check_token(token)  # before anything is opened: a short token changes nothing on disk
     config = project()
+    language = reader_language(lang, config.language)  # a page's, when its reader says none
     # Bound first: a port in use is bad input, refused before an address is announced.
     with listening_socket(host, port) as sock:
         db_url = resolve_db_url(db, config)
         store = Store.open(db_url, project_dir=config.project_dir)
         try:
-            _serve(store, sock, host, token, config, db_url, no_schedules=no_schedules)
+            _serve(
+                store,
+                sock,
+                host,
+                token,
+                config,
+                db_url,
+                no_schedules=no_schedules,
+                language=language,
+            )
         finally:
             store.close()
 
@@ -81,6 +94,7 @@ def _serve(
     db_url: str | None,
     *,
     no_schedules: bool,
+    language: Language,
 ) -> None:
     """Serve the dashboard over ``store`` on ``sock`` (and run the schedules) until stopped."""
     import uvicorn
@@ -97,6 +111,7 @@ def _serve(
         masker=Masker(config.mask),
         schedules=config.schedules,
         scheduling=scheduler is not None,
+        language=language,
     )
     # A long-lived server: what start-up loaded is never garbage, so the collector stops
     # scanning it, and it runs less often while spans stream in (docs/performance.md).

@@ -11,6 +11,7 @@ from fastapi.staticfiles import StaticFiles
 
 from seatrial._version import __version__
 from seatrial.dataset import Masker
+from seatrial.i18n import Language
 from seatrial.store import Store
 from seatrial.web import (
     _api_docs,
@@ -26,6 +27,7 @@ from seatrial.web import (
     _schedules,
     _traces,
 )
+from seatrial.web._language import ReaderLanguage
 from seatrial.web._security import LOOPBACK_NAMES, Guard, SecurityHeaders, check_token
 
 if TYPE_CHECKING:
@@ -49,6 +51,7 @@ def create_app(
     masker: Masker | None = None,
     schedules: Sequence[ScheduleConfig] = (),
     scheduling: bool = False,
+    language: Language = "en",
 ) -> FastAPI:
     """The dashboard over ``store``. With ``token``, every request must carry it (401 else).
 
@@ -64,6 +67,9 @@ def create_app(
 
     ``schedules`` (seatrial.yaml ``schedules:``) are shown at ``/schedules``; ``scheduling``
     says whether this server runs them.
+
+    ``language`` is what a page is written in when its reader says nothing (``?lang=``, the
+    ``seatrial_lang`` cookie, ``Accept-Language``; web/_language.py).
     """
     check_token(token)
     app = FastAPI(
@@ -80,6 +86,7 @@ def create_app(
     app.state.schedules = tuple(schedules)
     app.state.scheduling = scheduling
     hosts = LOOPBACK_NAMES if loopback_only and not token else None
+    app.add_middleware(ReaderLanguage, language=language)
     app.add_middleware(Guard, token=token or None, hosts=hosts)
     # Added last, so outermost: the 401 and 403 answers of Guard carry the headers too.
     app.add_middleware(SecurityHeaders)

@@ -20,7 +20,13 @@ from seatrial.store import Store
 from seatrial.trace import Trace
 from seatrial.web._deps import AttemptNumber, render, store_of
 from seatrial.web._missing import not_found
-from seatrial.web._timeline import build_timeline, ms, pretty_json
+from seatrial.web._timeline import (
+    build_timeline,
+    failed_by_span,
+    failed_checks,
+    ms,
+    pretty_json,
+)
 
 router = APIRouter()
 
@@ -166,6 +172,8 @@ def attempt_page(
         if found.record.snapshot is not None
         else {}
     )
+    timeline = build_timeline(found.trace)
+    failed = failed_checks(found.record.assertions, timeline)
     return render(
         request,
         "attempt.html",
@@ -174,7 +182,9 @@ def attempt_page(
         case_id=case_id,
         record=found.record,
         attempts=[r.attempt for r in found.view.records],
-        timeline=build_timeline(found.trace),
+        timeline=timeline,
+        failed=failed,
+        failed_by=failed_by_span(failed),
         trace_note=found.trace_note,
         steps=found.steps,
         snapshot=snapshot,

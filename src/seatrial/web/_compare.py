@@ -30,6 +30,7 @@ from seatrial.compare import (
     resolve_run_ref,
 )
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord
 from seatrial.store import Store
 from seatrial.web._deps import AttemptChoice, render, store_of
@@ -87,8 +88,11 @@ def compare_page(
         comparison=comparison,
         headline=headline(comparison),
         groups=[
-            (t, TRANSITION_TITLES[t], comparison.of(t)) for t in TRANSITIONS if t != "still_passing"
+            (t, _(TRANSITION_TITLES[t]), comparison.of(t))
+            for t in TRANSITIONS
+            if t != "still_passing"
         ],
+        still_passing_title=_(TRANSITION_TITLES["still_passing"]),
         still_passing=comparison.of("still_passing"),
         base_id=comparison.base.info.run_id,
         cand_id=comparison.cand.info.run_id,

@@ -5,19 +5,22 @@ from __future__ import annotations
 from fastapi import Request
 from fastapi.responses import HTMLResponse
 
+from seatrial.i18n import gettext as _
 from seatrial.web._deps import TEMPLATES
 
 _PAGE = TEMPLATES.env.from_string(
     """{% extends "base.html" %}
-{% block title %}Not found{% endblock %}
+{% block title %}{{ words.title }}{% endblock %}
 {% block content %}
-<h1>Not found</h1>
+<h1>{{ words.title }}</h1>
 <p class="warning-box" id="not-found">{{ message }}</p>
-<p><a href="/runs">All runs</a> · <a href="/compare">Compare two runs</a></p>
+<p><a href="/runs">{{ words.runs }}</a> · <a href="/compare">{{ words.compare }}</a></p>
 {% endblock %}"""
 )
 
 
 def not_found(request: Request, message: str) -> HTMLResponse:
     """A 404 page with ``message`` (escaped) and links back to the runs."""
-    return HTMLResponse(_PAGE.render(request=request, message=message), status_code=404)
+    words = {"title": _("Not found"), "runs": _("All runs"), "compare": _("Compare two runs")}
+    page = _PAGE.render(request=request, message=message, words=words)
+    return HTMLResponse(page, status_code=404)

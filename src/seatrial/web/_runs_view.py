@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from seatrial.compare import gates_changed
+from seatrial.i18n import current_language, render
+from seatrial.i18n import gettext as _
 from seatrial.record import CaseResult
 from seatrial.report import RunReport, build_report
 from seatrial.store import Store, previous_run_id
@@ -60,20 +62,26 @@ class RunView:
 
 
 def cached_report(store: Store, state: Any, run_id: str) -> RunReport:
-    """The run's report; a finished run's comes from the cache on ``state`` after the first."""
-    cache: OrderedDict[str, RunReport] | None = getattr(state, "runs_report_cache", None)
+    """The run's report; a finished run's comes from the cache on ``state`` after the first.
+
+    The report's text (the gates' figures and reasons) is in the request's language, so each
+    language keeps its own copy."""
+    cache: OrderedDict[tuple[str, str], RunReport] | None = getattr(
+        state, "runs_report_cache", None
+    )
     if cache is None:
         cache = OrderedDict()
         state.runs_report_cache = cache
-    report = cache.get(run_id)
+    key = (run_id, current_language())
+    report = cache.get(key)
     if report is None:
         report = build_report(store, run_id)
         if report.info.status == "finished":
-            cache[run_id] = report
+            cache[key] = report
             while len(cache) > CACHED_REPORTS:
                 cache.popitem(last=False)
     else:
-        cache.move_to_end(run_id)
+        cache.move_to_end(key)
         changed = gates_changed(report.info.settings)
         if changed != report.gate.changed:
             report = report.model_copy(
@@ -100,9 +108,10 @@ def run_view(store: Store, report: RunReport) -> RunView:
             counts[attempt.verdict] += 1
             if attempt.verdict in ("FAIL", "ERROR"):
                 failures[attempt.failure_type or "(none)"] += 1
-    base, why = report.gate.baseline, "the run's baseline"
+    base, why = report.gate.baseline, _("the run's baseline")
     if base is None:
-        base, why = previous_run(store, report), "the previous run of this suite"
+        base, why = previous_run(store, report), _("the previous run of this suite")
+
     return RunView(
         report=report,
         matrix=[(name, {v: matrix[name][v] for v in VERDICTS}) for name in sorted(matrix)],
@@ -126,6 +135,6 @@ def _line(case: CaseResult) -> CaseLine:
         mean_ms=sum(a.metrics.wall_time_ms for a in case.attempts) / n if n else 0.0,
         cost_usd=sum(a.metrics.cost_usd for a in case.attempts),
         failure_type=first.failure_type if first else None,
-        reason=first.reason if first else "",
+        reason=render(first.message, first.reason) if first else "",
         reply=first.response if first else "",
     )

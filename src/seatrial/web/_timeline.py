@@ -7,16 +7,23 @@ Nothing here marks text safe: arguments, results and messages are shown escaped.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from seatrial.i18n import N_, render
+from seatrial.i18n import gettext as _
+from seatrial.record import AssertionResult
 from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
 from seatrial.trace import attrs as A
 
 _MODEL_OPERATIONS = (A.OP_CHAT, "text_completion", "generate_content")
 _MIN_WIDTH = 0.4
 """Narrowest bar (percent of the attempt), so instant spans stay visible."""
+_DECISIONS = {"granted": N_("granted"), "denied": N_("denied")}
+"""A permission decision as a person reads it (the identifier is kept for any other)."""
 SUMMARY_STEPS = 30
+
 """Steps named in the one-line summary before it says how many more there are."""
 
 
@@ -127,20 +134,25 @@ def _mark(event: SpanEvent, start: int) -> Mark | None:
     offset = (event.time_unix_nano - start) / 1e6
     if event.name == A.PERMISSION:
         decision = str(event.value(A.PERMISSION_DECISION, ""))
-        text = (
-            f"permission {event.value(A.PERMISSION_TOOL, '?')} "
-            f"({event.value(A.PERMISSION_SCOPE, '?')}): {decision}"
+        text = _("permission {tool} ({scope}): {decision}").format(
+            tool=event.value(A.PERMISSION_TOOL, "?"),
+            scope=event.value(A.PERMISSION_SCOPE, "?"),
+            decision=_(_DECISIONS[decision]) if decision in _DECISIONS else decision,
         )
         reason = event.value(A.PERMISSION_REASON)
         if reason:
             text += f" - {reason}"
         return Mark("permission", text, offset, decision == "denied", dict(attrs))
     if event.name == A.STATE_CHANGE:
-        text = f"state change: {event.value(A.STATE_OP, '?')} {event.value(A.STATE_TARGET, '?')}"
+        text = _("state change: {operation} {target}").format(
+            operation=event.value(A.STATE_OP, "?"), target=event.value(A.STATE_TARGET, "?")
+        )
         return Mark("state_change", text, offset, False, dict(attrs))
     if event.name == A.TURN:
         index = _int(event.value(A.TURN_INDEX))
-        text = f"turn {index + 1 if index is not None else '?'}: {event.value(A.TURN_MESSAGE, '')}"
+        text = _("turn {n}: {message}").format(
+            n=index + 1 if index is not None else "?", message=event.value(A.TURN_MESSAGE, "")
+        )
         return Mark("turn", text, offset, False, dict(attrs))
     return None
 
@@ -212,3 +224,44 @@ def build_timeline(trace: Trace | None) -> Timeline:
             )
         )
     return Timeline(rows=rows, total_ms=total / 1e6, summary=_summary(rows))
+
+
+@dataclass(frozen=True)
+class FailedCheck:
+    """A check that failed an attempt, and the span of the timeline it points at."""
+
+    number: int
+    """Its place among the attempt's failed checks, from 1 (the panel's anchor)."""
+    assertion_id: str
+    reason: str
+    """Why, in the reader's language (``seatrial.i18n.render`` of the stored message)."""
+    span_id: str | None
+    """The span it points at, when the timeline holds it; None when it names none."""
+    span_label: str = ""
+    """That span's label on the timeline."""
+
+
+def failed_checks(results: Sequence[AssertionResult], timeline: Timeline) -> list[FailedCheck]:
+    """The failed checks of an attempt, each with the span it points at (``span_id``) when
+    the timeline holds that span."""
+    labels = {row.span.span_id: row.label for row in timeline.rows}
+    failed = [r for r in results if r.verdict == "fail"]
+    return [
+        FailedCheck(
+            number=number,
+            assertion_id=result.id,
+            reason=render(result.message, result.reason),
+            span_id=result.span_id if result.span_id in labels else None,
+            span_label=labels.get(result.span_id or "", ""),
+        )
+        for number, result in enumerate(failed, start=1)
+    ]
+
+
+def failed_by_span(checks: Sequence[FailedCheck]) -> dict[str, list[FailedCheck]]:
+    """The failed checks pointing at each span, by span id (the timeline marks those rows)."""
+    marked: dict[str, list[FailedCheck]] = {}
+    for check in checks:
+        if check.span_id is not None:
+            marked.setdefault(check.span_id, []).append(check)
+    return marked

@@ -20,6 +20,7 @@ from pydantic import BaseModel
 
 from seatrial.dataset import TraceFilter, agent_replies, case_from_trace, cases_file_text
 from seatrial.errors import InputError
+from seatrial.i18n import N_
 from seatrial.store import PendingCase, Store, TraceHead
 from seatrial.trace import Trace
 from seatrial.web._deps import PAGE_SIZE, PageNumber, render, store_of
@@ -30,7 +31,8 @@ router = APIRouter()
 
 PENDING_KIND = "from_trace"
 """The ``kind`` of a pending case made from a trace."""
-ERROR_CHOICES = (("", "any"), ("yes", "with an error"), ("no", "without error"))
+ERROR_CHOICES = (("", N_("any")), ("yes", N_("with an error")), ("no", N_("without error")))
+"""The error filter's values and how each reads (translated where shown)."""
 
 Text = Annotated[str, Query()]
 
