@@ -35,6 +35,17 @@ def test_tool_called_over_its_limit_reads_in_chinese_and_points_at_the_first_cal
     assert result.span_id == second.span_id
 
 
+def test_tool_called_over_the_limit_on_several_tools_points_at_the_earliest_call_over():
+    trace, _, first, _, sms = booking()
+    result = check(
+        "tool_called", context(trace), expected=["send_sms", "refund"], min_times=0, max_times=0
+    )
+    assert result.reason.startswith(
+        "`send_sms` was called once, at most 0 allowed; `refund` was called 2 times, at most 0"
+    )
+    assert result.span_id == first.span_id != sms.span_id
+
+
 def test_tool_called_at_its_limit_passes_and_points_at_nothing():
     trace, *_ = booking()
     result = check("tool_called", context(trace), expected="refund", max_times=2)

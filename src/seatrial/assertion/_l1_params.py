@@ -132,7 +132,7 @@ def tool_params(params: ToolParamsParams, ctx: AssertionContext) -> Check:
         numbered = numbered[-1:]
     problems = [(n, argument_mismatch(params, call.arguments)) for n, call in numbered]
     bad = [(n, problem) for n, problem in problems if problem is not None]
-    # The dashboard marks the first call whose arguments are wrong.
+    # The result points at the first call whose arguments are wrong.
     span_id = calls[bad[0][0] - 1].span.span_id if bad else None
     if which_calls == "any":
         if len(bad) < len(problems):

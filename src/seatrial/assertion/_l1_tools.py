@@ -62,7 +62,7 @@ def tool_called(params: ToolCalledParams, ctx: AssertionContext) -> Check:
     too_few: list[Message] = []
     too_many: list[Message] = []
     seen: list[Message] = []
-    over: TraceToolCall | None = None
+    over: list[TraceToolCall] = []  # each tool's first call over the limit
     for wanted in params.expected:
         if match == "exact":
             count = names.count(wanted)
@@ -89,9 +89,11 @@ def tool_called(params: ToolCalledParams, ctx: AssertionContext) -> Check:
                     max=max_times,
                 )
             )
-            if over is None:  # the dashboard marks the first call over the limit
-                over = [call for call in calls if name_matches(call.name, wanted, match)][max_times]
-    span_id = None if over is None else over.span.span_id
+            over.append(
+                [call for call in calls if name_matches(call.name, wanted, match)][max_times]
+            )
+    # The result points at the earliest call over a limit, if any.
+    span_id = _earliest(calls, over).span.span_id if over else None
     if too_few:
         return Check.failed(with_called(each(too_few + too_many), calls), span_id=span_id)
     if too_many:
@@ -126,7 +128,7 @@ def tool_not_called(params: ToolNotCalledParams, ctx: AssertionContext) -> Check
                 phrased("{tool} was called {times}", tool=label, times=_common.times(len(hits)))
             )
             forbidden.append(hits[0])
-    if found:  # the dashboard marks the earliest forbidden call
+    if found:  # pointing at the earliest forbidden call
         return Check.failed(each(found), span_id=_earliest(calls, forbidden).span.span_id)
     return Check.passed(phrased("none of {tools} was called", tools=", ".join(params.expected)))
 
@@ -258,7 +260,7 @@ def tool_success(params: ToolSuccessParams, ctx: AssertionContext) -> Check:
                 )
             )
             broken.append(failed[0])
-    if problems:  # the dashboard marks the earliest failed call the reason names
+    if problems:  # pointing at the earliest failed call the reason names
         return Check.failed(each(problems), span_id=_earliest(calls, broken).span.span_id)
     tools = ", ".join(groups)
     if params.mode == "last":
@@ -315,7 +317,7 @@ def no_loop(params: NoLoopParams, ctx: AssertionContext) -> Check:
             )
             for name, arguments in looped
         ]
-        # The dashboard marks the failed call the first loop kept retrying.
+        # Pointing at the failed call the first loop kept retrying.
         return Check.failed(
             each([*loops, _allowed(params.max_repeats)]), span_id=firsts[looped[0]].span.span_id
         )
