@@ -17,6 +17,7 @@ from seatrial.assertion import (
     _l1_tools,
     _l1_trace,
     _l2,
+    _l2_json,
     _l3,
     _rules,
 )
@@ -34,7 +35,17 @@ from seatrial.assertion._registry import (
 )
 
 # The modules above register the built-in types when imported; keep them referenced.
-_BUILT_IN_MODULES = (_l1_params, _l1_recovery, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules)
+_BUILT_IN_MODULES = (
+    _l1_params,
+    _l1_recovery,
+    _l1_state,
+    _l1_tools,
+    _l1_trace,
+    _l2,
+    _l2_json,
+    _l3,
+    _rules,
+)
 
 _EXPORTS = {
     "Evaluation": "seatrial.assertion._evaluate",

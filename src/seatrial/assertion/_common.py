@@ -9,7 +9,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BeforeValidator
 
 from seatrial.assertion._registry import AssertionContext
-from seatrial.i18n import Message, phrased
+from seatrial.i18n import Message, phrased, phrased_plural
 from seatrial.trace import TraceToolCall
 
 Target = Literal["final_response", "all_responses"]
@@ -34,6 +34,37 @@ def called_names(calls: Iterable[TraceToolCall]) -> Message:
     """The tools called, in order, for a reason ("none" when nothing was called)."""
     names = [call.name for call in calls]
     return phrased("{names}", names=", ".join(names)) if names else phrased("none")
+
+
+def with_called(reason: Message, calls: Iterable[TraceToolCall]) -> Message:
+    """``reason`` followed by the tools called, for a check that misses a call:
+    "`refund` was never called (tools called: search, send_sms)"."""
+    return phrased("{reason} (tools called: {called})", reason=reason, called=called_names(calls))
+
+
+def times(count: int) -> Message:
+    """``once``, ``2 times``, ``0 times``."""
+    return phrased_plural("once", "{n} times", count)
+
+
+def each(items: list[Message]) -> Message:
+    """Several findings, one after another ("; " between them in English)."""
+    return items[0] if len(items) == 1 else phrased("{items}", items=items)
+
+
+def enumerated(items: list[Message]) -> Message:
+    """Items of one list in a sentence: "a, b, c" (in Chinese "a、b、c")."""
+    said = items[0]
+    for item in items[1:]:
+        said = phrased("{items}, {item}", items=said, item=item)
+    return said
+
+
+def schema_error(message: str, where: str) -> Message:
+    """A JSON schema validator's ``message`` (its own English), at the path ``where``."""
+    if where:
+        return phrased("{error} at `{where}`", error=message, where=where)
+    return phrased("{error}", error=message)
 
 
 def replies(ctx: AssertionContext, target: Target) -> list[str]:

@@ -8,9 +8,9 @@ from typing import Any, Literal
 
 from pydantic import model_validator
 
-from seatrial.assertion._common import as_text, called_names, mismatch, short
+from seatrial.assertion._common import as_text, each, mismatch, schema_error, short, with_called
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.i18n import english
+from seatrial.i18n import Message, phrased
 from seatrial.trace import TraceToolCall
 
 
@@ -71,42 +71,49 @@ def _compile_all(patterns: Mapping[str, Any], where: str = "") -> None:
             raise ValueError(f"`{path}`: invalid regular expression {pattern!r}: {exc}") from exc
 
 
-def _regex_mismatch(patterns: Mapping[str, Any], actual: Any, where: str = "") -> str | None:
+def _regex_mismatch(patterns: Mapping[str, Any], actual: Any, where: str = "") -> Message | None:
     if not isinstance(actual, Mapping):
-        return f"`{where or 'arguments'}`: expected an object, got {short(actual)}"
+        return phrased(
+            "{where}: expected an object, got {actual}",
+            where=phrased("`{where}`", where=where or "arguments"),
+            actual=short(actual),
+        )
     for key, pattern in patterns.items():
         path = f"{where}.{key}" if where else str(key)
         if key not in actual:
-            return f"`{path}` is missing"
+            return phrased("`{where}` is missing", where=path)
         if isinstance(pattern, Mapping):
             found = _regex_mismatch(pattern, actual[key], path)
             if found:
                 return found
         elif re.search(pattern, as_text(actual[key])) is None:
-            return f"`{path}`: {short(actual[key])} does not match /{pattern}/"
+            return phrased(
+                "`{where}`: {actual} does not match /{pattern}/",
+                where=path,
+                actual=short(actual[key]),
+                pattern=pattern,
+            )
     return None
 
 
-def _schema_mismatch(schema: Mapping[str, Any], actual: Any) -> str | None:
-    import jsonschema
+def _schema_mismatch(schema: Mapping[str, Any], actual: Any) -> Message | None:
+    import jsonschema  # only a check with a schema pays for it
 
     validator = jsonschema.validators.validator_for(schema)(schema)
     error = jsonschema.exceptions.best_match(validator.iter_errors(actual))
     if error is None:
         return None
-    where = ".".join(str(part) for part in error.absolute_path)
-    return f"{error.message}" + (f" at `{where}`" if where else "")
+    return schema_error(error.message, ".".join(str(part) for part in error.absolute_path))
 
 
-def argument_mismatch(params: ToolParamsParams, arguments: Any) -> str | None:
+def argument_mismatch(params: ToolParamsParams, arguments: Any) -> Message | None:
     """Why ``arguments`` do not meet ``params`` (None when they do)."""
     match, wanted = params.match, params.wanted
     if match == "regex":
         return _regex_mismatch(wanted, arguments)
     if match == "json_schema":
         return _schema_mismatch(wanted, arguments)
-    found = mismatch(wanted, arguments, exact=match == "exact")
-    return None if found is None else english(found)
+    return mismatch(wanted, arguments, exact=match == "exact")
 
 
 @assertion("tool_params", level="L1", params=ToolParamsParams, failure_type="wrong_params")
@@ -117,7 +124,7 @@ def tool_params(params: ToolParamsParams, ctx: AssertionContext) -> Check:
     calls = [call for call in every if call.name == tool]
     if not calls:
         return Check.failed(
-            f"`{tool}` was never called (tools called: {english(called_names(every))})",
+            with_called(phrased("`{tool}` was never called", tool=tool), every),
             failure_type="tool_not_called",
         )
     total = len(calls)
@@ -128,15 +135,45 @@ def tool_params(params: ToolParamsParams, ctx: AssertionContext) -> Check:
         numbered = numbered[-1:]
     problems = [(n, argument_mismatch(params, call.arguments)) for n, call in numbered]
     bad = [(n, problem) for n, problem in problems if problem is not None]
+    # The result points at the first call whose arguments are wrong.
+    span_id = calls[bad[0][0] - 1].span.span_id if bad else None
     if which_calls == "any":
         if len(bad) < len(problems):
             good = next(n for n, problem in problems if problem is None)
-            return Check.passed(f"call {good} of {total} of `{tool}` matched")
-        details = "; ".join(f"call {n}: {problem}" for n, problem in bad[:3])
-        more = f"; and {len(bad) - 3} more" if len(bad) > 3 else ""
-        return Check.failed(f"no call of `{tool}` had the expected arguments: {details}{more}")
+            return Check.passed(
+                phrased("call {n} of {total} of `{tool}` matched", n=good, total=total, tool=tool)
+            )
+        details = [phrased("call {n}: {problem}", n=n, problem=problem) for n, problem in bad[:3]]
+        if len(bad) > 3:
+            details.append(phrased("and {more} more", more=len(bad) - 3))
+        return Check.failed(
+            phrased(
+                "no call of `{tool}` had the expected arguments: {details}",
+                tool=tool,
+                details=each(details),
+            ),
+            span_id=span_id,
+        )
     if bad:
         n, problem = bad[0]
-        return Check.failed(f"call {n} of {total} of `{tool}`: {problem}")
-    which = {"all": f"all {total} calls", "first": "the first call", "last": "the last call"}
-    return Check.passed(f"{which[which_calls]} of `{tool}` matched")
+        return Check.failed(
+            phrased(
+                "call {n} of {total} of `{tool}`: {problem}",
+                n=n,
+                total=total,
+                tool=tool,
+                problem=problem,
+            ),
+            span_id=span_id,
+        )
+    return Check.passed(_all_matched(which_calls, total, tool))
+
+
+def _all_matched(which_calls: str, total: int, tool: str) -> Message:
+    if which_calls == "first":
+        return phrased("the first call of `{tool}` matched", tool=tool)
+    if which_calls == "last":
+        return phrased("the last call of `{tool}` matched", tool=tool)
+    if total == 1:
+        return phrased("the only call of `{tool}` matched", tool=tool)
+    return phrased("all {total} calls of `{tool}` matched", total=total, tool=tool)

@@ -13,7 +13,7 @@ from pydantic import Field, field_validator, model_validator
 
 from seatrial.assertion._common import Names, as_text, mismatch, short
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.i18n import english
+from seatrial.i18n import Message, phrased
 
 _COMPARATORS = ("equals", "contains", "matches", "expected")
 _MISSING = object()
@@ -101,15 +101,29 @@ def _parse_file(path: Path, text: str) -> Any:
     return json.loads(text)
 
 
-def _compare(params: SideEffectParams, value: Any, label: str) -> Check:
+Label = Message | str
+"""What a reason names: a workspace file (a message) or a path into the final state (as
+written, the same in every language)."""
+
+
+def _compare(params: SideEffectParams, value: Any, label: Label) -> Check:
     comparator = params.comparator
     if comparator is None:
-        return Check.passed(f"{label} exists")
+        return Check.passed(phrased("{label} exists", label=label))
     wanted = getattr(params, comparator)
     if comparator == "matches":
         if re.search(str(wanted), as_text(value)) is None:
-            return Check.failed(f"{label} is {short(value)}, which does not match /{wanted}/")
-        return Check.passed(f"{label} matches /{wanted}/")
+            return Check.failed(
+                phrased(
+                    "{label} is {value}, which does not match /{pattern}/",
+                    label=label,
+                    value=short(value),
+                    pattern=str(wanted),
+                )
+            )
+        return Check.passed(
+            phrased("{label} matches /{pattern}/", label=label, pattern=str(wanted))
+        )
     if comparator == "contains":
         if isinstance(value, str):
             ok = as_text(wanted) in value
@@ -121,18 +135,32 @@ def _compare(params: SideEffectParams, value: Any, label: str) -> Check:
             ok = False
         if not ok:
             return Check.failed(
-                f"{label} is {short(value)}, which does not contain {short(wanted)}"
+                phrased(
+                    "{label} is {value}, which does not contain {wanted}",
+                    label=label,
+                    value=short(value),
+                    wanted=short(wanted),
+                )
             )
-        return Check.passed(f"{label} contains {short(wanted)}")
+        return Check.passed(phrased("{label} contains {wanted}", label=label, wanted=short(wanted)))
     if comparator == "expected" and isinstance(wanted, Mapping) and isinstance(value, list):
         if any(mismatch(wanted, item, exact=False) is None for item in value):
-            return Check.passed(f"an item of {label} has {short(wanted)}")
-        return Check.failed(f"no item of {label} has {short(wanted)} (found {short(value)})")
+            return Check.passed(
+                phrased("an item of {label} has {wanted}", label=label, wanted=short(wanted))
+            )
+        return Check.failed(
+            phrased(
+                "no item of {label} has {wanted} (found {value})",
+                label=label,
+                wanted=short(wanted),
+                value=short(value),
+            )
+        )
     subset = comparator == "expected" and isinstance(wanted, Mapping)
     problem = mismatch(wanted, value, exact=not subset)
     if problem is not None:
-        return Check.failed(f"{label}: {english(problem)}")
-    return Check.passed(f"{label} is as expected")
+        return Check.failed(phrased("{label}: {problem}", label=label, problem=problem))
+    return Check.passed(phrased("{label} is as expected", label=label))
 
 
 @assertion(
@@ -145,51 +173,70 @@ def _compare(params: SideEffectParams, value: Any, label: str) -> Check:
 def side_effect(params: SideEffectParams, ctx: AssertionContext) -> Check:
     """The agent's final state (or a workspace file) holds the expected value."""
     if params.file is not None:
-        if ctx.workspace is None:
-            return Check.not_evaluated(
-                f"the attempt had no workspace, so file `{params.file}` cannot be checked "
-                "(give the case a `fixture`)"
-            )
-        root = ctx.workspace.resolve()
-        path = (root / params.file).resolve()
-        if not path.is_relative_to(root):
-            return Check.failed(f"`{params.file}` points outside the workspace")
-        label = f"file `{params.file}`"
-        if not path.exists():
-            if params.exists is False:
-                return Check.passed(f"{label} does not exist")
-            return Check.failed(f"{label} does not exist in the workspace")
-        if params.exists is False:
-            return Check.failed(f"{label} exists but should not")
-        if params.comparator is None:
-            return Check.passed(f"{label} exists")
-        if path.is_dir():
-            return Check.failed(f"{label} is a folder, not a file")
-        text = path.read_text(encoding="utf-8", errors="replace")
-        wanted = getattr(params, params.comparator)
-        value: Any = text
-        if params.comparator in ("equals", "expected") and isinstance(wanted, Mapping | list):
-            try:
-                value = _parse_file(path, text)
-            except (ValueError, yaml.YAMLError) as exc:
-                return Check.failed(f"{label} is not valid JSON/YAML: {exc}")
-        return _compare(params, value, label)
-
+        return _file_effect(params, params.file, ctx)
     dotted = params.check if params.check is not None else str(params.path)
     if ctx.final_state is None:
         return Check.not_evaluated(
-            f"the agent reported no final state, so `{dotted}` cannot be checked "
-            "(have the agent return `final_state`; see docs/agents.md)"
+            phrased(
+                "the agent reported no final state, so `{path}` cannot be checked "
+                "(have the agent return `final_state`; see docs/agents.md)",
+                path=dotted,
+            )
         )
     label = f"final_state.{dotted}"
     value = _walk(ctx.final_state, dotted)
     if value is _MISSING:
         if params.exists is False:
-            return Check.passed(f"{label} does not exist")
-        keys = ", ".join(str(key) for key in ctx.final_state) or "none"
-        return Check.failed(f"{label} does not exist (final state keys: {keys})")
+            return Check.passed(phrased("{label} does not exist", label=label))
+        keys = ", ".join(str(key) for key in ctx.final_state)
+        return Check.failed(
+            phrased(
+                "{label} does not exist (final state keys: {keys})",
+                label=label,
+                keys=keys or phrased("none"),
+            )
+        )
     if params.exists is False:
-        return Check.failed(f"{label} exists ({short(value)}) but should not")
+        return Check.failed(
+            phrased("{label} exists ({value}) but should not", label=label, value=short(value))
+        )
+    return _compare(params, value, label)
+
+
+def _file_effect(params: SideEffectParams, file: str, ctx: AssertionContext) -> Check:
+    if ctx.workspace is None:
+        return Check.not_evaluated(
+            phrased(
+                "the attempt had no workspace, so file `{file}` cannot be checked "
+                "(give the case a `fixture`)",
+                file=file,
+            )
+        )
+    root = ctx.workspace.resolve()
+    path = (root / file).resolve()
+    if not path.is_relative_to(root):
+        return Check.failed(phrased("`{file}` points outside the workspace", file=file))
+    label = phrased("file `{file}`", file=file)
+    if not path.exists():
+        if params.exists is False:
+            return Check.passed(phrased("{label} does not exist", label=label))
+        return Check.failed(phrased("{label} does not exist in the workspace", label=label))
+    if params.exists is False:
+        return Check.failed(phrased("{label} exists but should not", label=label))
+    if params.comparator is None:
+        return Check.passed(phrased("{label} exists", label=label))
+    if path.is_dir():
+        return Check.failed(phrased("{label} is a folder, not a file", label=label))
+    text = path.read_text(encoding="utf-8", errors="replace")
+    wanted = getattr(params, params.comparator)
+    value: Any = text
+    if params.comparator in ("equals", "expected") and isinstance(wanted, Mapping | list):
+        try:
+            value = _parse_file(path, text)
+        except (ValueError, yaml.YAMLError) as exc:
+            return Check.failed(
+                phrased("{label} is not valid JSON/YAML: {error}", label=label, error=str(exc))
+            )
     return _compare(params, value, label)
 
 
@@ -213,8 +260,10 @@ def expected_files(params: ExpectedFilesParams, ctx: AssertionContext) -> Check:
     """Every expected path exists in the workspace when the attempt ends."""
     if ctx.workspace is None:
         return Check.not_evaluated(
-            "the attempt had no workspace, so expected files cannot be checked "
-            "(give the case a `fixture`)"
+            phrased(
+                "the attempt had no workspace, so expected files cannot be checked "
+                "(give the case a `fixture`)"
+            )
         )
     missing = []
     for pattern in params.expected:
@@ -225,5 +274,9 @@ def expected_files(params: ExpectedFilesParams, ctx: AssertionContext) -> Check:
         if not found:
             missing.append(pattern)
     if missing:
-        return Check.failed("missing from the workspace: " + ", ".join(missing))
-    return Check.passed(f"all {len(params.expected)} expected files exist")
+        return Check.failed(
+            phrased("missing from the workspace: {paths}", paths=", ".join(missing))
+        )
+    if len(params.expected) == 1:
+        return Check.passed(phrased("the expected file exists"))
+    return Check.passed(phrased("all {count} expected files exist", count=len(params.expected)))

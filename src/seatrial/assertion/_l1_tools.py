@@ -8,15 +8,24 @@ from typing import Literal
 
 from pydantic import Field, model_validator
 
-from seatrial.assertion._common import NameMatch, Names, called_names, name_matches
+from seatrial.assertion import _common
+from seatrial.assertion._common import (
+    NameMatch,
+    Names,
+    each,
+    enumerated,
+    name_matches,
+    with_called,
+)
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.i18n import english
+from seatrial.i18n import Message, english, phrased
 from seatrial.trace import TraceToolCall
 
 
 def times(count: int) -> str:
-    """``once``, ``2 times``, ``0 times``."""
-    return "once" if count == 1 else f"{count} times"
+    """``once``, ``2 times``, ``0 times``, in English: for the reasons still written as text
+    (``_l1_trace``, ``_l1_recovery``); messages use :func:`seatrial.assertion._common.times`."""
+    return english(_common.times(count))
 
 
 def _label(name: str, match: NameMatch) -> str:
@@ -50,27 +59,48 @@ def tool_called(params: ToolCalledParams, ctx: AssertionContext) -> Check:
     # and this check runs on most attempts.
     match, min_times, max_times = params.match, params.min_times, params.max_times
     names = [call.name for call in calls]
-    too_few: list[str] = []
-    too_many: list[str] = []
-    seen: list[str] = []
+    too_few: list[Message] = []
+    too_many: list[Message] = []
+    seen: list[Message] = []
+    over: list[TraceToolCall] = []  # each tool's first call over the limit
     for wanted in params.expected:
         if match == "exact":
             count = names.count(wanted)
         else:
             count = sum(name_matches(name, wanted, match) for name in names)
         label = _label(wanted, match)
-        seen.append(f"{label} {times(count)}")
+        said = _common.times(count)
+        seen.append(phrased("{tool} {times}", tool=label, times=said))
         if count < min_times:
-            too_few.append(f"{label} was called {times(count)}, expected at least {min_times}")
+            too_few.append(
+                phrased(
+                    "{tool} was called {times}, expected at least {min}",
+                    tool=label,
+                    times=said,
+                    min=min_times,
+                )
+            )
         elif max_times is not None and count > max_times:
-            too_many.append(f"{label} was called {times(count)}, at most {max_times} allowed")
+            too_many.append(
+                phrased(
+                    "{tool} was called {times}, at most {max} allowed",
+                    tool=label,
+                    times=said,
+                    max=max_times,
+                )
+            )
+            over.append(
+                [call for call in calls if name_matches(call.name, wanted, match)][max_times]
+            )
+    # The result points at the earliest call over a limit, if any.
+    span_id = _earliest(calls, over).span.span_id if over else None
     if too_few:
-        called = f"tools called: {english(called_names(calls))}"
-        return Check.failed("; ".join(too_few + too_many) + f" ({called})")
+        return Check.failed(with_called(each(too_few + too_many), calls), span_id=span_id)
     if too_many:
-        called = f"tools called: {english(called_names(calls))}"
-        return Check.failed("; ".join(too_many) + f" ({called})", failure_type="wrong_tool")
-    return Check.passed("called " + ", ".join(seen))
+        return Check.failed(
+            with_called(each(too_many), calls), failure_type="wrong_tool", span_id=span_id
+        )
+    return Check.passed(phrased("called {tools}", tools=enumerated(seen)))
 
 
 class ToolNotCalledParams(AssertionParams):
@@ -88,14 +118,19 @@ class ToolNotCalledParams(AssertionParams):
 def tool_not_called(params: ToolNotCalledParams, ctx: AssertionContext) -> Check:
     """None of the expected tools was called (an attempt that was denied still counts)."""
     calls = ctx.tool_calls()
-    found = []
+    found: list[Message] = []
+    forbidden: list[TraceToolCall] = []
     for wanted in params.expected:
         hits = [call for call in calls if name_matches(call.name, wanted, params.match)]
         if hits:
-            found.append(f"{_label(wanted, params.match)} was called {times(len(hits))}")
-    if found:
-        return Check.failed("; ".join(found))
-    return Check.passed("none of " + ", ".join(params.expected) + " was called")
+            label = _label(wanted, params.match)
+            found.append(
+                phrased("{tool} was called {times}", tool=label, times=_common.times(len(hits)))
+            )
+            forbidden.append(hits[0])
+    if found:  # pointing at the earliest forbidden call
+        return Check.failed(each(found), span_id=_earliest(calls, forbidden).span.span_id)
+    return Check.passed(phrased("none of {tools} was called", tools=", ".join(params.expected)))
 
 
 class ToolSequenceParams(AssertionParams):
@@ -116,27 +151,23 @@ def tool_sequence(params: ToolSequenceParams, ctx: AssertionContext) -> Check:
     calls = ctx.tool_calls()
     names = [call.name for call in calls]
     wanted = " → ".join(params.expected)
-    called = f"tools called: {english(called_names(calls))}"
     if params.mode == "exact":
-        same = len(names) == len(params.expected) and all(
-            name_matches(name, want, params.match)
-            for name, want in zip(names, params.expected, strict=True)
+        stray = _first_stray(calls, params.expected, params.match)
+        if stray is None and len(names) == len(params.expected):
+            return Check.passed(phrased("called exactly {sequence}", sequence=wanted))
+        return Check.failed(
+            with_called(phrased("expected exactly {sequence}", sequence=wanted), calls),
+            span_id=None if stray is None else stray.span.span_id,
         )
-        if same:
-            return Check.passed(f"called exactly {wanted}")
-        return Check.failed(f"expected exactly {wanted} ({called})")
     if params.mode == "in_order":
         position = 0
         for step, want in enumerate(params.expected, start=1):
             while position < len(names) and not name_matches(names[position], want, params.match):
                 position += 1
             if position == len(names):
-                after = f" after `{params.expected[step - 2]}`" if step > 1 else ""
-                return Check.failed(
-                    f"expected {wanted}: step {step} `{want}` was not called{after} ({called})"
-                )
+                return Check.failed(with_called(_step_missing(wanted, step, params), calls))
             position += 1
-        return Check.passed(f"called {wanted} in order")
+        return Check.passed(phrased("called {sequence} in order", sequence=wanted))
     unused = list(names)
     missing = []
     for want in params.expected:
@@ -146,8 +177,38 @@ def tool_sequence(params: ToolSequenceParams, ctx: AssertionContext) -> Check:
         else:
             unused.pop(index)
     if missing:
-        return Check.failed(f"not called: {', '.join(missing)} ({called})")
-    return Check.passed(f"called {', '.join(params.expected)}")
+        return Check.failed(
+            with_called(phrased("not called: {tools}", tools=", ".join(missing)), calls)
+        )
+    return Check.passed(phrased("called {tools}", tools=", ".join(params.expected)))
+
+
+def _first_stray(
+    calls: list[TraceToolCall], expected: list[str], match: NameMatch
+) -> TraceToolCall | None:
+    """The first call that breaks an exact sequence: one in the wrong place, or one too many."""
+    for index, call in enumerate(calls):
+        if index >= len(expected) or not name_matches(call.name, expected[index], match):
+            return call
+    return None
+
+
+def _step_missing(wanted: str, step: int, params: ToolSequenceParams) -> Message:
+    tool = params.expected[step - 1]
+    if step == 1:
+        return phrased(
+            "expected {sequence}: step {step} `{tool}` was not called",
+            sequence=wanted,
+            step=step,
+            tool=tool,
+        )
+    return phrased(
+        "expected {sequence}: step {step} `{tool}` was not called after `{previous}`",
+        sequence=wanted,
+        step=step,
+        tool=tool,
+        previous=params.expected[step - 2],
+    )
 
 
 class ToolSuccessParams(AssertionParams):
@@ -171,29 +232,56 @@ def tool_success(params: ToolSuccessParams, ctx: AssertionContext) -> Check:
         missing = [name for name in params.expected if name not in groups]
         if missing:
             return Check.failed(
-                f"never called: {', '.join(missing)} "
-                f"(tools called: {english(called_names(calls))})",
+                with_called(phrased("never called: {tools}", tools=", ".join(missing)), calls),
                 failure_type="tool_not_called",
             )
         groups = {name: groups[name] for name in params.expected}
     if not groups:
-        return Check.passed("no tool was called")
-    problems = []
+        return Check.passed(phrased("no tool was called"))
+    problems: list[Message] = []
+    broken: list[TraceToolCall] = []
     for name, group in groups.items():
-        if params.mode == "last":
-            if not group[-1].success:
-                problems.append(
-                    f"the last of {len(group)} calls of `{name}` failed ({group[-1].error_type})"
-                )
+        if params.mode == "last" or len(group) == 1:
+            last = group[-1]
+            if not last.success:
+                problems.append(_last_failed(name, len(group), last.error_type))
+                broken.append(last)
             continue
         failed = [call for call in group if not call.success]
         if failed:
             errors = ", ".join(sorted({str(call.error_type) for call in failed}))
-            problems.append(f"`{name}` failed {len(failed)} of {len(group)} calls ({errors})")
-    if problems:
-        return Check.failed("; ".join(problems))
-    which = "the last call of each tool" if params.mode == "last" else "every call"
-    return Check.passed(f"{which} succeeded ({', '.join(groups)})")
+            problems.append(
+                phrased(
+                    "`{tool}` failed {failed} of {total} calls ({errors})",
+                    tool=name,
+                    failed=len(failed),
+                    total=len(group),
+                    errors=errors,
+                )
+            )
+            broken.append(failed[0])
+    if problems:  # pointing at the earliest failed call the reason names
+        return Check.failed(each(problems), span_id=_earliest(calls, broken).span.span_id)
+    tools = ", ".join(groups)
+    if params.mode == "last":
+        return Check.passed(phrased("the last call of each tool succeeded ({tools})", tools=tools))
+    return Check.passed(phrased("every call succeeded ({tools})", tools=tools))
+
+
+def _earliest(calls: list[TraceToolCall], some: list[TraceToolCall]) -> TraceToolCall:
+    """The first of ``some`` (calls of ``calls``) in the order they were made."""
+    return next(call for call in calls if any(call is one for one in some))
+
+
+def _last_failed(tool: str, count: int, error: str | None) -> Message:
+    if count == 1:
+        return phrased("the only call of `{tool}` failed ({error})", tool=tool, error=str(error))
+    return phrased(
+        "the last of {count} calls of `{tool}` failed ({error})",
+        count=count,
+        tool=tool,
+        error=str(error),
+    )
 
 
 class NoLoopParams(AssertionParams):
@@ -208,6 +296,7 @@ def no_loop(params: NoLoopParams, ctx: AssertionContext) -> Check:
     """No failing call (same tool, same arguments) was repeated more than ``max_repeats`` times."""
     failing: Counter[tuple[str, str]] = Counter()
     errors: dict[tuple[str, str], str | None] = {}
+    firsts: dict[tuple[str, str], TraceToolCall] = {}
     for call in ctx.tool_calls():
         if call.success:
             continue
@@ -215,22 +304,38 @@ def no_loop(params: NoLoopParams, ctx: AssertionContext) -> Check:
         key = (call.name, arguments)
         failing[key] += 1
         errors[key] = call.error_type
-    loops = [
-        f"`{name}` failed {times(count)} with the same arguments {_cut(arguments)}"
-        f" ({errors[(name, arguments)]})"
-        for (name, arguments), count in failing.items()
-        if count - 1 > params.max_repeats
-    ]
-    if loops:
-        return Check.failed("; ".join(loops) + f"; {_allowed(params.max_repeats)}")
-    return Check.passed(f"no failing call was repeated more than {times(params.max_repeats)}")
+        firsts.setdefault(key, call)
+    looped = [key for key, count in failing.items() if count - 1 > params.max_repeats]
+    if looped:
+        loops = [
+            phrased(
+                "`{tool}` failed {times} with the same arguments {arguments} ({error})",
+                tool=name,
+                times=_common.times(failing[(name, arguments)]),
+                arguments=_cut(arguments),
+                error=str(errors[(name, arguments)]),
+            )
+            for name, arguments in looped
+        ]
+        # Pointing at the failed call the first loop kept retrying.
+        return Check.failed(
+            each([*loops, _allowed(params.max_repeats)]), span_id=firsts[looped[0]].span.span_id
+        )
+    return Check.passed(
+        phrased(
+            "no failing call was repeated more than {times}",
+            times=_common.times(params.max_repeats),
+        )
+    )
 
 
 def _cut(text: str, limit: int = 80) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _allowed(max_repeats: int) -> str:
+def _allowed(max_repeats: int) -> Message:
     if max_repeats == 0:
-        return "no repeat of a failing call is allowed"
-    return f"a failing call may be repeated at most {times(max_repeats)}"
+        return phrased("no repeat of a failing call is allowed")
+    return phrased(
+        "a failing call may be repeated at most {times}", times=_common.times(max_repeats)
+    )

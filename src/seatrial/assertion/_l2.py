@@ -2,7 +2,7 @@
 
 Search checks (``contains``, ``regex`` and their kin) read the target as one text: the final
 reply, or every reply joined by newlines. Shape checks (``equals``, ``starts_with``, ``is_json``,
-``json_schema``, ``length``) hold for each targeted reply.
+``json_schema``, ``length``) hold for each targeted reply; the JSON ones live in :mod:`._l2_json`.
 
 A suite written for promptfoo gets promptfoo's verdicts: values are read as promptfoo reads them
 (numbers as JavaScript prints them, comma-separated strings by its CSV rules, schema formats as
@@ -19,10 +19,9 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from seatrial.assertion._common import Target, mismatch, replies, short
-from seatrial.assertion._json_formats import format_checker
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.assertion._values import Schema, Text, TextList, check_schema, js_number_text
-from seatrial.i18n import english
+from seatrial.assertion._values import Text, TextList, js_number_text
+from seatrial.i18n import Message, phrased, phrased_plural
 
 
 class TextParams(AssertionParams):
@@ -75,39 +74,6 @@ class RegexParams(TextParams):
         return re.compile(self.value, re.IGNORECASE if self.ignore_case else 0)
 
 
-class IsJsonParams(TextParams):
-    """Parameters of ``is_json``."""
-
-    value: Schema | None = None
-    """Optional JSON schema the parsed reply must meet (a mapping, or YAML/JSON text)."""
-
-    @field_validator("value", mode="before")
-    @classmethod
-    def _empty_is_none(cls, value: Any) -> Any:
-        # promptfoo treats an empty value as "no schema".
-        return None if value == "" else value
-
-    @field_validator("value")
-    @classmethod
-    def _valid_schema(cls, value: dict[str, Any] | bool | None) -> dict[str, Any] | bool | None:
-        if value is not None:
-            check_schema(value)
-        return value
-
-
-class JsonSchemaParams(TextParams):
-    """Parameters of ``json_schema``."""
-
-    value: Schema
-    """The JSON schema the parsed reply must meet (a mapping, or YAML/JSON text)."""
-
-    @field_validator("value")
-    @classmethod
-    def _valid_schema(cls, value: dict[str, Any] | bool) -> dict[str, Any] | bool:
-        check_schema(value)
-        return value
-
-
 class LengthParams(TextParams):
     """Parameters of ``length``."""
 
@@ -129,20 +95,36 @@ def _joined(ctx: AssertionContext, target: Target) -> str:
     return "\n".join(replies(ctx, target))
 
 
-def _what(target: Target) -> str:
-    return "the final reply" if target == "final_response" else "the replies"
+def _what(target: Target) -> Message:
+    return phrased("the final reply") if target == "final_response" else phrased("the replies")
 
 
-def _each(
-    ctx: AssertionContext, target: Target, problem: Callable[[str], str | None], ok: str
+def each_reply(
+    ctx: AssertionContext, target: Target, problem: Callable[[str], Message | None], ok: Message
 ) -> Check:
+    """A shape check: ``ok`` when ``problem`` finds nothing in any reply, else the first found."""
     texts = replies(ctx, target)
     for index, text in enumerate(texts):
         found = problem(text)
         if found is not None:
-            where = "the final reply" if target == "final_response" else f"reply {index + 1}"
-            return Check.failed(f"{where}: {found}")
+            where = (
+                _what(target) if target == "final_response" else phrased("reply {n}", n=index + 1)
+            )
+            return Check.failed(phrased("{where}: {problem}", where=where, problem=found))
     return Check.passed(ok)
+
+
+def _found(value: str, target: Target) -> Message:
+    return phrased("found {value} in {what}", value=short(value), what=_what(target))
+
+
+def _not_found(value: Any, target: Target, text: str) -> Message:
+    return phrased(
+        "{value} not found in {what}: {text}",
+        value=short(value),
+        what=_what(target),
+        text=short(text),
+    )
 
 
 @assertion("contains", level="L2", params=ValueParams, failure_type="format")
@@ -150,8 +132,8 @@ def contains(params: ValueParams, ctx: AssertionContext) -> Check:
     """The reply contains ``value`` (case-sensitive)."""
     text = _joined(ctx, params.target)
     if params.value in text:
-        return Check.passed(f"found {short(params.value)} in {_what(params.target)}")
-    return Check.failed(f"{short(params.value)} not found in {_what(params.target)}: {short(text)}")
+        return Check.passed(_found(params.value, params.target))
+    return Check.failed(_not_found(params.value, params.target, text))
 
 
 @assertion(
@@ -165,8 +147,18 @@ def not_contains(params: ValueParams, ctx: AssertionContext) -> Check:
     """The reply does not contain ``value`` (case-sensitive)."""
     text = _joined(ctx, params.target)
     if params.value in text:
-        return Check.failed(f"{short(params.value)} found in {_what(params.target)}: {short(text)}")
-    return Check.passed(f"{short(params.value)} not found in {_what(params.target)}")
+        return Check.failed(_found_anyway(params.value, params.target, text))
+    return Check.passed(_absent(params.value, params.target))
+
+
+def _found_anyway(value: str, target: Target, text: str) -> Message:
+    return phrased(
+        "{value} found in {what}: {text}", value=short(value), what=_what(target), text=short(text)
+    )
+
+
+def _absent(value: str, target: Target) -> Message:
+    return phrased("{value} not found in {what}", value=short(value), what=_what(target))
 
 
 def _lower(text: str) -> str:
@@ -180,8 +172,8 @@ def icontains(params: ValueParams, ctx: AssertionContext) -> Check:
     """The reply contains ``value``, ignoring case."""
     text = _joined(ctx, params.target)
     if _lower(params.value) in _lower(text):
-        return Check.passed(f"found {short(params.value)} in {_what(params.target)}")
-    return Check.failed(f"{short(params.value)} not found in {_what(params.target)}: {short(text)}")
+        return Check.passed(_found(params.value, params.target))
+    return Check.failed(_not_found(params.value, params.target, text))
 
 
 @assertion(
@@ -195,8 +187,8 @@ def not_icontains(params: ValueParams, ctx: AssertionContext) -> Check:
     """The reply does not contain ``value``, ignoring case."""
     text = _joined(ctx, params.target)
     if _lower(params.value) in _lower(text):
-        return Check.failed(f"{short(params.value)} found in {_what(params.target)}: {short(text)}")
-    return Check.passed(f"{short(params.value)} not found in {_what(params.target)}")
+        return Check.failed(_found_anyway(params.value, params.target, text))
+    return Check.passed(_absent(params.value, params.target))
 
 
 @assertion(
@@ -228,9 +220,14 @@ def _any_of(params: ValuesParams, ctx: AssertionContext, *, fold: bool) -> Check
     haystack = _lower(text) if fold else text
     for value in params.value:
         if (_lower(value) if fold else value) in haystack:
-            return Check.passed(f"found {short(value)} in {_what(params.target)}")
+            return Check.passed(_found(value, params.target))
     return Check.failed(
-        f"none of {short(params.value)} found in {_what(params.target)}: {short(text)}"
+        phrased(
+            "none of {values} found in {what}: {text}",
+            values=short(params.value),
+            what=_what(params.target),
+            text=short(text),
+        )
     )
 
 
@@ -263,8 +260,16 @@ def _all_of(params: ValuesParams, ctx: AssertionContext, *, fold: bool) -> Check
     haystack = _lower(text) if fold else text
     missing = [v for v in params.value if (_lower(v) if fold else v) not in haystack]
     if missing:
-        return Check.failed(f"{short(missing)} not found in {_what(params.target)}: {short(text)}")
-    return Check.passed(f"all {len(params.value)} values found in {_what(params.target)}")
+        return Check.failed(_not_found(missing, params.target, text))
+    if len(params.value) == 1:
+        return Check.passed(_found(params.value[0], params.target))
+    return Check.passed(
+        phrased(
+            "all {count} values found in {what}",
+            count=len(params.value),
+            what=_what(params.target),
+        )
+    )
 
 
 def _expected_text(value: Any) -> str:
@@ -276,31 +281,32 @@ def _expected_text(value: Any) -> str:
     return str(value)
 
 
-def _inequality(expected: Any, text: str) -> str | None:
+def _inequality(expected: Any, text: str) -> Message | None:
     """How the reply differs from ``expected``; None when it equals it."""
     if expected is None or isinstance(expected, dict | list):
         try:
             parsed = json.loads(text)
         except ValueError:
-            return f"is not JSON: {short(text)}"
+            return phrased("is not JSON: {text}", text=short(text))
         if expected is None:
-            return None if parsed is None else f"is {short(text)}, expected JSON null"
-        found = mismatch(expected, parsed, exact=True)
-        return None if found is None else english(found)
+            if parsed is None:
+                return None
+            return phrased("is {text}, expected JSON null", text=short(text))
+        return mismatch(expected, parsed, exact=True)
     wanted = _expected_text(expected)
     if text == wanted:
         return None
-    return f"is {short(text)}, expected {short(wanted)}"
+    return phrased("is {text}, expected {wanted}", text=short(text), wanted=short(wanted))
 
 
 @assertion("equals", level="L2", params=EqualsParams, failure_type="format")
 def equals(params: EqualsParams, ctx: AssertionContext) -> Check:
     """The reply is exactly ``value`` (a mapping or list: the reply parsed as JSON equals it)."""
-    return _each(
+    return each_reply(
         ctx,
         params.target,
         lambda text: _inequality(params.value, text),
-        f"equals {short(params.value)}",
+        phrased("equals {value}", value=short(params.value)),
     )
 
 
@@ -314,12 +320,14 @@ def equals(params: EqualsParams, ctx: AssertionContext) -> Check:
 def not_equals(params: EqualsParams, ctx: AssertionContext) -> Check:
     """The reply is anything but ``value`` (a mapping or list: compared as parsed JSON)."""
 
-    def problem(text: str) -> str | None:
+    def problem(text: str) -> Message | None:
         if _inequality(params.value, text) is None:
-            return f"equals {short(params.value)}"
+            return phrased("equals {value}", value=short(params.value))
         return None
 
-    return _each(ctx, params.target, problem, f"differs from {short(params.value)}")
+    return each_reply(
+        ctx, params.target, problem, phrased("differs from {value}", value=short(params.value))
+    )
 
 
 @assertion(
@@ -332,12 +340,18 @@ def not_equals(params: EqualsParams, ctx: AssertionContext) -> Check:
 def starts_with(params: ValueParams, ctx: AssertionContext) -> Check:
     """The reply starts with ``value``."""
 
-    def problem(text: str) -> str | None:
+    def problem(text: str) -> Message | None:
         if text.startswith(params.value):
             return None
-        return f"starts {short(text[: len(params.value) + 10])}, expected {short(params.value)}"
+        return phrased(
+            "starts {text}, expected {value}",
+            text=short(text[: len(params.value) + 10]),
+            value=short(params.value),
+        )
 
-    return _each(ctx, params.target, problem, f"starts with {short(params.value)}")
+    return each_reply(
+        ctx, params.target, problem, phrased("starts with {value}", value=short(params.value))
+    )
 
 
 @assertion("regex", level="L2", params=RegexParams, failure_type="format")
@@ -346,8 +360,19 @@ def regex(params: RegexParams, ctx: AssertionContext) -> Check:
     text = _joined(ctx, params.target)
     found = params.pattern().search(text)
     if found:
-        return Check.passed(f"/{params.value}/ matched {short(found.group(0))}")
-    return Check.failed(f"/{params.value}/ does not match {_what(params.target)}: {short(text)}")
+        return Check.passed(_matched(params.value, found.group(0)))
+    return Check.failed(
+        phrased(
+            "/{pattern}/ does not match {what}: {text}",
+            pattern=params.value,
+            what=_what(params.target),
+            text=short(text),
+        )
+    )
+
+
+def _matched(pattern: str, text: str) -> Message:
+    return phrased("/{pattern}/ matched {text}", pattern=pattern, text=short(text))
 
 
 @assertion(
@@ -358,51 +383,11 @@ def not_regex(params: RegexParams, ctx: AssertionContext) -> Check:
     text = _joined(ctx, params.target)
     found = params.pattern().search(text)
     if found:
-        return Check.failed(f"/{params.value}/ matched {short(found.group(0))}")
-    return Check.passed(f"/{params.value}/ matches nowhere in {_what(params.target)}")
-
-
-def _schema_problem(schema: dict[str, Any] | bool | None, text: str) -> str | None:
-    try:
-        parsed = json.loads(text)
-    except ValueError as exc:
-        return f"is not JSON ({exc}): {short(text)}"
-    if schema is None:
-        return None
-    import jsonschema  # only a check with a schema pays for it
-
-    kind = jsonschema.validators.validator_for(schema)
-    validator = kind(schema, format_checker=format_checker())
-    # In schema order, as ajv reports them, so the first named is the one promptfoo names.
-    errors = list(validator.iter_errors(parsed))
-    if not errors:
-        return None
-    shown = []
-    for error in errors[:3]:
-        where = ".".join(str(part) for part in error.absolute_path)
-        shown.append(str(error.message) + (f" at `{where}`" if where else ""))
-    more = f" (and {len(errors) - 3} more)" if len(errors) > 3 else ""
-    return "does not meet the schema: " + "; ".join(shown) + more
-
-
-@assertion("is_json", level="L2", params=IsJsonParams, failure_type="format", aliases=("is-json",))
-def is_json(params: IsJsonParams, ctx: AssertionContext) -> Check:
-    """The reply is valid JSON (meeting the schema in ``value``, when given)."""
-    ok = "is JSON" + (" meeting the schema" if params.value is not None else "")
-    return _each(ctx, params.target, lambda text: _schema_problem(params.value, text), ok)
-
-
-@assertion(
-    "json_schema",
-    level="L2",
-    params=JsonSchemaParams,
-    failure_type="format",
-    aliases=("json-schema",),
-)
-def json_schema(params: JsonSchemaParams, ctx: AssertionContext) -> Check:
-    """The reply is JSON that meets the schema in ``value``."""
-    return _each(
-        ctx, params.target, lambda text: _schema_problem(params.value, text), "meets the schema"
+        return Check.failed(_matched(params.value, found.group(0)))
+    return Check.passed(
+        phrased(
+            "/{pattern}/ matches nowhere in {what}", pattern=params.value, what=_what(params.target)
+        )
     )
 
 
@@ -410,13 +395,25 @@ def json_schema(params: JsonSchemaParams, ctx: AssertionContext) -> Check:
 def length(params: LengthParams, ctx: AssertionContext) -> Check:
     """The reply has between ``min`` and ``max`` characters."""
 
-    def problem(text: str) -> str | None:
+    def problem(text: str) -> Message | None:
         size = len(text)
         if params.min is not None and size < params.min:
-            return f"has {size} characters, fewer than {params.min}"
+            return phrased_plural(
+                "has {n} character, fewer than {min}",
+                "has {n} characters, fewer than {min}",
+                size,
+                min=params.min,
+            )
         if params.max is not None and size > params.max:
-            return f"has {size} characters, more than {params.max}"
+            return phrased_plural(
+                "has {n} character, more than {max}",
+                "has {n} characters, more than {max}",
+                size,
+                max=params.max,
+            )
         return None
 
     bounds = f"{params.min or 0}..{'∞' if params.max is None else params.max}"
-    return _each(ctx, params.target, problem, f"length within {bounds} characters")
+    return each_reply(
+        ctx, params.target, problem, phrased("length within {bounds} characters", bounds=bounds)
+    )
