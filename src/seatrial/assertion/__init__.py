@@ -6,6 +6,7 @@ Importing this package registers every built-in assertion type.
 
 from seatrial.assertion import (
     _l1_params,
+    _l1_permissions,
     _l1_recovery,
     _l1_state,
     _l1_tools,
@@ -34,7 +35,17 @@ from seatrial.assertion._registry import (
 from seatrial.judge import JudgeHandle
 
 # The modules above register the built-in types when imported; keep them referenced.
-_BUILT_IN_MODULES = (_l1_params, _l1_recovery, _l1_state, _l1_tools, _l1_trace, _l2, _l3, _rules)
+_BUILT_IN_MODULES = (
+    _l1_params,
+    _l1_permissions,
+    _l1_recovery,
+    _l1_state,
+    _l1_tools,
+    _l1_trace,
+    _l2,
+    _l3,
+    _rules,
+)
 
 __all__ = [
     "AssertionContext",
