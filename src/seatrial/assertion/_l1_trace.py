@@ -372,6 +372,6 @@ def trace_complete(params: TraceCompleteParams, ctx: AssertionContext) -> Check:
             "`{agent}` ended after {ms} ms; all {n} spans ended under a recorded parent",
             len(spans),
             agent=agent.name,
-            ms=f"{agent.duration_ms:.0f}",
+            ms=format(agent.duration_ms, ".0f"),
         )
     )

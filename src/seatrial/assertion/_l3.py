@@ -99,7 +99,7 @@ def conclude(
         model=verdict.model,
         prompt=verdict.prompt_version,
         verdict=verdict.verdict,
-        confidence=f"{verdict.confidence:.2f}",
+        confidence=format(verdict.confidence, ".2f"),
         reason=verdict.reason,
     )
     if verdict.verdict == "WARNING":
@@ -114,7 +114,7 @@ def conclude(
             phrased(
                 "{said}; under the confidence floor {floor}, a person decides (review queue)",
                 said=said,
-                floor=f"{floor:g}",
+                floor=format(floor, "g"),
             ),
             score=score,
             review=_review("low_confidence", verdict, item),
@@ -124,8 +124,8 @@ def conclude(
         said = phrased(
             "{said} (score {score}, threshold {threshold})",
             said=said,
-            score=f"{score:.2f}",
-            threshold=f"{threshold:g}",
+            score=format(score, ".2f"),
+            threshold=format(threshold, "g"),
         )
     else:
         passed = verdict.verdict == "PASS"
@@ -197,17 +197,19 @@ def similar(params: SimilarParams, ctx: AssertionContext) -> Check:
     figure = phrased(
         "{where} is {score} similar to {expected} ({model})",
         where=where,
-        score=f"{score:.3f}",
+        score=format(score, ".3f"),
         expected=expected,
         model=model,
     )
     if score >= threshold:
         return Check.passed(
-            phrased("{figure}, at least {threshold}", figure=figure, threshold=f"{threshold:g}"),
+            phrased(
+                "{figure}, at least {threshold}", figure=figure, threshold=format(threshold, "g")
+            ),
             score=score,
         )
     return Check.failed(
-        phrased("{figure}, below {threshold}", figure=figure, threshold=f"{threshold:g}"),
+        phrased("{figure}, below {threshold}", figure=figure, threshold=format(threshold, "g")),
         score=score,
     )
 
@@ -329,8 +331,8 @@ async def _factuality(
         "(threshold {threshold})",
         len(claims),
         model=handle.model,
-        share=f"{share:.0%}",
-        threshold=f"{threshold:.0%}",
+        share=format(share, ".0%"),
+        threshold=format(threshold, ".0%"),
     )
     if share >= threshold:
         return Check.passed(said, score=share)
