@@ -132,7 +132,7 @@ def permissions_respected(params: PermissionsRespectedParams, ctx: AssertionCont
             )
             problems.append((said, unrefused[grants].span.span_id))
     if problems:
-        # The dashboard marks the call of the first problem the reason names.
+        # The result points at the call of the first problem the reason names.
         return Check.failed(listed([said for said, _ in problems]), span_id=problems[0][1])
     return Check.passed(
         phrased_plural(

@@ -304,7 +304,7 @@ def repairs_within(params: RepairsWithinParams, ctx: AssertionContext) -> Check:
         )
         problems.append((said, r.span_id))
     if problems:
-        # The dashboard marks the first failed call the reason names.
+        # The result points at the first failed call the reason names.
         reason = phrased("{problems}", problems=[said for said, _ in problems])
         return Check.failed(reason, span_id=problems[0][1])
     return Check.passed(phrased("repaired: {calls}", calls=repaired))
@@ -358,7 +358,7 @@ def no_identical_retry(params: NoIdenticalRetryParams, ctx: AssertionContext) ->
             )
             problems.append((said, r.span_id))
     if problems:
-        # The dashboard marks the first failed call that was sent again.
+        # The result points at the first failed call that was sent again.
         reason = phrased("{problems}", problems=[said for said, _ in problems])
         return Check.failed(reason, span_id=problems[0][1])
     if any(r.identical_retry for r in found):

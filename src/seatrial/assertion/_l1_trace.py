@@ -332,7 +332,7 @@ def trace_complete(params: TraceCompleteParams, ctx: AssertionContext) -> Check:
     spans = ctx.trace.spans
     agent = ctx.trace.agent_span()
     problems: list[Message] = []
-    # The span the dashboard marks: the first orphan, span left open or failed agent span.
+    # The span the result points at: the first orphan, span left open or failed agent span.
     first: str | None = None
     if agent is None:
         problems.append(

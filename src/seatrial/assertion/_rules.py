@@ -247,7 +247,7 @@ def confirm_before(params: BusinessRuleParams, ctx: AssertionContext) -> Check:
         return Check.passed(phrased("`{tool}` was not called", tool=tool))
     missing = [name for name in _field_patterns(params.fields or {}) if name not in supplied]
     ready = max(supplied.values(), default=0)
-    # Each problem once, with the first call it was seen on: the span the dashboard marks.
+    # Each problem once, with the first call it was seen on: the span the result points at.
     problems: dict[str, tuple[Message, str]] = {}
     for call in calls:
         turn = call.turn
