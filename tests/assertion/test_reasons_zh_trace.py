@@ -224,3 +224,18 @@ def test_a_whole_trace_passes_in_chinese_and_points_nowhere():
     assert result.span_id is None
     alone = check("trace_complete", context(TraceBuilder().trace()))
     assert alone.reason == "`invoke_agent demo` ended after 0 ms; it is the trace's only span"
+
+
+def test_a_cost_limit_points_at_the_span_whose_cost_crossed_it():
+    build = TraceBuilder()
+    first = build.chat(cost_usd=0.004)
+    build.tool("read_file")
+    second = build.chat(cost_usd=0.005)
+    trace = build.trace()
+    assert check("limits", context(trace), cost_usd=0.003).span_id == first.span_id
+    at_first = check("limits", context(trace), cost_usd=0.004)
+    assert at_first.span_id == second.span_id
+    assert render(at_first.message, language="zh_CN") == (
+        "超出限制：cost_usd 为 0.0090，超过上限 0.0040"
+    )
+    assert check("limits", context(trace), cost_usd=0.0095).span_id is None
