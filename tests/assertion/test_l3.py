@@ -9,6 +9,7 @@ import pytest
 from pydantic import ValidationError
 
 from seatrial.assertion import lookup
+from seatrial.i18n import render
 
 from ._traces import check, context
 
@@ -55,3 +56,47 @@ def test_judge_aliases_resolve_to_llm_judge():
 def test_l3_parameters_are_checked(type_name, params):
     with pytest.raises(ValidationError):
         check(type_name, context(), **params)
+
+
+def test_l3_without_a_judge_says_so_in_chinese():
+    result = check("llm_judge", context(response="好的"), criteria="礼貌")
+    assert render(result.message, language="zh_CN") == (
+        "未配置 LLM 评审模型；配置后才会评估 L3 断言（见 docs/judge.md）"
+    )
+
+
+def test_a_reply_too_far_from_the_reference_reads_in_chinese_with_its_figure():
+    result = check(
+        "similar",
+        context(response="The forecast says it will rain tomorrow."),
+        value="Your refund has been issued.",
+    )
+    figure = f"{result.score:.3f}"
+    assert result.reason == (
+        f"the final reply is {figure} similar to the expected text (static), below 0.75"
+    )
+    assert render(result.message, language="zh_CN") == (
+        f"最终回复与预期文本的相似度为 {figure}（static），低于 0.75"
+    )
+    assert result.span_id is None
+
+
+def test_the_closest_of_several_replies_and_references_is_named_in_chinese():
+    result = check(
+        "similar",
+        context(responses=["Which day suits you?", "Your refund has been issued."]),
+        value=["The weather is fine.", "Your refund has been issued."],
+        target="all_responses",
+        threshold=0.9,
+    )
+    assert result.verdict == "pass"
+    assert render(result.message, language="zh_CN").startswith(
+        "第 2 条回复与第 2 条预期文本的相似度为 1.000（static），不低于 0.9"
+    )
+
+
+def test_an_unknown_embeddings_model_reads_in_chinese_with_the_error_as_raised():
+    result = check("similar", context(response="ok"), value="ok", model="no-such-model")
+    error = result.reason.removeprefix("similarity could not be computed: ")
+    assert error != result.reason and "'no-such-model'" in error
+    assert render(result.message, language="zh_CN") == f"无法计算相似度：{error}"

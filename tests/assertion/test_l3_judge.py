@@ -25,7 +25,7 @@ from seatrial.assertion._evaluate import NEEDS_ASYNC
 from seatrial.assertion._evaluate_async import evaluate_async
 from seatrial.case import AssertionSpec, Case
 from seatrial.gateway import Gateway, GatewayConfig
-from seatrial.i18n import english
+from seatrial.i18n import english, render
 from seatrial.judge import Calibration, Judge, JudgeSettings, judge_trust
 from seatrial.registry import _assertions as _table
 from seatrial.run import JudgeRuntime
@@ -343,3 +343,84 @@ async def test_a_judge_that_agrees_with_the_rules_queues_nothing(server, gateway
 
     assert evaluation.verdict == "PASS"
     assert evaluation.review_items == []
+
+
+def _zh(result: Any) -> str:
+    return render(result.message, language="zh_CN")
+
+
+async def test_a_calibrated_fail_reads_in_chinese_with_the_judges_reason_as_it_wrote_it(
+    server, gateway
+):
+    server.script = json.dumps(
+        {"verdict": "FAIL", "confidence": 0.9, "reason": "没有说明到账时间", "failure_type": "x"}
+    )
+    evaluation = await judged(case(judge_spec()), runtime(gateway, [calibration(0.9, 200)]))
+    result = evaluation.results[0]
+    assert result.reason.startswith("judge judge (prompt ")
+    assert result.reason.endswith(") said FAIL with confidence 0.90: 没有说明到账时间")
+    assert _zh(result).startswith("评审模型 judge（提示词 ")
+    assert _zh(result).endswith("）判定 FAIL，置信度 0.90：没有说明到账时间")
+    assert result.span_id is None
+
+
+async def test_a_score_under_the_threshold_reads_in_chinese(server, gateway):
+    server.script = answer("PASS", 0.9, dimension_scores={"accuracy": 0.5})
+    run = runtime(gateway, [calibration(0.9, 200)])
+    scored = (await judged(case(judge_spec(threshold=0.8)), run)).results[0]
+    assert _zh(scored).endswith("：judged PASS（得分 0.50，阈值 0.8）")
+
+
+async def test_an_unsure_judge_reads_in_chinese(server, gateway):
+    server.script = answer("PASS", 0.4)
+    run = runtime(gateway, [calibration(0.9, 200)])
+    unsure = (await judged(case(judge_spec()), run)).results[0]
+    assert unsure.reason.endswith(
+        ": judged PASS; under the confidence floor 0.6, a person decides (review queue)"
+    )
+    assert _zh(unsure).endswith("：judged PASS；低于置信度下限 0.6，交由人工判定（复核队列）")
+
+
+async def test_an_advisory_fail_reads_in_chinese(server, gateway):
+    server.script = answer("FAIL", 0.9)
+    result = (await judged(case(judge_spec()), runtime(gateway), refunded=False)).results[0]
+    assert result.reason.startswith("advisory FAIL: judge judge ")
+    assert _zh(result).startswith("仅供参考的 FAIL：评审模型 judge（")
+    assert "：judged FAIL；" in _zh(result)
+
+
+async def test_unsupported_claims_read_in_chinese_as_the_judge_wrote_them(server, gateway):
+    claims = [
+        {"claim": "the refund is for A123", "status": "supported"},
+        {"claim": "钱 3 天内到账", "status": "contradicted"},
+    ]
+    server.script = json.dumps({"claims": claims})
+    spec = {"type": "factuality", "reference": "A123 refunded; money in 7 days"}
+    run = runtime(gateway, [calibration(0.9, 200)])
+    result = (await judged(case(spec), run)).results[0]
+    assert result.reason == (
+        "judge judge: 50% of the reply's 2 claims are supported by the reference (threshold "
+        "100%); not supported: 钱 3 天内到账 (contradicted)"
+    )
+    assert _zh(result) == (
+        "评审模型 judge：回复的 2 条论断中有 50% 得到参考资料支持（阈值 100%）；"
+        "未得到支持的论断：钱 3 天内到账（contradicted）"
+    )
+
+
+async def test_one_supported_claim_is_said_in_the_singular(server, gateway):
+    server.script = json.dumps({"claims": [{"claim": "A123", "status": "supported"}]})
+    spec = {"type": "factuality", "reference": "A123 refunded; money in 7 days"}
+    one = (await judged(case(spec), runtime(gateway, [calibration(0.9, 200)]))).results[0]
+    assert one.reason == (
+        "judge judge: 100% of the reply's 1 claim is supported by the reference (threshold 100%)"
+    )
+
+
+async def test_a_judge_error_reads_in_chinese_with_the_error_as_raised(server, gateway):
+    server.script = "I think it is fine."
+    evaluation = await judged(case(judge_spec()), runtime(gateway, max_retries=1))
+    result = evaluation.results[0]
+    error = result.reason.removeprefix("judge_error: ")
+    assert error != result.reason
+    assert _zh(result) == f"judge_error：{error}"

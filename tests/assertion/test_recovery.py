@@ -11,6 +11,7 @@ import pytest
 from seatrial.agent import PythonAgent
 from seatrial.assertion import AssertionContext, evaluate, recoveries
 from seatrial.case import Case, ToolFault
+from seatrial.i18n import render
 from seatrial.trace import Trace, TraceRecorder
 from seatrial.trace import attrs as A
 from tests.agent._drive import drive, make_context
@@ -261,3 +262,99 @@ def test_a_trace_without_failures_passes_both():
         "no tool call failed: nothing to repair",
         "no tool call failed",
     ]
+
+
+def _results(trace: Trace, assertions: list[dict[str, Any]], **more: Any):
+    tested = Case(id="t", input="x", assertions=assertions, **more)
+    return evaluate(tested, AssertionContext(case=tested, trace=trace)).results
+
+
+def test_an_unrepaired_validation_fault_reads_in_chinese_and_points_at_the_failed_call():
+    missing = {A.FAULT: "missing_param", A.FAULT_PARAMETER: "date"}
+    unfixed = _trace(
+        ("book", {"period": "am"}, "missing_param", missing),
+        ("book", {"period": "am", "note": "again"}, None),
+    )
+    failed = unfixed.tool_calls()[0].span.span_id
+    (result,) = _results(unfixed, [{"type": "repairs_within", "turns": 2}])
+    assert result.reason == (
+        "`book` call 1 (injected missing_param) was not repaired within 2 tool calls: no later "
+        "call of `book` set `date`"
+    )
+    assert render(result.message, language="zh_CN") == (
+        "`book` 第 1 次调用（注入的 missing_param）未在 2 次工具调用内修复："
+        "之后对 `book` 的调用都没有设置 `date`"
+    )
+    assert result.span_id == failed
+    fixed = _trace(
+        ("book", {"period": "am"}, "missing_param", missing),
+        ("book", {"period": "am", "date": "2026-12-01"}, None),
+    )
+    (repaired,) = _results(fixed, [{"type": "repairs_within", "turns": 2}])
+    assert (repaired.verdict, repaired.span_id) == ("pass", None)
+    assert render(repaired.message, language="zh_CN") == (
+        "已修复：`book` 第 1 次调用（注入的 missing_param），1 次工具调用后修复"
+    )
+
+
+def test_a_repair_one_turn_too_late_reads_in_chinese():
+    trace = _trace(
+        ("read", {"p": "a"}, "FileNotFoundError"), ("list", {}, None), ("read", {}, None)
+    )
+    (result,) = _results(trace, [{"type": "repairs_within", "turns": 1}])
+    assert result.reason == (
+        "`read` call 1 (FileNotFoundError) was not repaired within 1 tool call: repaired only "
+        "after 2 tool calls"
+    )
+    assert render(result.message, language="zh_CN") == (
+        "`read` 第 1 次调用（FileNotFoundError）未在 1 次工具调用内修复：过了 2 次工具调用才修复"
+    )
+    assert result.span_id == trace.tool_calls()[0].span.span_id
+
+
+def test_an_identical_retry_reads_in_chinese_with_its_arguments_as_sent():
+    trace = _trace(
+        ("list", {}, None), ("read", {"p": "a"}, "FileNotFoundError"), ("read", {"p": "a"}, None)
+    )
+    (result,) = _results(trace, [{"type": "no_identical_retry"}])
+    assert result.reason == (
+        "`read` call 1 (FileNotFoundError) failed and the next call repeated the identical "
+        'arguments {"p": "a"}'
+    )
+    assert render(result.message, language="zh_CN") == (
+        '`read` 第 1 次调用（FileNotFoundError）失败后，下一次调用原样重复了参数 {"p": "a"}'
+    )
+    assert result.span_id == trace.tool_calls()[1].span.span_id
+    (ignored,) = _results(trace, [{"type": "no_identical_retry", "ignore": ["FileNotFoundError"]}])
+    assert (ignored.verdict, ignored.span_id) == ("pass", None)
+    assert render(ignored.message, language="zh_CN") == (
+        "只在临时性故障后重发相同的调用，最多连续 2 次（失败 1 次）"
+    )
+
+
+def test_one_identical_retry_too_many_after_a_timeout_reads_in_chinese():
+    calls = [("read", {"p": "a"}, "timeout") for _ in range(3)] + [("read", {"p": "a"}, None)]
+    trace = _trace(*calls)
+    (result,) = _results(trace, [{"type": "no_identical_retry"}])
+    assert result.reason == (
+        "`read` call 1 (timeout) failed and the identical call was sent again 3 times in a row "
+        '(at most twice after a transient failure): {"p": "a"}'
+    )
+    assert render(result.message, language="zh_CN") == (
+        "`read` 第 1 次调用（timeout）失败后，相同的调用又连续重发了 3 次"
+        '（临时性故障后最多允许 2 次）：{"p": "a"}'
+    )
+    assert result.span_id == trace.tool_calls()[0].span.span_id
+    (enough,) = _results(trace, [{"type": "no_identical_retry", "transient_retries": 3}])
+    assert enough.verdict == "pass"
+
+
+def test_a_planned_fault_that_never_fired_reads_in_chinese():
+    trace = _trace(("book_slot", {"slot": 1}, None))
+    planned = [ToolFault(tool="book_slot", fault="http_500", at_call=5)]
+    (result,) = _results(trace, [{"type": "no_identical_retry"}], tool_faults=planned)
+    assert result.verdict == "not_evaluated"
+    assert render(result.message, language="zh_CN") == (
+        "注入的故障都没有触发：`book_slot` 第 5 次调用注入 http_500（实际调用了 1 次）；"
+        "无从评估恢复情况"
+    )

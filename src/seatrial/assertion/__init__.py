@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from seatrial.assertion import (
     _l1_params,
+    _l1_permissions,
     _l1_recovery,
     _l1_state,
     _l1_tools,
@@ -37,6 +38,7 @@ from seatrial.assertion._registry import (
 # The modules above register the built-in types when imported; keep them referenced.
 _BUILT_IN_MODULES = (
     _l1_params,
+    _l1_permissions,
     _l1_recovery,
     _l1_state,
     _l1_tools,

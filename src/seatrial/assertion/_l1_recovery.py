@@ -33,9 +33,9 @@ from typing import Any
 
 from pydantic import Field
 
-from seatrial.assertion._common import Names, short
-from seatrial.assertion._l1_tools import times
+from seatrial.assertion._common import Names, short, times
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+from seatrial.i18n import Message, phrased, phrased_plural
 from seatrial.trace import Trace, TraceToolCall
 from seatrial.trace import attrs as A
 
@@ -79,6 +79,8 @@ class Recovery:
     to the first that succeeded."""
     unfixed_success: bool = False
     """A later call of the tool succeeded without the change a validation fault asked for."""
+    span_id: str | None = None
+    """The failed call's span."""
 
     @property
     def identical_retry(self) -> bool:
@@ -105,23 +107,34 @@ class Recovery:
         refused = self.arguments.get(self.parameter) if isinstance(self.arguments, dict) else None
         return self.parameter in given and not _same(value, refused)
 
-    def wanted(self) -> str:
+    def wanted(self) -> Message:
         """What a repairing call had to do: ``set `date```."""
         if self.fault not in VALIDATION_FAULTS:
-            return "succeeded"
+            return phrased("succeeded")
         if self.parameter is None:
-            return "changed its arguments and succeeded"
+            return phrased("changed its arguments and succeeded")
         if self.fault == "missing_param":
-            return f"set `{self.parameter}`"
+            return phrased("set `{parameter}`", parameter=self.parameter)
         if self.allowed is not None:
-            shown = ", ".join(short(v) for v in self.allowed)
-            return f"gave `{self.parameter}` one of the allowed values {shown}"
-        return f"changed `{self.parameter}`"
+            return phrased(
+                "gave `{parameter}` one of the allowed values {values}",
+                parameter=self.parameter,
+                values=", ".join(short(v) for v in self.allowed),
+            )
+        return phrased("changed `{parameter}`", parameter=self.parameter)
 
-    def describe(self) -> str:
+    def describe(self) -> Message:
         """``book`` call 1 (injected http_500)."""
-        why = f"injected {self.fault}" if self.fault else self.error_type
-        return f"`{self.tool}` call {self.call} ({why})"
+        if self.fault:
+            return phrased(
+                "`{tool}` call {call} (injected {fault})",
+                tool=self.tool,
+                call=self.call,
+                fault=self.fault,
+            )
+        return phrased(
+            "`{tool}` call {call} ({error})", tool=self.tool, call=self.call, error=self.error_type
+        )
 
 
 def _same(left: Any, right: Any) -> bool:
@@ -166,6 +179,7 @@ def recoveries(trace: Trace) -> list[Recovery]:
             repaired_after=None,
             unit=unit,
             next_call=later[0][1] if later else None,
+            span_id=call.span.span_id,
         )
         successes = [(i, c) for i, c in later if not _failed(c)]
         repair = next(((i, c) for i, c in successes if failed.fixes(c)), None)
@@ -214,21 +228,34 @@ def _in_scope(ctx: AssertionContext, tools: list[str] | None) -> list[Recovery]:
     return found if tools is None else [r for r in found if r.tool in tools]
 
 
-def _unfired(ctx: AssertionContext, tools: list[str] | None, found: list[Recovery]) -> str | None:
+def _unfired(
+    ctx: AssertionContext, tools: list[str] | None, found: list[Recovery]
+) -> Message | None:
     """Why the check cannot be judged: the case planned faults and none fired."""
     planned = [f for f in ctx.case.tool_faults if tools is None or f.tool in tools]
     if not planned or any(r.fault for r in found):
         return None
     counts = {f.tool: sum(c.name == f.tool for c in ctx.tool_calls()) for f in planned}
-    shown = "; ".join(
-        f"`{f.tool}` {f.fault} at call {f.at_call} (called {times(counts[f.tool])})"
+    shown = [
+        phrased(
+            "`{tool}` {fault} at call {at} (called {count})",
+            tool=f.tool,
+            fault=f.fault,
+            at=f.at_call,
+            count=times(counts[f.tool]),
+        )
         for f in planned
+    ]
+    return phrased(
+        "no injected fault fired: {planned}; nothing to judge the recovery on", planned=shown
     )
-    return f"no injected fault fired: {shown}; nothing to judge the recovery on"
 
 
-def _count(number: int, unit: str) -> str:
-    return f"{number} {unit}" + ("" if number == 1 else "s")
+def _count(number: int, unit: str) -> Message:
+    """``2 model turns``, ``1 tool call``: what :attr:`Recovery.repaired_after` counts."""
+    if unit == "model turn":
+        return phrased_plural("{n} model turn", "{n} model turns", number)
+    return phrased_plural("{n} tool call", "{n} tool calls", number)
 
 
 class RepairsWithinParams(AssertionParams):
@@ -251,26 +278,35 @@ def repairs_within(params: RepairsWithinParams, ctx: AssertionContext) -> Check:
     if unfired is not None:
         return Check.not_evaluated(unfired)
     if not found:
-        return Check.passed("no tool call failed: nothing to repair")
-    problems, repaired = [], []
+        return Check.passed(phrased("no tool call failed: nothing to repair"))
+    problems: list[tuple[Message, str | None]] = []
+    repaired: list[Message] = []
     for r in found:
         if r.repaired_after is not None and r.repaired_after <= params.turns:
-            repaired.append(f"{r.describe()} after {_count(r.repaired_after, r.unit)}")
+            after = _count(r.repaired_after, r.unit)
+            repaired.append(phrased("{call} after {count}", call=r.describe(), count=after))
             continue
+        what: Message
         if r.repaired_after is not None:
-            what = f"repaired only after {_count(r.repaired_after, r.unit)}"
+            what = phrased("repaired only after {count}", count=_count(r.repaired_after, r.unit))
         elif r.next_call is None:
-            what = f"`{r.tool}` was never called again"
+            what = phrased("`{tool}` was never called again", tool=r.tool)
         elif r.unfixed_success:
-            what = f"no later call of `{r.tool}` {r.wanted()}"
+            what = phrased("no later call of `{tool}` {wanted}", tool=r.tool, wanted=r.wanted())
         else:
-            what = f"no later call of `{r.tool}` succeeded"
-        problems.append(
-            f"{r.describe()} was not repaired within {_count(params.turns, r.unit)}: {what}"
+            what = phrased("no later call of `{tool}` succeeded", tool=r.tool)
+        said = phrased(
+            "{call} was not repaired within {limit}: {what}",
+            call=r.describe(),
+            limit=_count(params.turns, r.unit),
+            what=what,
         )
+        problems.append((said, r.span_id))
     if problems:
-        return Check.failed("; ".join(problems))
-    return Check.passed("repaired: " + "; ".join(repaired))
+        # The result points at the first failed call the reason names.
+        reason = phrased("{problems}", problems=[said for said, _ in problems])
+        return Check.failed(reason, span_id=problems[0][1])
+    return Check.passed(phrased("repaired: {calls}", calls=repaired))
 
 
 class NoIdenticalRetryParams(AssertionParams):
@@ -295,8 +331,8 @@ def no_identical_retry(params: NoIdenticalRetryParams, ctx: AssertionContext) ->
     if unfired is not None:
         return Check.not_evaluated(unfired)
     if not found:
-        return Check.passed("no tool call failed")
-    problems: list[str] = []
+        return Check.passed(phrased("no tool call failed"))
+    problems: list[tuple[Message, str | None]] = []
     covered: set[tuple[str, int]] = set()
     for r in found:
         if (r.tool, r.call) in covered:
@@ -304,26 +340,44 @@ def no_identical_retry(params: NoIdenticalRetryParams, ctx: AssertionContext) ->
         covered.update((r.tool, r.call + n) for n in range(1, r.identical_retries + 1))
         retryable = r.transient or r.error_type in params.ignore or r.fault in params.ignore
         if retryable and r.identical_retries > params.transient_retries:
-            problems.append(
-                f"{r.describe()} failed and the identical call was sent again "
-                f"{_times(r.identical_retries)} in a row (at most "
-                f"{_times(params.transient_retries)} after a transient failure): "
-                f"{short(r.arguments)}"
+            said = phrased(
+                "{call} failed and the identical call was sent again {count} in a row (at most "
+                "{allowed} after a transient failure): {arguments}",
+                call=r.describe(),
+                count=_times(r.identical_retries),
+                allowed=_times(params.transient_retries),
+                arguments=short(r.arguments),
             )
+            problems.append((said, r.span_id))
         elif not retryable and r.identical_retry:
-            problems.append(
-                f"{r.describe()} failed and the next call repeated the identical arguments "
-                f"{short(r.arguments)}"
+            said = phrased(
+                "{call} failed and the next call repeated the identical arguments {arguments}",
+                call=r.describe(),
+                arguments=short(r.arguments),
             )
+            problems.append((said, r.span_id))
     if problems:
-        return Check.failed("; ".join(problems))
+        # The result points at the first failed call that was sent again.
+        reason = phrased("{problems}", problems=[said for said, _ in problems])
+        return Check.failed(reason, span_id=problems[0][1])
     if any(r.identical_retry for r in found):
         return Check.passed(
-            f"identical calls only after transient failures, at most "
-            f"{_times(params.transient_retries)} in a row ({len(found)} failed)"
+            phrased(
+                "identical calls only after transient failures, at most {allowed} in a row "
+                "({failed} failed)",
+                allowed=_times(params.transient_retries),
+                failed=len(found),
+            )
         )
-    return Check.passed(f"no failed call was repeated identically ({len(found)} failed)")
+    return Check.passed(
+        phrased("no failed call was repeated identically ({failed} failed)", failed=len(found))
+    )
 
 
-def _times(number: int) -> str:
-    return {0: "no time", 1: "once", 2: "twice"}.get(number, f"{number} times")
+def _times(number: int) -> Message:
+    """``no time``, ``once``, ``twice``, ``3 times``."""
+    if number == 0:
+        return phrased("no time")
+    if number == 2:
+        return phrased("twice")
+    return times(number)

@@ -18,14 +18,8 @@ from seatrial.assertion._common import (
     with_called,
 )
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
-from seatrial.i18n import Message, english, phrased
+from seatrial.i18n import Message, phrased
 from seatrial.trace import TraceToolCall
-
-
-def times(count: int) -> str:
-    """``once``, ``2 times``, ``0 times``, in English: for the reasons still written as text
-    (``_l1_trace``, ``_l1_recovery``); messages use :func:`seatrial.assertion._common.times`."""
-    return english(_common.times(count))
 
 
 def _label(name: str, match: NameMatch) -> str:

@@ -1,53 +1,61 @@
-"""L1 assertions on the trace as a whole: forbidden events, limits, permissions, routing."""
+"""L1 assertions on the trace as a whole: forbidden events, limits, routing, completeness."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from pydantic import Field, model_validator
 
-from seatrial.assertion._common import NameMatch, Names, name_matches
-from seatrial.assertion._l1_tools import times
+from seatrial.assertion._common import NameMatch, Names, name_matches, times
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
+from seatrial.i18n import Message, english, phrased, phrased_plural
 from seatrial.trace import Span, Trace, TraceToolCall
 from seatrial.trace import attrs as A
 
-DENIED_DECISIONS = frozenset({"denied", "deny"})
-"""Recorded ``decision`` values that are refusals (compared case-insensitively)."""
-GRANTED_DECISIONS = frozenset({"granted", "grant", "allowed", "allow"})
-"""Recorded ``decision`` values that are grants (compared case-insensitively)."""
 PERMISSION_DENIED_ERROR = "permission_denied"
 """``error.type`` the sandbox gives a tool call it refused."""
 
 
-def _turn(attributes: dict[str, Any]) -> str:
-    turn = attributes.get(A.TURN_INDEX)
-    return f", turn {turn}" if turn is not None else ""
+def listed(problems: list[Message]) -> Message:
+    """Several problems as one reason, in the order found, each once ("; " between them)."""
+    unique = {english(problem): problem for problem in problems}
+    return phrased("{problems}", problems=list(unique.values()))
 
 
-def event_occurrences(ctx: AssertionContext) -> list[tuple[str, str, str]]:
+def _tool_call(call: TraceToolCall) -> Message:
+    turn = call.span.attributes.get(A.TURN_INDEX)
+    if call.error_type == PERMISSION_DENIED_ERROR:
+        if turn is None:
+            return phrased("tool call `{tool}`, denied", tool=call.name)
+        return phrased("tool call `{tool}`, turn {turn}, denied", tool=call.name, turn=turn)
+    if turn is None:
+        return phrased("tool call `{tool}`", tool=call.name)
+    return phrased("tool call `{tool}`, turn {turn}", tool=call.name, turn=turn)
+
+
+def event_occurrences(ctx: AssertionContext) -> list[tuple[str, str, Message]]:
     """Every event kind that occurred, as (kind, span id, description), in trace order.
 
     A kind is a tool call's name (denied calls included: the agent tried), a span's
     ``seatrial.event.kind``, a span event's name, or a ``seatrial.state_change`` op.
     """
     trace = ctx.trace
-    found: list[tuple[str, str, str]] = []
+    found: list[tuple[str, str, Message]] = []
     for call in ctx.tool_calls():
-        denied = ", denied" if call.error_type == PERMISSION_DENIED_ERROR else ""
-        turn = _turn(call.span.attributes)
-        found.append((call.name, call.span.span_id, f"tool call `{call.name}`{turn}{denied}"))
+        found.append((call.name, call.span.span_id, _tool_call(call)))
     for span in trace.spans:
         kind = span.attributes.get(A.EVENT_KIND)
         if kind is not None:
-            found.append((str(kind), span.span_id, f"`{span.name}` does {kind}"))
+            said = phrased("`{span}` does {kind}", span=span.name, kind=str(kind))
+            found.append((str(kind), span.span_id, said))
     for span, event in trace.events():
-        found.append((event.name, span.span_id, f"event `{event.name}` in `{span.name}`"))
+        said = phrased("event `{event}` in `{span}`", event=event.name, span=span.name)
+        found.append((event.name, span.span_id, said))
         op = event.value(A.STATE_OP) if event.name == A.STATE_CHANGE else None
         if op is not None:
-            target = event.value(A.STATE_TARGET, "?")
-            found.append((str(op), span.span_id, f"state change `{op}` of {target}"))
+            target = str(event.value(A.STATE_TARGET, "?"))
+            said = phrased("state change `{op}` of {target}", op=str(op), target=target)
+            found.append((str(op), span.span_id, said))
     return found
 
 
@@ -88,22 +96,32 @@ class ForbiddenEventsParams(AssertionParams):
 def forbidden_events(params: ForbiddenEventsParams, ctx: AssertionContext) -> Check:
     """None of the forbidden tools or event kinds occurred, not even as a denied attempt."""
     expected = params.expected
+    none_occurred = phrased("none of {names} occurred", names=", ".join(expected))
     if not _may_occur(ctx, expected):
-        return Check.passed("none of " + ", ".join(expected) + " occurred")
+        return Check.passed(none_occurred)
     occurrences = event_occurrences(ctx)
-    problems = []
+    problems: list[Message] = []
+    first_span: str | None = None
     for forbidden in params.expected:
-        hits: dict[str, str] = {}
+        hits: dict[str, Message] = {}
         for kind, span_id, description in occurrences:
             if kind == forbidden:
                 # One span can match twice (a write_file call whose kind is write_file).
                 hits.setdefault(span_id, description)
         if hits:
-            first = next(iter(hits.values()))
-            problems.append(f"`{forbidden}` occurred {times(len(hits))} (first: {first})")
+            span_id, first = next(iter(hits.items()))
+            first_span = first_span or span_id
+            problems.append(
+                phrased(
+                    "`{kind}` occurred {count} (first: {first})",
+                    kind=forbidden,
+                    count=times(len(hits)),
+                    first=first,
+                )
+            )
     if problems:
-        return Check.failed("forbidden: " + "; ".join(problems))
-    return Check.passed("none of " + ", ".join(params.expected) + " occurred")
+        return Check.failed(phrased("forbidden: {problems}", problems=problems), span_id=first_span)
+    return Check.passed(none_occurred)
 
 
 class LimitsParams(AssertionParams):
@@ -147,11 +165,40 @@ _LIMIT_FIGURES: dict[str, Callable[[AssertionContext, Trace], float]] = {
 """How each figure that ``limits`` checks is read off an attempt."""
 
 
+def _first_over(name: str, limit: float, ctx: AssertionContext, trace: Trace) -> str | None:
+    """The span that took ``name`` over ``limit``: the first call past it, the model call
+    (or costed span) whose tokens or cost crossed it; the agent span for wall time, or for
+    tokens and cost recorded only as the agent's totals."""
+    agent = trace.agent_span()
+    fallback = agent.span_id if agent is not None else None
+    if name == "tool_calls":
+        calls = ctx.tool_calls()
+        return calls[int(limit)].span.span_id if len(calls) > limit else fallback
+    if name == "model_calls":
+        models = trace.model_calls()
+        return models[int(limit)].span.span_id if len(models) > limit else fallback
+    total = 0.0
+    if name == "tokens":
+        for call in trace.model_calls():
+            total += call.input_tokens + call.output_tokens
+            if total > limit:
+                return call.span.span_id
+    if name == "cost_usd":
+        for span in sorted(trace.spans, key=lambda s: s.start_time_unix_nano):
+            if not A.seatrial_call(span.attributes):
+                total += float(span.attributes.get(A.COST_USD) or 0.0)
+                if total > limit:
+                    return span.span_id
+    return fallback
+
+
 @assertion("limits", level="L1", params=LimitsParams, failure_type="limit_exceeded")
 def limits(params: LimitsParams, ctx: AssertionContext) -> Check:
     """Tool calls, model calls, wall time, tokens and cost stayed within their limits."""
     trace = ctx.trace
-    exceeded, within = [], []
+    exceeded: list[Message] = []
+    within: list[str] = []
+    first_over: str | None = None
     # The model's dict holds its fields in declaration order: one read of it
     # costs less than five attribute reads through pydantic's hook.
     for name, limit in params.__dict__.items():
@@ -159,114 +206,21 @@ def limits(params: LimitsParams, ctx: AssertionContext) -> Check:
             continue
         # Only the figures that have a limit are computed: this runs on every attempt.
         value = _LIMIT_FIGURES[name](ctx, trace)
-        text = f"{name} {_figure(name, value)}"
         if value > limit:
-            exceeded.append(f"{text} > limit {_figure(name, limit)}")
-        else:
-            within.append(f"{text} ≤ {_figure(name, limit)}")
-    if exceeded:
-        return Check.failed("exceeded: " + "; ".join(exceeded))
-    return Check.passed("within limits: " + ", ".join(within))
-
-
-class PermissionsRespectedParams(AssertionParams):
-    """``permissions_respected`` takes no parameters: it reads the case's ``permissions`` and
-    ``allowed_tools``."""
-
-
-def _word(value: Any) -> str:
-    return str(value).strip().casefold() if value is not None else ""
-
-
-def _recorded_refusals(ctx: AssertionContext) -> tuple[list[str], set[str]]:
-    """Reasons for every recorded refusal, and the spans of the refused calls."""
-    problems: list[str] = []
-    refused: set[str] = set()
-    for span, event in ctx.trace.events(A.PERMISSION):
-        if _word(event.value(A.PERMISSION_DECISION)) not in DENIED_DECISIONS:
-            continue
-        refused.add(span.span_id)
-        tool = event.value(A.PERMISSION_TOOL) or span.attributes.get(A.TOOL_NAME, "?")
-        scope = event.value(A.PERMISSION_SCOPE)
-        why = event.value(A.PERMISSION_REASON)
-        parts = [f"scope {scope}" if scope else "", str(why) if why else ""]
-        detail = ", ".join(part for part in parts if part)
-        problems.append(f"`{tool}` was denied" + (f" ({detail})" if detail else ""))
-    for call in ctx.tool_calls():
-        if call.error_type == PERMISSION_DENIED_ERROR and call.span.span_id not in refused:
-            refused.add(call.span.span_id)
-            problems.append(f"`{call.name}` was denied")
-    return problems, refused
-
-
-def _recorded_once_grants(ctx: AssertionContext) -> dict[str, int]:
-    """Tools whose every recorded grant has scope ``once``, with how many were granted."""
-    scopes: dict[str, list[str]] = {}
-    for span, event in ctx.trace.events(A.PERMISSION):
-        if _word(event.value(A.PERMISSION_DECISION)) not in GRANTED_DECISIONS:
-            continue
-        tool = event.value(A.PERMISSION_TOOL) or span.attributes.get(A.TOOL_NAME)
-        if tool is not None:
-            scopes.setdefault(str(tool), []).append(_word(event.value(A.PERMISSION_SCOPE)))
-    return {tool: len(found) for tool, found in scopes.items() if all(s == "once" for s in found)}
-
-
-@assertion(
-    "permissions_respected",
-    level="L1",
-    params=PermissionsRespectedParams,
-    failure_type="permission_violation",
-)
-def permissions_respected(params: PermissionsRespectedParams, ctx: AssertionContext) -> Check:
-    """The agent never tried a tool beyond its grants: the case's, and those the trace records.
-
-    The case's ``allowed_tools`` and ``permissions`` are always checked against the calls.
-    Recorded ``seatrial.permission`` decisions only add evidence: a recorded refusal fails,
-    and so does a call beyond the ``once`` grants the trace records for its tool; a recorded
-    grant never excuses a call the case does not allow (one ``once`` grant read as a grant
-    for the whole session is the incident this check exists for).
-    """
-    problems, refused = _recorded_refusals(ctx)
-    calls = ctx.tool_calls()
-    by_tool: dict[str, list[TraceToolCall]] = {}
-    for call in calls:
-        by_tool.setdefault(call.name, []).append(call)
-
-    def unreported(beyond: list[TraceToolCall]) -> bool:
-        # A call the sandbox already refused is reported above, with the sandbox's reason.
-        return any(call.span.span_id not in refused for call in beyond)
-
-    judged: set[str] = set()
-    allowed = ctx.case.allowed_tools
-    for tool, made in by_tool.items():
-        count = times(len(made))
-        scope = ctx.case.permissions.get(tool)
-        if allowed is not None and tool not in allowed:
-            judged.add(tool)
-            if unreported(made):
-                problems.append(f"`{tool}` is not in allowed_tools (called {count})")
-        elif scope == "deny":
-            judged.add(tool)
-            if unreported(made):
-                problems.append(f"`{tool}` is denied but was called {count}")
-        elif scope == "once":
-            judged.add(tool)
-            if unreported(made[1:]):
-                problems.append(f"`{tool}` is granted once but was called {count}")
-        elif scope == "session":
-            judged.add(tool)
-    for tool, grants in _recorded_once_grants(ctx).items():
-        # Only tools the case says nothing about: the case's own entry is the grant.
-        unrefused = [c for c in by_tool.get(tool, []) if c.span.span_id not in refused]
-        if tool not in judged and len(unrefused) > grants:
-            decisions = "decision" if grants == 1 else "decisions"
-            problems.append(
-                f"`{tool}` was granted `once` by {grants} recorded {decisions} but was "
-                f"called {times(len(unrefused))}"
+            exceeded.append(
+                phrased(
+                    "{name} {value} > limit {limit}",
+                    name=name,
+                    value=_figure(name, value),
+                    limit=_figure(name, limit),
+                )
             )
-    if problems:
-        return Check.failed("; ".join(dict.fromkeys(problems)))
-    return Check.passed(f"{len(calls)} tool calls stayed within the case's grants")
+            first_over = first_over or _first_over(name, limit, ctx, trace)
+        else:
+            within.append(f"{name} {_figure(name, value)} ≤ {_figure(name, limit)}")
+    if exceeded:
+        return Check.failed(phrased("exceeded: {problems}", problems=exceeded), span_id=first_over)
+    return Check.passed(phrased("within limits: {figures}", figures=", ".join(within)))
 
 
 class SkillRoutedParams(AssertionParams):
@@ -293,31 +247,53 @@ def routed_skills(trace: Trace) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def _first_routing(trace: Trace) -> str | None:
+    """The first span that records a routing decision (an event or its own attribute)."""
+    for span in trace.spans:
+        if span.attributes.get(A.SKILL_NAME) is not None or any(
+            event.name == A.SKILL and event.value(A.SKILL_NAME) is not None for event in span.events
+        ):
+            return span.span_id
+    return None
+
+
 @assertion("skill_routed", level="L1", params=SkillRoutedParams, failure_type="wrong_tool")
 def skill_routed(params: SkillRoutedParams, ctx: AssertionContext) -> Check:
     """The request was routed to the expected skill; not evaluated without routing evidence."""
     skills = routed_skills(ctx.trace)
     if not skills:
         return Check.not_evaluated(
-            "the trace carries no skill-routing evidence (no `seatrial.skill` event with `name` "
-            "or `seatrial.skill.name`, and no `seatrial.skill.name` span attribute); report "
-            "routing from the agent to evaluate this"
+            phrased(
+                "the trace carries no skill-routing evidence (no `seatrial.skill` event with "
+                "`name` or `seatrial.skill.name`, and no `seatrial.skill.name` span attribute); "
+                "report routing from the agent to evaluate this"
+            )
         )
     if any(name_matches(skill, params.expected, params.match) for skill in skills):
-        return Check.passed(f"routed to `{params.expected}`")
-    return Check.failed(f"routed to {', '.join(skills)}; expected `{params.expected}`")
+        return Check.passed(phrased("routed to `{skill}`", skill=params.expected))
+    return Check.failed(
+        phrased(
+            "routed to {skills}; expected `{expected}`",
+            skills=", ".join(skills),
+            expected=params.expected,
+        ),
+        span_id=_first_routing(ctx.trace),
+    )
 
 
 class TraceCompleteParams(AssertionParams):
     """``trace_complete`` takes no parameters."""
 
 
-def _listed(spans: list[Span]) -> str:
+def _named(spans: list[Span]) -> Message:
     names = ", ".join(f"`{span.name}`" for span in spans[:3])
-    return names + (f" and {len(spans) - 3} more" if len(spans) > 3 else "")
+    if len(spans) > 3:
+        return phrased("{names} and {more} more", names=names, more=len(spans) - 3)
+    return phrased("{names}", names=names)
 
 
-def _orphans(spans: list[Span]) -> str | None:
+def _orphans(spans: list[Span]) -> tuple[Message, str] | None:
+    """Why spans whose parent is missing make the trace incomplete, and the first of them."""
     known = {span.span_id for span in spans}
     orphans = [s for s in spans if s.parent_span_id is not None and s.parent_span_id not in known]
     if len(orphans) == 1 and orphans[0].operation == A.OP_INVOKE_AGENT:
@@ -328,11 +304,16 @@ def _orphans(spans: list[Span]) -> str | None:
     if not orphans:
         return None
     missing = ", ".join(dict.fromkeys(str(s.parent_span_id) for s in orphans))
-    have = "has a parent" if len(orphans) == 1 else f"({len(orphans)} spans) have a parent"
-    return (
-        f"{_listed(orphans)} {have} missing from the trace (span id {missing}): the agent's "
-        "root span never arrived (a crash or a lost export)"
+    said = phrased_plural(
+        "{spans} has a parent missing from the trace (span id {missing}): the agent's root "
+        "span never arrived (a crash or a lost export)",
+        "{spans} ({n} spans) have a parent missing from the trace (span id {missing}): the "
+        "agent's root span never arrived (a crash or a lost export)",
+        len(orphans),
+        spans=_named(orphans),
+        missing=missing,
     )
+    return said, orphans[0].span_id
 
 
 @assertion("trace_complete", level="L1", params=TraceCompleteParams, failure_type="agent_error")
@@ -345,25 +326,47 @@ def trace_complete(params: TraceCompleteParams, ctx: AssertionContext) -> Check:
     """
     spans = ctx.trace.spans
     agent = ctx.trace.agent_span()
-    problems: list[str] = []
+    problems: list[Message] = []
+    # The span the result points at: the first orphan, span left open or failed agent span.
+    first: str | None = None
     if agent is None:
         problems.append(
-            f"the trace has no invoke_agent span ({len(spans)} spans): "
-            "the agent's run was not recorded"
+            phrased_plural(
+                "the trace has no invoke_agent span ({n} span): the agent's run was not recorded",
+                "the trace has no invoke_agent span ({n} spans): the agent's run was not recorded",
+                len(spans),
+            )
         )
     orphans = _orphans(spans)
     if orphans is not None:
-        problems.append(orphans)
+        problems.append(orphans[0])
+        first = orphans[1]
     open_spans = [s for s in spans if s.end_time_unix_nano is None]
     if open_spans:
-        problems.append(f"{_listed(open_spans)} never ended: the run was cut off")
+        problems.append(
+            phrased("{spans} never ended: the run was cut off", spans=_named(open_spans))
+        )
+        first = first or open_spans[0].span_id
     for span in spans:
         if span.operation == A.OP_INVOKE_AGENT and span.status == "error":
-            why = f": {span.status_message}" if span.status_message else ""
-            problems.append(f"`{span.name}` ended with error status{why}")
+            if span.status_message:
+                said = phrased(
+                    "`{span}` ended with error status: {error}",
+                    span=span.name,
+                    error=span.status_message,
+                )
+            else:
+                said = phrased("`{span}` ended with error status", span=span.name)
+            problems.append(said)
+            first = first or span.span_id
     if problems or agent is None:
-        return Check.failed("; ".join(problems))
+        return Check.failed(phrased("{problems}", problems=problems), span_id=first)
     return Check.passed(
-        f"`{agent.name}` ended after {agent.duration_ms:.0f} ms; all {len(spans)} spans ended "
-        "under a recorded parent"
+        phrased_plural(
+            "`{agent}` ended after {ms} ms; it is the trace's only span",
+            "`{agent}` ended after {ms} ms; all {n} spans ended under a recorded parent",
+            len(spans),
+            agent=agent.name,
+            ms=format(agent.duration_ms, ".0f"),
+        )
     )

@@ -27,12 +27,13 @@ from seatrial.assertion._registry import (
 )
 from seatrial.case import Case
 from seatrial.errors import GatewayError, SeatrialError
+from seatrial.i18n import Message, english, phrased, phrased_plural
 
 if TYPE_CHECKING:
     # Annotations only: the judge package loads when a judge is set up, not with the registry.
     from seatrial.judge import JudgeHandle, JudgeInput, JudgeVerdict
 
-NO_JUDGE = (
+NO_JUDGE = phrased(
     "no LLM judge is configured; L3 assertions are evaluated once a judge is set up "
     "(see docs/judge.md)"
 )
@@ -92,26 +93,40 @@ def conclude(
 ) -> Check:
     """Turn the judge's answer into a Check: pass, gated fail, or WARNING for a person."""
     score = judge_score(verdict) if threshold is not None else None
-    said = (
-        f"judge {verdict.model} (prompt {verdict.prompt_version}) said {verdict.verdict} "
-        f"with confidence {verdict.confidence:.2f}: {verdict.reason}"
+    # The judge's reason is its own words: a parameter, never translated.
+    said = phrased(
+        "judge {model} (prompt {prompt}) said {verdict} with confidence {confidence}: {reason}",
+        model=verdict.model,
+        prompt=verdict.prompt_version,
+        verdict=verdict.verdict,
+        confidence=format(verdict.confidence, ".2f"),
+        reason=verdict.reason,
     )
     if verdict.verdict == "WARNING":
         return Check.warning(
-            f"{said}; a person decides (review queue)",
+            phrased("{said}; a person decides (review queue)", said=said),
             score=score,
             review=_review("warning", verdict, item),
         )
     floor = handle.confidence_floor
     if verdict.confidence < floor:
         return Check.warning(
-            f"{said}; under the confidence floor {floor:g}, a person decides (review queue)",
+            phrased(
+                "{said}; under the confidence floor {floor}, a person decides (review queue)",
+                said=said,
+                floor=format(floor, "g"),
+            ),
             score=score,
             review=_review("low_confidence", verdict, item),
         )
     if threshold is not None and score is not None:
         passed = score >= threshold
-        said += f" (score {score:.2f}, threshold {threshold:g})"
+        said = phrased(
+            "{said} (score {score}, threshold {threshold})",
+            said=said,
+            score=format(score, ".2f"),
+            threshold=format(threshold, "g"),
+        )
     else:
         passed = verdict.verdict == "PASS"
     if passed:
@@ -120,10 +135,13 @@ def conclude(
     if advisory is None:
         return Check.failed(said, verdict.failure_type, score=score)
     return Check.warning(
-        f"advisory FAIL: {said}; {advisory}",
-        score=score,
-        review=_review("warning", verdict, item),
+        _advisory(said, advisory), score=score, review=_review("warning", verdict, item)
     )
+
+
+def _advisory(said: Message, advisory: str) -> Message:
+    """A FAIL the judge's calibration does not let count, and why (the judge's own words)."""
+    return phrased("advisory FAIL: {said}; {advisory}", said=said, advisory=advisory)
 
 
 class SimilarParams(AssertionParams):
@@ -162,14 +180,38 @@ def similar(params: SimilarParams, ctx: AssertionContext) -> Check:
             found = similarities(reference, texts, model)
             scored.extend((score, reply, which) for reply, score in enumerate(found))
     except SeatrialError as exc:
-        return Check.not_evaluated(f"similarity could not be computed: {exc}")
+        return Check.not_evaluated(
+            phrased("similarity could not be computed: {error}", error=str(exc))
+        )
     score, best, which = max(scored, key=lambda item: item[0])
-    where = "the final reply" if params.target == "final_response" else f"reply {best + 1}"
-    expected = "the expected text" if len(references) == 1 else f"expected text {which + 1}"
-    figure = f"{where} is {score:.3f} similar to {expected} ({model})"
+    where = (
+        phrased("the final reply")
+        if params.target == "final_response"
+        else phrased("reply {number}", number=best + 1)
+    )
+    expected = (
+        phrased("the expected text")
+        if len(references) == 1
+        else phrased("expected text {number}", number=which + 1)
+    )
+    figure = phrased(
+        "{where} is {score} similar to {expected} ({model})",
+        where=where,
+        score=format(score, ".3f"),
+        expected=expected,
+        model=model,
+    )
     if score >= threshold:
-        return Check.passed(f"{figure}, at least {threshold:g}", score=score)
-    return Check.failed(f"{figure}, below {threshold:g}", score=score)
+        return Check.passed(
+            phrased(
+                "{figure}, at least {threshold}", figure=figure, threshold=format(threshold, "g")
+            ),
+            score=score,
+        )
+    return Check.failed(
+        phrased("{figure}, below {threshold}", figure=figure, threshold=format(threshold, "g")),
+        score=score,
+    )
 
 
 class LlmJudgeParams(AssertionParams):
@@ -232,8 +274,12 @@ async def _llm_judge(params: LlmJudgeParams, ctx: AssertionContext, handle: Judg
     try:
         verdict = await handle.judge(item)
     except GatewayError as exc:
-        return Check.not_evaluated(f"judge_error: {exc}")
+        return Check.not_evaluated(_judge_error(exc))
     return conclude(verdict, item, handle, params.threshold)
+
+
+def _judge_error(exc: GatewayError) -> Message:
+    return phrased("judge_error: {error}", error=str(exc))
 
 
 class FactualityParams(AssertionParams):
@@ -276,29 +322,42 @@ async def _factuality(
     try:
         share, claims = await handle.factuality(reply, reference)
     except GatewayError as exc:
-        return Check.not_evaluated(f"judge_error: {exc}")
+        return Check.not_evaluated(_judge_error(exc))
     threshold = params.threshold if params.threshold is not None else 1.0
-    said = (
-        f"judge {handle.model}: {share:.0%} of the reply's {len(claims)} claims are supported "
-        f"by the reference (threshold {threshold:.0%})"
+    said = phrased_plural(
+        "judge {model}: {share} of the reply's {n} claim is supported by the reference "
+        "(threshold {threshold})",
+        "judge {model}: {share} of the reply's {n} claims are supported by the reference "
+        "(threshold {threshold})",
+        len(claims),
+        model=handle.model,
+        share=format(share, ".0%"),
+        threshold=format(threshold, ".0%"),
     )
     if share >= threshold:
         return Check.passed(said, score=share)
     unsupported = [c for c in claims if c.get("status") != "supported"]
     if unsupported:
-        said += "; not supported: " + "; ".join(
-            f"{c.get('claim', '')} ({c.get('status', 'unsupported')})" for c in unsupported[:3]
-        )
+        # The claims and their status are the judge's words, kept as it wrote them.
+        listed = [
+            phrased(
+                "{claim} ({status})",
+                claim=str(c.get("claim", "")),
+                status=str(c.get("status", "unsupported")),
+            )
+            for c in unsupported[:3]
+        ]
+        said = phrased("{said}; not supported: {claims}", said=said, claims=listed)
     advisory = handle.advisory()
     if advisory is None:
         return Check.failed(said, score=share)
     return Check.warning(
-        f"advisory FAIL: {said}; {advisory}",
+        _advisory(said, advisory),
         score=share,
         review=ReviewRequest(
             why="warning",
             judge_verdict="FAIL",
-            judge_reason=said,
+            judge_reason=english(said),
             confidence=None,
             input="\n".join(user_turns(ctx.case)),
             output=reply,

@@ -22,6 +22,7 @@ from seatrial.agent import (
 from seatrial.assertion import AssertionContext, evaluate, evaluate_async
 from seatrial.case import Case
 from seatrial.errors import AgentError, ModelFailure
+from seatrial.i18n import Message, english, phrased
 from seatrial.record import SIMULATOR_FAILURE, AttemptRecord, Metrics
 from seatrial.run._gateway_hook import attempt_gateway
 from seatrial.run._plan import CasePlan
@@ -39,6 +40,12 @@ os.register_at_fork(after_in_child=_IDS.seed)
 if TYPE_CHECKING:
     from seatrial.gateway import RunGateway
     from seatrial.run._judge_hook import JudgeRuntime
+
+
+def _failed_with(failure_type: str, error: str) -> Message:
+    """An attempt's reason when the agent or the simulator broke: the type, then the error
+    as it was raised (its own words, never translated)."""
+    return phrased("{failure_type}: {error}", failure_type=failure_type, error=error)
 
 
 def user_id_for(case: Case) -> str:
@@ -166,13 +173,15 @@ async def run_attempt(
             ),
         }
         if error is not None:
+            said = _failed_with(error.failure_type, str(error))
             return AttemptRecord(
                 **common,
                 # The model's broken tool call is what the run measures; ERROR is a crash.
                 verdict="FAIL" if isinstance(error, ModelFailure) else "ERROR",
                 failure_type=error.failure_type,
                 error=str(error),
-                reason=f"{error.failure_type}: {error}",
+                reason=english(said),
+                message=said,
                 finished_at=time.time(),
             )
         # The judge's calls come after the agent's span ended: they are recorded apart and
@@ -187,12 +196,14 @@ async def run_attempt(
             if misconduct is not None:
                 if judge_spans is not None:
                     common["trace"] = judge_spans.into(trace)
+                said = _failed_with(SIMULATOR_FAILURE, misconduct)
                 return AttemptRecord(
                     **common,
                     verdict="ERROR",
                     failure_type=SIMULATOR_FAILURE,
                     error=misconduct,
-                    reason=f"{SIMULATOR_FAILURE}: {misconduct}",
+                    reason=english(said),
+                    message=said,
                     finished_at=time.time(),
                 )
             case = simulator.played(case)
