@@ -239,3 +239,24 @@ def test_a_cost_limit_points_at_the_span_whose_cost_crossed_it():
         "超出限制：cost_usd 为 0.0090，超过上限 0.0040"
     )
     assert check("limits", context(trace), cost_usd=0.0095).span_id is None
+
+
+def test_a_refusal_by_seatrials_own_policy_quotes_its_reason_in_chinese():
+    build = TraceBuilder()
+    refused = build.tool("write_file", {"path": "NOTES.md"}, error="permission_denied", turn=1)
+    build.event(
+        A.PERMISSION,
+        {
+            A.PERMISSION_TOOL: "write_file",
+            A.PERMISSION_DECISION: "denied",
+            A.PERMISSION_SCOPE: "once",
+            A.PERMISSION_REASON: "a once grant allows one call and it was used",
+        },
+        refused,
+    )
+    result = check("permissions_respected", context(build.trace()))
+    assert result.reason == (
+        "`write_file` was denied (scope once, a once grant allows one call and it was used)"
+    )
+    assert zh(result) == "`write_file` 被拒绝（范围 once，一次性授权只能调用一次，已经用掉了）"
+    assert result.span_id == refused.span_id

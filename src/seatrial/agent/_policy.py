@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from seatrial.agent._errors import ToolDenied
 from seatrial.case import Case
+from seatrial.i18n import N_
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
 
@@ -43,11 +44,12 @@ class Decision:
 
 
 # The answers that depend on nothing but the rule that gave them, made once (frozen, shared):
-# every tool call of every attempt is decided.
-_READ = Decision(True, "read", "read-only tool")
-_PRODUCTION = Decision(False, "production", "production: read-only tools only")
-_DEFAULT = Decision(True, "default", "no permission entry for this tool")
-_SESSION = Decision(True, "session", "granted for the whole session")
+# every tool call of every attempt is decided. Their reasons are recorded in English and marked
+# for the catalogs: a check quoting one reads it in the reader's language.
+_READ = Decision(True, "read", N_("read-only tool"))
+_PRODUCTION = Decision(False, "production", N_("production: read-only tools only"))
+_DEFAULT = Decision(True, "default", N_("no permission entry for this tool"))
+_SESSION = Decision(True, "session", N_("granted for the whole session"))
 
 
 class PermissionPolicy:
@@ -86,9 +88,9 @@ class PermissionPolicy:
             return Decision(False, "deny", f"permissions.{tool} is deny")
         with self._lock:
             if tool in self._used_once:
-                return Decision(False, "once", "a once grant allows one call and it was used")
+                return Decision(False, "once", N_("a once grant allows one call and it was used"))
             self._used_once.add(tool)
-        return Decision(True, "once", "granted once")
+        return Decision(True, "once", N_("granted once"))
 
     def authorize(self, recorder: TraceRecorder, tool: str, *, write: bool) -> Decision:
         """Decide, record the ``seatrial.permission`` event, and raise :class:`ToolDenied`."""

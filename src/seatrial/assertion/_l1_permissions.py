@@ -28,14 +28,18 @@ def _word(value: Any) -> str:
 
 def _denied(tool: str, scope: Any, why: Any) -> Message:
     """``tool`` was denied, with the scope and the reason the sandbox recorded, if any."""
+    if why:
+        # The reason as recorded, read through the catalogs: one of Seatrial's own policy's
+        # (marked there) reads in the reader's language, another sandbox's as it wrote it.
+        why = phrased(str(why))
     if scope and why:
         return phrased(
-            "`{tool}` was denied (scope {scope}, {why})", tool=tool, scope=str(scope), why=str(why)
+            "`{tool}` was denied (scope {scope}, {why})", tool=tool, scope=str(scope), why=why
         )
     if scope:
         return phrased("`{tool}` was denied (scope {scope})", tool=tool, scope=str(scope))
     if why:
-        return phrased("`{tool}` was denied ({why})", tool=tool, why=str(why))
+        return phrased("`{tool}` was denied ({why})", tool=tool, why=why)
     return phrased("`{tool}` was denied", tool=tool)
 
 
