@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from seatrial.assertion._reasons import every_one_passed, pass_reason, said_by
 from seatrial.assertion._registry import (
     AssertionContext,
     AssertionParams,
@@ -150,11 +151,6 @@ def plan(case: Case) -> tuple[Planned, ...]:
     return tuple(planned)
 
 
-def _every_one_passed(count: int) -> Message:
-    """The reason of an attempt whose ``count`` evaluated assertions all passed."""
-    return phrased_plural("its {n} assertion passed", "all {n} assertions passed", count)
-
-
 _VERDICTS = frozenset(("pass", "fail", "not_evaluated"))
 
 
@@ -262,11 +258,6 @@ def _hard_failures(results: list[AssertionResult]) -> list[AssertionResult]:
     ]
 
 
-def said_by(result: AssertionResult) -> Message | str:
-    """What ``result`` said: its message, or its text when it has none (a plugin's)."""
-    return result.message if result.message is not None else result.reason
-
-
 def _fail(
     decider: AssertionResult, results: list[AssertionResult], before: Message | None = None
 ) -> Evaluation:
@@ -339,7 +330,7 @@ def _decide(
     if results and case.threshold is None and _all_passed(results):
         # The usual attempt: every assertion passed and no threshold weighs them (what the
         # rules below conclude too, in one pass instead of five).
-        said = _every_one_passed(len(results))
+        said = every_one_passed(len(results))
         return _evaluation(
             verdict="PASS",
             failure_type=None,
@@ -403,7 +394,7 @@ def _decide(
         if len(unevaluated) > 1:
             said = phrased("{reason} (and {more} more)", reason=said, more=len(unevaluated) - 1)
         return _said("WARNING", said, results)
-    return _said("PASS", _pass_reason(results, soft_score, threshold), results)
+    return _said("PASS", pass_reason(results, soft_score, threshold), results)
 
 
 def _said(
@@ -427,28 +418,3 @@ def _evaluation(**fields: Any) -> Evaluation:
 
 def _value(result: AssertionResult) -> float:
     return result.score if result.score is not None else float(result.verdict == "pass")
-
-
-def _pass_reason(
-    results: list[AssertionResult], soft_score: float | None, threshold: float | None
-) -> Message:
-    if not results:
-        return phrased("the case has no assertions")
-    evaluated = [r for r in results if r.verdict != "not_evaluated"]
-    passed = sum(r.verdict == "pass" for r in evaluated)
-    skipped = len(results) - len(evaluated)
-    if passed == len(evaluated) or soft_score is None or threshold is None:
-        said = _every_one_passed(len(evaluated))
-    else:
-        # Some soft assertion failed, yet the attempt passed: the threshold was met.
-        said = phrased_plural(
-            "soft score {score:.2f} ≥ threshold {threshold:.2f}; {passed} of {n} assertion passed",
-            "soft score {score:.2f} ≥ threshold {threshold:.2f}; {passed} of {n} assertions passed",
-            len(evaluated),
-            score=soft_score,
-            threshold=threshold,
-            passed=passed,
-        )
-    if skipped:
-        said = phrased("{reason}; {skipped} not evaluated", reason=said, skipped=skipped)
-    return said
