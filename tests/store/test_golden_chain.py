@@ -150,6 +150,7 @@ def test_a_store_from_before_the_chain_gets_it_when_migrated(golden: Store, db_u
         connection.execute(text("ALTER TABLE model_calls DROP COLUMN status"))
         connection.execute(text("DROP INDEX ix_attempts_run_id_stored_seq"))
         connection.execute(text("ALTER TABLE attempts DROP COLUMN stored_seq"))
+        connection.execute(text("ALTER TABLE attempts DROP COLUMN message"))
         if connection.dialect.name == "postgresql":
             connection.execute(text("DROP SEQUENCE IF EXISTS attempts_stored_seq"))
         # and what 0012 drops, which the upgrade drops again

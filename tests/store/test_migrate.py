@@ -147,6 +147,7 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
         )
         connection.exec_driver_sql("DROP INDEX ix_attempts_run_id_stored_seq")
         connection.exec_driver_sql("ALTER TABLE attempts DROP COLUMN stored_seq")
+        connection.exec_driver_sql("ALTER TABLE attempts DROP COLUMN message")
         if connection.dialect.name == "postgresql":
             connection.exec_driver_sql("DROP SEQUENCE IF EXISTS attempts_stored_seq")
     with Store.open(fresh_url) as store, store.engine.connect() as connection:
@@ -161,3 +162,4 @@ def test_opening_a_store_of_an_older_revision_migrates_it(fresh_url: str) -> Non
         attempt_indexes = {ix["name"] for ix in inspect(connection).get_indexes("attempts")}
         assert "ix_attempts_run_id_stored_seq" in attempt_indexes
         assert "ix_attempts_failure_type_run_id" not in attempt_indexes
+        assert "message" in {c["name"] for c in inspect(connection).get_columns("attempts")}

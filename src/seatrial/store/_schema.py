@@ -125,11 +125,11 @@ attempts = Table(
     Column("format_version", Integer, nullable=False),
     # What the attempt ran with (AttemptSnapshot); NULL for attempts stored before 0004.
     Column("snapshot", json_type()),
-    # The reason as a message id and parameters (seatrial.i18n.Message); NULL before 0013.
-    Column("message", json_type()),
     # The order rows were stored in (a sequence on PostgreSQL; SQLite leaves it NULL and
     # readers use its rowid): a coordinator's poll reads only attempts past the last it saw.
     Column("stored_seq", BigInteger, server_default=FetchedValue()),
+    # The reason as a message id and parameters (seatrial.i18n.Message); NULL before 0013.
+    Column("message", json_type()),
     # Covers "attempts of a run" and "attempts of a case in a run" too.
     UniqueConstraint("run_id", "case_id", "attempt"),
     Index(None, "run_id", "verdict"),
