@@ -1,8 +1,8 @@
 """A trace as a timeline (an attempt's, a production trace's): rows of spans with waterfall
 bars, marks and a summary.
 
-Pure functions over a :class:`~seatrial.trace.Trace`; the attempt and trace pages render what they build.
-Nothing here marks text safe: arguments, results and messages are shown escaped.
+Pure functions over a :class:`~seatrial.trace.Trace`; the attempt and trace pages render what
+they build. Nothing here marks text safe: arguments, results and messages are shown escaped.
 """
 
 from __future__ import annotations
