@@ -121,7 +121,14 @@ def check_trace(trace: Trace, checks: Sequence[AssertionSpec]) -> list[TraceChec
         case=case, trace=trace, response=replies[-1] if replies else "", responses=replies
     )
     return [
-        TraceCheck(id=result.id, type=result.type, verdict=result.verdict, reason=result.reason)
+        TraceCheck(
+            id=result.id,
+            type=result.type,
+            verdict=result.verdict,
+            reason=result.reason,
+            message=result.message,
+            span_id=result.span_id,
+        )
         for result in evaluate(case, context).results
     ]
 

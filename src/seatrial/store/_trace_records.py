@@ -22,7 +22,12 @@ class TraceCheck(BaseModel):
     verdict: Literal["pass", "fail", "not_evaluated"]
     """What the check found; ``not_evaluated`` when the trace lacks the evidence."""
     reason: str = ""
-    """Why, in the check's words."""
+    """Why, in English (:attr:`message` rendered); the text of checks stored before messages."""
+    message: dict[str, Any] | None = None
+    """The reason as a message id and its parameters (``seatrial.i18n.Message``), so each
+    reader reads it in their language (``seatrial.i18n.render``); None for older checks."""
+    span_id: str | None = None
+    """The span the check points at (the tool call that broke it), when there is one."""
 
 
 class TraceHead(BaseModel):

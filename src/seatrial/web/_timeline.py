@@ -1,7 +1,8 @@
-"""One attempt's trace as a timeline: rows of spans with waterfall bars, marks and a summary.
+"""A trace as a timeline (an attempt's, a production trace's): rows of spans with waterfall
+bars, marks and a summary.
 
-Pure functions over a :class:`~seatrial.trace.Trace`; the attempt page renders what they build.
-Nothing here marks text safe: arguments, results and messages are shown escaped.
+Pure functions over a :class:`~seatrial.trace.Trace`; the attempt and trace pages render what
+they build. Nothing here marks text safe: arguments, results and messages are shown escaped.
 """
 
 from __future__ import annotations
@@ -9,11 +10,10 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
-from seatrial.i18n import N_, render
+from seatrial.i18n import N_, ngettext, render
 from seatrial.i18n import gettext as _
-from seatrial.record import AssertionResult
 from seatrial.trace import Span, SpanEvent, Trace, decode_attribute
 from seatrial.trace import attrs as A
 
@@ -171,13 +171,19 @@ def _depths(spans: list[Span]) -> dict[str, int]:
 
 
 def _summary(rows: list[SpanRow]) -> str:
+    """The steps in one line, in the reader's language (span names and times as they are)."""
     steps = [r for r in rows if r.span.operation != A.OP_INVOKE_AGENT]
     parts = []
     for number, row in enumerate(steps[:SUMMARY_STEPS], start=1):
-        failed = " FAILED" if row.kind == "error" else ""
-        parts.append(f"Step{number} {row.label} {ms(row.duration_ms)}{failed}")
+        step = (
+            _("Step{number} {label} {duration} FAILED")
+            if row.kind == "error"
+            else _("Step{number} {label} {duration}")
+        )
+        parts.append(step.format(number=number, label=row.label, duration=ms(row.duration_ms)))
     if len(steps) > SUMMARY_STEPS:
-        parts.append(f"... ({len(steps) - SUMMARY_STEPS} more)")
+        more = len(steps) - SUMMARY_STEPS
+        parts.append(ngettext("... ({n} more)", "... ({n} more)", more).format(n=more))
     return " -> ".join(parts)
 
 
@@ -226,9 +232,26 @@ def build_timeline(trace: Trace | None) -> Timeline:
     return Timeline(rows=rows, total_ms=total / 1e6, summary=_summary(rows))
 
 
+class Checked(Protocol):
+    """A check's verdict as stored: an attempt's ``AssertionResult``, a trace's
+    ``TraceCheck``."""
+
+    @property
+    def id(self) -> str: ...
+    @property
+    def verdict(self) -> str: ...
+    @property
+    def reason(self) -> str: ...
+    @property
+    def message(self) -> dict[str, Any] | None: ...
+    @property
+    def span_id(self) -> str | None: ...
+
+
 @dataclass(frozen=True)
 class FailedCheck:
-    """A check that failed an attempt, and the span of the timeline it points at."""
+    """A check that failed an attempt (or a production trace), and the span of the timeline
+    it points at."""
 
     number: int
     """Its place among the attempt's failed checks, from 1 (the panel's anchor)."""
@@ -241,9 +264,9 @@ class FailedCheck:
     """That span's label on the timeline."""
 
 
-def failed_checks(results: Sequence[AssertionResult], timeline: Timeline) -> list[FailedCheck]:
-    """The failed checks of an attempt, each with the span it points at (``span_id``) when
-    the timeline holds that span."""
+def failed_checks(results: Sequence[Checked], timeline: Timeline) -> list[FailedCheck]:
+    """The failed checks of an attempt or a trace, each with the span it points at
+    (``span_id``) when the timeline holds that span."""
     labels = {row.span.span_id: row.label for row in timeline.rows}
     failed = [r for r in results if r.verdict == "fail"]
     return [

@@ -2,7 +2,8 @@
 
 ``/traces`` lists the stored traces newest first, filtered by time, service (the agent), tool,
 error and a failed check; ``/traces/{id}`` shows one as the attempt page's timeline, with the
-checks run over it and what was masked, and a form that turns it into a pending case
+checks run over it (reasons in the reader's language, a failed check's span marked on the
+timeline) and what was masked, and a form that turns it into a pending case
 (``POST /traces/{id}/case``, approved on ``/pending``) or downloads the proposed case file
 (``/traces/{id}/case.yaml``). Their JSON twins are ``/api/traces`` and ``/api/traces/{id}``.
 
@@ -25,7 +26,7 @@ from seatrial.store import PendingCase, Store, TraceHead
 from seatrial.trace import Trace
 from seatrial.web._deps import PAGE_SIZE, PageNumber, render, store_of
 from seatrial.web._missing import not_found
-from seatrial.web._timeline import build_timeline, ms
+from seatrial.web._timeline import build_timeline, failed_by_span, failed_checks, ms
 
 router = APIRouter()
 
@@ -126,12 +127,16 @@ def trace_page(request: Request, trace_id: str) -> HTMLResponse:
         proposed = case_from_trace(trace)
     except InputError as error:
         proposed, problem = None, str(error)
+    timeline = build_timeline(trace)
+    failed = failed_checks(head.checks, timeline)
     return render(
         request,
         "trace.html",
         head=head,
         replies=agent_replies(trace),
-        timeline=build_timeline(trace),
+        timeline=timeline,
+        failed={check.assertion_id: check for check in failed},
+        failed_by=failed_by_span(failed),
         proposed=proposed,
         problem=problem,
         ms=ms,
