@@ -117,6 +117,16 @@ _US_DOLLARS = N_("US dollars")
 _TRACED_ATTEMPTS = N_("attempts (their traces)")
 _NONE_FAILED = N_("No attempt failed.")
 _NO_NEW_FAILURES = N_("No case that passed in its suite's previous run failed today.")
+_RUN_COLUMNS = (
+    N_("suite"),
+    N_("run"),
+    N_("agent"),
+    N_("attempts"),
+    N_("pass rate"),
+    N_("previous run"),
+    N_("change"),
+)
+"""The columns of the table of the day's runs, in the Markdown and the HTML alike."""
 
 
 def _spend_label(purpose: str) -> str:
@@ -132,21 +142,7 @@ def render_daily_markdown(report: DailyReport) -> str:
     if not report.runs:
         return "\n".join([*lines, _(_NO_RUNS)]) + "\n"
     lines += [f"## {_(_PASS_RATES)}", ""]
-    lines += [
-        "| "
-        + " | ".join(
-            [
-                _("suite"),
-                _("run"),
-                _("agent"),
-                _("attempts"),
-                _("pass rate"),
-                _("previous run"),
-                _("change"),
-            ]
-        )
-        + " |"
-    ]
+    lines += ["| " + " | ".join(_(column) for column in _RUN_COLUMNS) + " |"]
     lines += ["|---|---|---|---|---|---|---|"]
     for run in report.runs:
         previous = (
@@ -212,17 +208,7 @@ def daily_html_body(report: DailyReport, *, links: bool = False) -> str:
         parts.append(f'<p id="no-runs">{e(_(_NO_RUNS))}</p></section>')
         return "\n".join(parts)
     parts += [f"<h2>{e(_(_PASS_RATES))}</h2>", '<table id="daily-runs">']
-    parts.append(
-        _header(
-            _("suite"),
-            _("run"),
-            _("agent"),
-            _("attempts"),
-            _("pass rate"),
-            _("previous run"),
-            _("change"),
-        )
-    )
+    parts.append(_header(*(_(column) for column in _RUN_COLUMNS)))
     for run in report.runs:
         previous = (
             _rate(run.previous_pass_rate) + _(" ({text})").format(text=run_link(run.previous_id))
