@@ -127,3 +127,16 @@ def test_validate_counts_the_problems_in_chinese_and_quotes_them_as_written(tmp_
     assert english.stderr.splitlines()[0] == "1 problem:"
     assert chinese.stderr.splitlines()[1:] == english.stderr.splitlines()[1:]
     assert "bad.yaml:5" in english.stderr
+
+
+def test_validate_reads_the_locale_but_stays_light_of_the_projects_language(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.yaml").write_text(SUITE, encoding="utf-8")
+    (tmp_path / "seatrial.yaml").write_text("project: p\nlanguage: zh\n", encoding="utf-8")
+
+    by_locale = seatrial("validate", "a.yaml", LANG="zh_CN.UTF-8")
+    by_project = seatrial("validate", "a.yaml")
+
+    assert by_locale.output == "通过：1 个文件有效\n"
+    # validate does not read seatrial.yaml (docs/i18n.md): the project's language is not used
+    assert by_project.output == "ok: 1 file valid\n"

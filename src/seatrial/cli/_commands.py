@@ -74,9 +74,11 @@ def validate(
 ) -> None:
     """Check suite files without running anything; exit 2 listing every problem."""
     from seatrial.case import suite_files_in, validate_paths
-    from seatrial.i18n import ngettext
+    from seatrial.i18n import ngettext, reader_language, set_language
 
-    speak_reader_language(lang, project())
+    # --lang, SEATRIAL_LANG, the locale; not seatrial.yaml's `language:`: reading the project
+    # loads what a run needs, and validate stays light (tests/cli/test_startup.py).
+    set_language(reader_language(lang))
     problems = validate_paths(paths)
     if problems:
         count = len(problems)
