@@ -195,3 +195,67 @@ def test_verify_of_an_unknown_set_exits_2_naming_the_known_ones(seatrial) -> Non
 
     assert result.exit_code == 2
     assert "known: refunds" in result.stderr
+
+
+def _columns(line: str) -> list[str]:
+    return line.replace("┃", " ").split()
+
+
+def test_list_show_and_history_with_lang_zh_print_in_chinese(seatrial) -> None:
+    invoke, _ = seatrial
+    empty = invoke("list", "--lang", "zh")
+    invoke("import", "refunds", "refunds.yaml")
+    invoke("retire", "refunds", "order-1", "--reason", "查单 moved to its own set")
+
+    listed = invoke("list", "--lang", "zh")
+    shown = invoke("show", "refunds", "--lang", "zh")
+    history = invoke("history", "refunds", "--lang", "zh")
+    english = invoke("show", "refunds", "--lang", "en")
+
+    assert empty.stdout == "还没有黄金集；用 `seatrial datasets import NAME FILE` 创建一个\n"
+    assert _columns(listed.stdout.splitlines()[0]) == [
+        "名称",
+        "版本",
+        "用例数",
+        "更新时间",
+        "更新人",
+    ]
+    assert "refunds v2（共 2 个版本）：2 个用例，1 个已停用" in shown.stdout
+    assert _columns(shown.stdout.splitlines()[1]) == ["用例", "优先级", "类型", "类别", "对话轮次"]
+    assert "已停用 order-1：查单 moved to its own set" in shown.stdout
+    # the composition warning says what the check says, after the Chinese word for it
+    assert "警告：category '查单' has no active cases" in shown.stdout
+    assert _columns(history.stdout.splitlines()[0]) == [
+        "版本",
+        "时间",
+        "操作人",
+        "新增",
+        "停用",
+        "用例数",
+        "说明",
+    ]
+    assert "refunds v2 of 2: 2 cases, 1 retired" in english.stdout
+    assert "warning: category '查单' has no active cases" in english.stdout
+    assert _columns(english.stdout.splitlines()[1]) == [
+        "case",
+        "priority",
+        "type",
+        "category",
+        "turns",
+    ]
+
+
+def test_check_that_meets_every_requirement_says_so_in_chinese(seatrial, tmp_path) -> None:
+    invoke, _ = seatrial
+    cases = "".join(
+        f'{{"id": "c{n}", "turns": ["a", "b"], "priority": "P0", "tags": ["反幻觉"]}}\n'
+        for n in range(10)
+    )
+    (tmp_path / "good.jsonl").write_text(cases, encoding="utf-8")
+    invoke("import", "good", "good.jsonl")
+
+    chinese = invoke("show", "good", "--lang", "zh")
+    english = invoke("show", "good")
+
+    assert "构成检查：各项要求均满足" in chinese.stdout
+    assert "composition: every requirement met" in english.stdout

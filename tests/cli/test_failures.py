@@ -172,3 +172,59 @@ def test_daily_with_a_date_that_is_not_one_exits_2(project, monkeypatch):
 
     assert result.exit_code == 2
     assert "--date '10/03/2026' is not a date: write it as YYYY-MM-DD" in result.output
+
+
+def test_failures_with_lang_zh_prints_the_listing_in_chinese(project, monkeypatch):
+    result = invoke(project, monkeypatch, "failures", "latest", "--lang", "zh")
+    english = invoke(project, monkeypatch, "failures", "latest", "--lang", "en")
+
+    assert result.exit_code == 0, result.output
+    assert "：6 次执行失败，分为 2 类" in result.output
+    assert _columns(result.output.splitlines()[1]) == [
+        "#",
+        "类型",
+        "检查项",
+        "次数",
+        "标签",
+        "示例",
+    ]
+    assert "格式不符（format）" in result.output
+    # the labels are what the checks say, shown as written
+    assert "is_json failed" in result.output and "length failed" in result.output
+    assert "6 failed attempts in 2 clusters" in english.output
+    header = english.output.splitlines()[1]
+    assert _columns(header) == ["#", "type", "check", "count", "label", "example"]
+
+
+def test_verbose_failures_in_chinese_name_the_verdict_and_the_divergence(project, monkeypatch):
+    runs = invoke(project, monkeypatch, "runs", "--suite", "support")
+    planted = next(line.split()[0] for line in runs.output.splitlines() if "support" in line)
+
+    result = invoke(project, monkeypatch, "failures", planted, "-v", "--lang", "zh")
+
+    assert result.exit_code == 0, result.output
+    assert "loop-order #2 失败：" in result.output
+    assert "首次分歧：" in result.output
+    for english in ("FAIL:", "first divergence", "failed attempts"):
+        assert english not in result.output
+
+
+CLEAN = """suite: clean
+cases:
+  - {id: greeting, input: Hi, assertions: [{type: contains, value: help}]}
+"""
+
+
+def _columns(line: str) -> list[str]:
+    return line.replace("┃", " ").split()
+
+
+def test_a_run_with_no_failure_says_so_in_chinese(tmp_path, monkeypatch):
+    (tmp_path / "seatrial.yaml").write_text("project: clean\n", encoding="utf-8")
+    run_id = run_suite(tmp_path, CLEAN, "clean")
+
+    chinese = invoke(tmp_path, monkeypatch, "failures", run_id, "--lang", "zh")
+    english = invoke(tmp_path, monkeypatch, "failures", run_id, "--lang", "en")
+
+    assert chinese.output == f"运行 {run_id}：没有失败的执行\n"
+    assert english.output == f"run {run_id}: no attempt failed\n"

@@ -202,3 +202,37 @@ def test_length_mismatch_exits_2_naming_both_files(tmp_path):
     assert done.returncode == 2
     assert "LLMBar_Natural_GPT-4_Vanilla_NoRules.result.json" in done.stderr
     assert "Processed_MT-Bench.dataset.json" in done.stderr
+
+
+def test_agreement_with_lang_zh_prints_the_figures_in_chinese(tmp_path):
+    labels = tmp_path / "labels.jsonl"
+    predictions = tmp_path / "predictions.jsonl"
+    rows = [("退款", "pass", "pass"), ("退款", "fail", "fail"), ("预约", "pass", "fail")]
+    labels.write_text(
+        "".join(
+            json.dumps({"input": "q", "output": "a", "label": h, "category": c}) + "\n"
+            for c, h, _ in rows
+        ),
+        "utf-8",
+    )
+    predictions.write_text("".join(json.dumps({"label": j}) + "\n" for _, _, j in rows), "utf-8")
+    args = ["judge", "agreement", "--predictions", str(predictions), "--labels", str(labels)]
+
+    done = seatrial(*args, "--lang", "zh", cwd=tmp_path)
+    as_json = seatrial(*args, "--lang", "zh", "--format", "json", cwd=tmp_path)
+    english_json = seatrial(*args, "--format", "json", cwd=tmp_path)
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0] == "条数        3"
+    assert "一致率      0.667" in lines
+    assert any(line.startswith("kappa       ") and "置信区间" in line for line in lines)
+    assert any(
+        line.startswith("基准率      ") and "人工标注为 'pass' 的占比" in line for line in lines
+    )
+    # the tables wrap their titles to their width
+    assert "混淆矩阵" in done.stdout and "按类别" in done.stdout
+    assert re.search(r"退款\s+│\s+2\s+│\s+1\.000", done.stdout)
+    for english in ("agreement", "base rate", "per category", "bootstrap"):
+        assert english not in done.stdout
+    assert json.loads(as_json.stdout) == json.loads(english_json.stdout)

@@ -115,3 +115,34 @@ def test_wrong_labels_exit_2_with_what_to_do(tmp_path, queue):
     bad = seatrial("review", "--db", url, "--label", items[0].id, "perhaps", cwd=tmp_path)
     assert bad.returncode == 2
     assert "pass or fail" in bad.stderr
+
+
+def test_with_lang_zh_the_terminal_review_speaks_chinese(tmp_path, queue):
+    url, _ = queue
+    answers = "maybe\np\nlooks right\nq\n"
+    done = seatrial("review", "--db", url, "--who", "mia", "--lang", "zh", cwd=tmp_path,
+                    answers=answers)  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "第 1/3 条：" in done.stdout
+    assert "评审 judge-a：警告（置信度 0.50）" in done.stdout
+    assert "标注：p 通过，f 不通过，s 跳过，q 退出" in done.stdout
+    assert "请输入 p、f、s 或 q" in done.stdout
+    assert "复核队列中还剩 2 条待复核" in done.stdout
+    # what the judge and the agent said is quoted as written
+    assert "the reply says the refund is done; no refund tool ran" in done.stdout
+    for english in ("answer p, f, s or q", "open items left", "(confidence"):
+        assert english not in done.stdout
+
+
+def test_list_and_label_in_chinese_and_an_empty_queue(tmp_path, queue):
+    url, items = queue
+    listed = seatrial("review", "--db", url, "--list", "--lang", "zh", cwd=tmp_path)
+    labelled = seatrial("review", "--db", url, "--label", items[2].id, "fail", "--who", "li",
+                        "--lang", "zh", cwd=tmp_path)  # fmt: skip
+    empty = seatrial("review", "--db", f"sqlite:///{tmp_path / 'none.db'}", "--lang", "zh",
+                     cwd=tmp_path)  # fmt: skip
+
+    header = listed.stdout.splitlines()[0].replace("┃", " ").split()
+    assert header == ["条目", "入队时间", "运行", "用例", "原因", "评审结论", "置信度", "类别"]
+    assert f"已标注 {items[2].id}：不通过（li）" in labelled.stdout
+    assert empty.stdout == "复核队列是空的：没有要标注的条目\n"

@@ -233,3 +233,20 @@ def test_only_a_fall_below_the_bar_is_an_alarm() -> None:
     assert calibration_alarm(calibration(0.9), calibration(0.86), 0.85, 100) is None
     assert calibration_alarm(calibration(0.8), calibration(0.7), 0.85, 100) is None
     assert calibration_alarm(None, calibration(0.7), 0.85, 100) is None
+
+
+def test_calibrate_with_lang_zh_says_whether_the_judge_gates_in_chinese(tmp_path: Path) -> None:
+    with FakeOpenAI(verdict_for(BAD[:1])) as upstream:
+        folder = project(tmp_path, upstream)
+        labels = pointwise_labels(tmp_path / "labels.jsonl")
+        done = seatrial("judge", "calibrate", "--labels", str(labels), "--lang", "zh", cwd=folder)
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("评审        judge-a") and "提示词" in lines[0]
+    assert "一致率      0.833" in lines
+    assert any(
+        line.startswith("门禁        已校准：它判的失败（FAIL）会让运行失败（judge.min_agreement")
+        for line in lines
+    )
+    assert "calibrated" not in done.stdout and "agreement   " not in done.stdout

@@ -78,3 +78,43 @@ def test_a_project_without_schedules_says_so(
     result = invoke(tmp_path, monkeypatch)
     assert result.exit_code == 0
     assert "has no `schedules:`" in result.output
+
+
+def test_with_lang_zh_the_table_and_history_are_in_chinese(
+    project: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    table = invoke(project, monkeypatch, "--lang", "zh")
+    history = invoke(project, monkeypatch, "--history", "nightly", "--lang", "zh")
+    english = invoke(project, monkeypatch, "--history", "nightly")
+
+    assert table.exit_code == 0, table.output
+    header = table.output.splitlines()[0].replace("┃", " ").split()
+    assert header == ["定时任务", "任务", "cron", "下次执行", "上次执行", "结果", "运行"]
+    nightly = next(line for line in table.output.splitlines() if "nightly" in line)
+    assert "出错：agent down" in nightly
+    hourly = next(line for line in table.output.splitlines() if "hourly" in line)
+    assert "尚未执行" in hourly
+    lines = [line for line in history.output.splitlines() if "Asia/Shanghai" in line]
+    assert "出错：agent down" in lines[0] and "成功" in lines[1]
+    assert history.output.splitlines()[0].replace("┃", " ").split() == [
+        "计划时间", "结果", "运行", "服务器"
+    ]  # fmt: skip
+    assert "error: agent down" in english.output
+    assert english.output.splitlines()[0].replace("┃", " ").split() == [
+        "due", "result", "runs", "server"
+    ]  # fmt: skip
+
+
+def test_a_schedule_not_run_yet_and_no_schedules_say_so_in_chinese(
+    project: Path, monkeypatch: pytest.MonkeyPatch, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    never = invoke(project, monkeypatch, "--history", "hourly", "--lang", "zh")
+    empty = tmp_path_factory.mktemp("no-schedules")
+    (empty / "seatrial.yaml").write_text("project: none\n", encoding="utf-8")
+    none = invoke(empty, monkeypatch, "--lang", "zh")
+
+    assert never.output == "定时任务 hourly：尚未执行\n"
+    assert none.exit_code == 0, none.output
+    assert (
+        none.output == f"{empty / 'seatrial.yaml'} 里没有 `schedules:`（见 docs/monitoring.md）\n"
+    )

@@ -34,7 +34,7 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import InputError
-from seatrial.i18n import N_, counted
+from seatrial.i18n import N_
 
 if TYPE_CHECKING:
     from seatrial.config import Config
@@ -70,20 +70,27 @@ def validate(
     paths: Annotated[
         list[Path], typer.Argument(metavar="PATH...", help=N_("Suite files to check."))
     ],
+    lang: Lang = None,
 ) -> None:
     """Check suite files without running anything; exit 2 listing every problem."""
     from seatrial.case import suite_files_in, validate_paths
+    from seatrial.i18n import ngettext, reader_language, set_language
 
+    # --lang, SEATRIAL_LANG, the locale; not seatrial.yaml's `language:`: reading the project
+    # loads what a run needs, and validate stays light (tests/cli/test_startup.py).
+    set_language(reader_language(lang))
     problems = validate_paths(paths)
     if problems:
-        said = counted(len(problems), "problem")
-        err_console.print(f"[red]{said}:[/]")
+        count = len(problems)
+        heading = ngettext("[red]{count} problem:[/]", "[red]{count} problems:[/]", count)
+        err_console.print(heading.format(count=count))
         for problem in problems:
             err_console.print(f"  {problem}", markup=False)
         raise typer.Exit(2)
     # A folder stands for the suite files in it: count those, not the arguments.
     files = sum(len(suite_files_in(path)) if path.is_dir() else 1 for path in paths)
-    console.print(f"[green]ok[/]: {counted(files, 'file')} valid")
+    valid = ngettext("[green]ok[/]: {count} file valid", "[green]ok[/]: {count} files valid", files)
+    console.print(valid.format(count=files))
 
 
 @app.command()
@@ -95,10 +102,16 @@ def runs(
     tag: TagFilter = None,
     format: TextOrJson = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """List stored runs, newest first."""
+    from seatrial.i18n import gettext as _
+    from seatrial.i18n import pgettext
+
     chosen_format(format)
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         infos = store.list_runs(limit=limit, suite=suite, agent=agent, tag=tag)
         counts = store.verdict_counts([info.run_id for info in infos])
     listed: list[dict[str, Any]] = []
@@ -122,12 +135,25 @@ def runs(
         typer.echo(json.dumps(listed, indent=2, ensure_ascii=False))
         return
     if not listed:
-        console.print("no runs stored yet: try `seatrial demo`")
+        console.print(_("no runs stored yet: try `seatrial demo`"))
         return
     table = Table(show_edge=False, pad_edge=False)
-    table.add_column("run", no_wrap=True)
-    for column in ("started", "suite", "agent", "status", "attempts", "pass rate", "tags"):
+    table.add_column(pgettext("runs column", "run"), no_wrap=True)
+    for column in (
+        pgettext("runs column", "started"),
+        pgettext("runs column", "suite"),
+        pgettext("runs column", "agent"),
+        pgettext("runs column", "status"),
+        pgettext("runs column", "attempts"),
+        pgettext("runs column", "pass rate"),
+        pgettext("runs column", "tags"),
+    ):
         table.add_column(column)
+    status_words = {
+        "running": pgettext("run", "running"),
+        "finished": pgettext("run", "finished"),
+        "interrupted": pgettext("run", "interrupted"),
+    }
     for run in listed:
         started = dt.datetime.fromtimestamp(run["started_at"]).strftime("%Y-%m-%d %H:%M")
         rate = run["pass_rate"]
@@ -136,7 +162,7 @@ def runs(
             started,
             escape(run["suite"]),
             escape(run["agent"]),
-            run["status"],
+            status_words.get(run["status"], run["status"]),
             str(run["attempts"]),
             "-" if rate is None else f"{rate:.0%}",
             escape(",".join(run["tags"])),

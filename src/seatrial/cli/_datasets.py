@@ -12,9 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import default_who, open_store
-from seatrial.cli._options import Db, Note, Reason, TextOrJson, Who, chosen_format
-from seatrial.i18n import N_, counted
+from seatrial.cli._context import default_who, open_store, project, speak_reader_language
+from seatrial.cli._options import Db, Lang, Note, Reason, TextOrJson, Who, chosen_format
+from seatrial.i18n import N_, counted, ngettext, pgettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.dataset import CompositionWarning
@@ -64,18 +65,28 @@ def _warnings(
 
 def _print_warnings(warnings: list[CompositionWarning]) -> None:
     if not warnings:
-        console.print("[green]composition: every requirement met[/]")
+        console.print(_("[green]composition: every requirement met[/]"))
         return
     for warning in warnings:
-        console.print(f"[yellow]warning:[/] {escape(warning.message)}", highlight=False)
+        console.print(
+            _("[yellow]warning:[/] {message}").format(message=escape(warning.message)),
+            highlight=False,
+        )
+
+
+def _store(db: str | None, lang: str | None) -> Store:
+    """The store, once the rest of the command speaks the reader's language (``--lang``)."""
+    config = project()
+    speak_reader_language(lang, config)
+    return open_store(db, config)
 
 
 @datasets_app.command("list")
 @guarded
-def list_sets(format: TextOrJson = "text", db: Db = None) -> None:
+def list_sets(format: TextOrJson = "text", db: Db = None, lang: Lang = None) -> None:
     """List the golden sets with their newest version and active cases."""
     chosen_format(format)
-    with open_store(db) as store:
+    with _store(db, lang) as store:
         newest = [store.golden_versions(name)[-1] for name in store.golden_names()]
     if format == "json":
         typer.echo(
@@ -84,11 +95,18 @@ def list_sets(format: TextOrJson = "text", db: Db = None) -> None:
         return
     if not newest:
         console.print(
-            "no golden sets yet; `seatrial datasets import NAME FILE` creates one", markup=False
+            _("no golden sets yet; `seatrial datasets import NAME FILE` creates one"),
+            markup=False,
         )
         return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("name", "version", "cases", "changed", "by"):
+    for column in (
+        pgettext("datasets column", "name"),
+        pgettext("datasets column", "version"),
+        pgettext("datasets column", "cases"),
+        pgettext("datasets column", "changed"),
+        pgettext("datasets column", "by"),
+    ):
         table.add_column(column)
     for version in newest:
         table.add_row(
@@ -104,13 +122,17 @@ def list_sets(format: TextOrJson = "text", db: Db = None) -> None:
 @datasets_app.command()
 @guarded
 def show(
-    ref: RefArgument, category: CategoryOption = None, format: TextOrJson = "text", db: Db = None
+    ref: RefArgument,
+    category: CategoryOption = None,
+    format: TextOrJson = "text",
+    db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Show a golden set at a version: its cases, versions and composition warnings."""
     from dataclasses import asdict
 
     chosen_format(format)
-    with open_store(db) as store:
+    with _store(db, lang) as store:
         snapshot = _snapshot(store, ref)
         versions = store.golden_versions(snapshot.dataset)
         warnings = _warnings(store, snapshot, category)
@@ -122,13 +144,25 @@ def show(
         }
         typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return
+    cases = ngettext("{count} case", "{count} cases", len(snapshot.cases))
     console.print(
-        f"[bold]{escape(snapshot.dataset)}[/] v{snapshot.version} of {len(versions)}: "
-        f"{counted(len(snapshot.cases), 'case')}, {len(snapshot.retired)} retired",
+        _("[bold]{name}[/] v{version} of {versions}: {cases}, {retired} retired").format(
+            name=escape(snapshot.dataset),
+            version=snapshot.version,
+            versions=len(versions),
+            cases=cases.format(count=len(snapshot.cases)),
+            retired=len(snapshot.retired),
+        ),
         highlight=False,
     )
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("case", "priority", "type", "category", "turns"):
+    for column in (
+        pgettext("datasets column", "case"),
+        pgettext("datasets column", "priority"),
+        pgettext("datasets column", "type"),
+        pgettext("datasets column", "category"),
+        pgettext("datasets column", "turns"),
+    ):
         table.add_column(column)
     for case in snapshot.cases:
         table.add_row(
@@ -140,16 +174,22 @@ def show(
         )
     console.print(table)
     for case_id, reason in snapshot.retired.items():
-        console.print(f"retired {case_id}: {reason}", markup=False, highlight=False)
+        console.print(
+            _("retired {case_id}: {reason}").format(case_id=case_id, reason=reason),
+            markup=False,
+            highlight=False,
+        )
     _print_warnings(warnings)
 
 
 @datasets_app.command()
 @guarded
-def history(name: NameArgument, format: TextOrJson = "text", db: Db = None) -> None:
+def history(
+    name: NameArgument, format: TextOrJson = "text", db: Db = None, lang: Lang = None
+) -> None:
     """List a golden set's versions: when, who, what changed and why."""
     chosen_format(format)
-    with open_store(db) as store:
+    with _store(db, lang) as store:
         versions = store.golden_versions(name)
         if not versions:
             store.golden_snapshot(name)  # says which sets exist
@@ -159,7 +199,15 @@ def history(name: NameArgument, format: TextOrJson = "text", db: Db = None) -> N
         )
         return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("version", "when", "who", "added", "retired", "cases", "note"):
+    for column in (
+        pgettext("datasets column", "version"),
+        pgettext("datasets column", "when"),
+        pgettext("datasets column", "who"),
+        pgettext("datasets column", "added"),
+        pgettext("datasets column", "retired"),
+        pgettext("datasets column", "cases"),
+        pgettext("datasets column", "note"),
+    ):
         table.add_column(column)
     for v in versions:
         table.add_row(

@@ -11,9 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db, TextOrJson, chosen_format
-from seatrial.i18n import N_
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Db, Lang, TextOrJson, chosen_format
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.dataset import FailureCluster
@@ -40,19 +41,32 @@ def _cut(text: str, limit: int = EXAMPLE_CHARS) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def _print(run_id: str, clusters: list[FailureCluster], verbose: bool) -> None:
-    failed = sum(cluster.count for cluster in clusters)
+def _headline(run_id: str, clusters: list[FailureCluster]) -> str:
     if not clusters:
-        console.print(f"run {run_id}: no attempt failed")
-        return
-    console.print(
-        f"run {run_id}: {failed} failed attempt{'s' if failed != 1 else ''} "
-        f"in {len(clusters)} cluster{'s' if len(clusters) != 1 else ''}",
-        highlight=False,
+        return _("run {run_id}: no attempt failed").format(run_id=run_id)
+    failed = sum(cluster.count for cluster in clusters)
+    attempts = ngettext("{count} failed attempt", "{count} failed attempts", failed)
+    groups = ngettext("{count} cluster", "{count} clusters", len(clusters))
+    return _("run {run_id}: {attempts} in {clusters}").format(
+        run_id=run_id,
+        attempts=attempts.format(count=failed),
+        clusters=groups.format(count=len(clusters)),
     )
+
+
+def _print(run_id: str, clusters: list[FailureCluster], verbose: bool) -> None:
+    from seatrial.record import failure_type_word, verdict_word
+
+    console.print(_headline(run_id, clusters), highlight=False)
+    if not clusters:
+        return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("#", "type", "check", "count", "label", "example"):
-        table.add_column(column, justify="right" if column in ("#", "count") else "left")
+    table.add_column("#", justify="right")
+    table.add_column(pgettext("failures column", "type"))
+    table.add_column(pgettext("failures column", "check"))
+    table.add_column(pgettext("failures column", "count"), justify="right")
+    table.add_column(pgettext("failures column", "label"))
+    table.add_column(pgettext("failures column", "example"))
     for number, cluster in enumerate(clusters, start=1):
         label = escape(cluster.label)
         if cluster.name:
@@ -60,7 +74,7 @@ def _print(run_id: str, clusters: list[FailureCluster], verbose: bool) -> None:
         example = cluster.example
         table.add_row(
             str(number),
-            escape(cluster.failure_type),
+            escape(failure_type_word(cluster.failure_type)),
             escape(cluster.check or "-"),
             str(cluster.count),
             label,
@@ -72,13 +86,22 @@ def _print(run_id: str, clusters: list[FailureCluster], verbose: bool) -> None:
             console.print(f"\n[bold]{number}[/] {escape(cluster.label)}", highlight=False)
             for member in cluster.members:
                 console.print(
-                    f"  {escape(member.case_id)} #{member.attempt} {member.verdict}: "
-                    f"{escape(_cut(member.reason))}",
+                    "  "
+                    + _("{case_id} #{attempt} {verdict}: {reason}").format(
+                        case_id=escape(member.case_id),
+                        attempt=member.attempt,
+                        verdict=verdict_word(member.verdict),
+                        reason=escape(_cut(member.reason)),
+                    ),
                     highlight=False,
                 )
                 if member.divergence:
                     console.print(
-                        f"    first divergence: {escape(_cut(member.divergence))}", highlight=False
+                        "    "
+                        + _("first divergence: {step}").format(
+                            step=escape(_cut(member.divergence))
+                        ),
+                        highlight=False,
                     )
 
 
@@ -116,6 +139,7 @@ def failures(
         bool, typer.Option("--verbose", "-v", help=N_("List every cluster's members."))
     ] = False,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Group a run's failed attempts by failure type and the check they failed, then by what
     their reasons, replies and first divergent steps say."""
@@ -125,8 +149,9 @@ def failures(
     from seatrial.dataset import cluster_failures
 
     as_json = chosen_format(format) == "json" or as_json
-
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         run_id = resolve_run_ref(store, run)
         clusters = cluster_failures(store, run_id, threshold=threshold)
         if name_with and clusters:

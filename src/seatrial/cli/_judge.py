@@ -10,19 +10,21 @@ import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import open_store, project
+from seatrial.cli._context import open_store, project, speak_reader_language
 from seatrial.cli._options import (
     Db,
     Judge,
     JudgeConcurrency,
     Labels,
     LabelsFile,
+    Lang,
     Resamples,
     Seed,
     TextOrJson,
     chosen_format,
 )
 from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.judge import AgreementReport, JudgeSettings, PositionalFigures
@@ -36,50 +38,71 @@ app.add_typer(judge_app, name="judge")
 
 
 def _figure(value: float | None) -> str:
-    return "undefined" if value is None else f"{value:.3f}"
+    return _("undefined") if value is None else f"{value:.3f}"
+
+
+def _padded(text: str, width: int) -> str:
+    """``text`` padded with spaces to ``width`` terminal cells (a Chinese character takes two)."""
+    from rich.cells import cell_len
+
+    return text + " " * max(width - cell_len(text), 0)
+
+
+def _line(label: str, value: str) -> str:
+    """One line of the figures: ``label`` in a column 12 cells wide, then ``value``."""
+    return _padded(label, 12) + value
 
 
 def _print_positional(figures: PositionalFigures) -> None:
     n = figures.items
     # Named as LLMBar names them, with the key of its statistics.json in brackets, so the
     # figures can be read against its published tables.
+    of = _("{count} of {n}")
     rows = [
-        ("accuracy, original order", figures.original_order_accuracy,
-         f"{figures.original_order_correct} of {n}", "correct_False"),
-        ("accuracy, swapped order", figures.swapped_order_accuracy,
-         f"{figures.swapped_order_correct} of {n}", "correct_True"),
-        ("average accuracy (Acc.)", figures.average_accuracy,
-         "mean of both", "correct_average"),
-        ("correct on both orders", figures.both_orders_accuracy,
-         f"{figures.both_orders_correct} of {n}", "correct_both"),
-        ("positional agreement rate (Agr.)", figures.positional_agreement_rate,
-         f"{figures.same_choice} of {n}", "equal"),
+        (_("accuracy, original order"), figures.original_order_accuracy,
+         of.format(count=figures.original_order_correct, n=n), "correct_False"),
+        (_("accuracy, swapped order"), figures.swapped_order_accuracy,
+         of.format(count=figures.swapped_order_correct, n=n), "correct_True"),
+        (_("average accuracy (Acc.)"), figures.average_accuracy,
+         _("mean of both"), "correct_average"),
+        (_("correct on both orders"), figures.both_orders_accuracy,
+         of.format(count=figures.both_orders_correct, n=n), "correct_both"),
+        (_("positional agreement rate (Agr.)"), figures.positional_agreement_rate,
+         of.format(count=figures.same_choice, n=n), "equal"),
     ]  # fmt: skip
-    console.print("LLMBar's figures (each item judged in both orders of its outputs):")
+    console.print(_("LLMBar's figures (each item judged in both orders of its outputs):"))
     for name, share, count, key in rows:
-        console.print(f"  {name:<33}{share:6.1%}  {count:<12} ({key})", markup=False)
+        console.print(
+            f"  {_padded(name, 33)}{share:6.1%}  {_padded(count, 12)} ({key})", markup=False
+        )
 
 
 def _print_text(report: AgreementReport) -> None:
-    console.print(f"items       {report.items}")
+    console.print(_line(_("items"), str(report.items)))
     if report.positional is not None:
         _print_positional(report.positional)
-    agreement = f"agreement   {report.agreement:.3f}"
+    agreement = f"{report.agreement:.3f}"
     if report.positional is not None:
-        agreement += "  (correct on both orders)"
-    console.print(agreement, markup=False)
+        agreement += _("  (correct on both orders)")
+    console.print(_line(_("agreement"), agreement), markup=False)
     interval = report.kappa_interval
     spread = (
-        f"  ({interval.confidence:.0%} CI {interval.low:.3f} to {interval.high:.3f}, "
-        f"{interval.resamples} bootstrap resamples, seed {interval.seed})"
+        _(
+            "  ({confidence} CI {low} to {high}, {resamples} bootstrap resamples, seed {seed})"
+        ).format(
+            confidence=f"{interval.confidence:.0%}",
+            low=f"{interval.low:.3f}",
+            high=f"{interval.high:.3f}",
+            resamples=interval.resamples,
+            seed=interval.seed,
+        )
         if interval is not None
         else ""
     )
-    console.print(f"kappa       {_figure(report.kappa)}{spread}", markup=False)
-    console.print(
-        f"base rate   {report.base_rate:.3f}  (share of human labels {report.positive_label!r})"
-    )
-    matrix = Table(title="confusion (rows: people, columns: judge)", title_justify="left")
+    console.print(_line(_("kappa"), _figure(report.kappa) + spread), markup=False)
+    share = _("  (share of human labels {label})").format(label=repr(report.positive_label))
+    console.print(_line(_("base rate"), f"{report.base_rate:.3f}{share}"))
+    matrix = Table(title=_("confusion (rows: people, columns: judge)"), title_justify="left")
     matrix.add_column("")
     for label in report.confusion.labels:
         matrix.add_column(label, justify="right")
@@ -87,9 +110,10 @@ def _print_text(report: AgreementReport) -> None:
         matrix.add_row(label, *(str(count) for count in row))
     console.print(matrix)
     if report.categories:
-        table = Table(title="per category", title_justify="left")
-        for column in ("category", "items", "agreement", "kappa", "base rate"):
-            table.add_column(column, justify="left" if column == "category" else "right")
+        table = Table(title=_("per category"), title_justify="left")
+        table.add_column(_("category"))
+        for column in (_("items"), _("agreement"), _("kappa"), _("base rate")):
+            table.add_column(column, justify="right")
         for category in report.categories:
             table.add_row(
                 category.category,
@@ -100,7 +124,7 @@ def _print_text(report: AgreementReport) -> None:
             )
         console.print(table)
     for note in report.notes:
-        console.print(f"note: {note}", markup=False)
+        console.print(_("note: {note}").format(note=note), markup=False)
 
 
 @judge_app.command()
@@ -116,6 +140,7 @@ def agreement(
     format: TextOrJson = "text",
     resamples: Resamples = 2000,
     seed: Seed = 0,
+    lang: Lang = None,
 ) -> None:
     """Agreement of judgements made elsewhere with human labels of the same items.
 
@@ -130,6 +155,7 @@ def agreement(
     chosen_format(format)
     from seatrial.judge import agreement_report, load_labels, load_predictions, match_judgements
 
+    speak_reader_language(lang, project())
     label_set = load_labels(labels)
     pairs = match_judgements(load_predictions(predictions, label_set.kind), label_set)
     orders = [judgement.orders for _, judgement in pairs]
@@ -202,6 +228,7 @@ def calibrate(
     resamples: Resamples = 2000,
     seed: Seed = 0,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Run the judge over human-labelled items, store how far it agrees, and say if it gates.
 
@@ -216,7 +243,9 @@ def calibrate(
     from seatrial.judge import calibration_alarm, meets_bar
 
     chosen_format(format)
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         calibration, report, settings = asyncio.run(
             _calibrate(labels, judge, prompt, store, concurrency, resamples, seed)
         )
@@ -233,22 +262,20 @@ def calibrate(
             )
         )
     else:
-        console.print(
-            f"judge       {calibration.judge_model}  prompt {calibration.prompt_version} "
-            f"(hash {calibration.prompt_hash[:12]})",
-            markup=False,
+        judged = _("{model}  prompt {version} (hash {hash})").format(
+            model=calibration.judge_model,
+            version=calibration.prompt_version,
+            hash=calibration.prompt_hash[:12],
         )
+        console.print(_line(_("judge"), judged), markup=False)
         _print_text(report)
-        bar = (
-            f"judge.min_agreement {settings.min_agreement:.0%} on at least "
-            f"{settings.min_labels} items"
+        bar = _("judge.min_agreement {share} on at least {count} items").format(
+            share=f"{settings.min_agreement:.0%}", count=settings.min_labels
         )
         if gates:
-            console.print(f"gate        calibrated: its FAIL verdicts fail runs ({bar})")
+            said = _("calibrated: its FAIL verdicts fail runs ({bar})")
         else:
-            console.print(
-                f"gate        not calibrated: its FAIL verdicts stay advisory WARNINGs "
-                f"(needs {bar})"
-            )
+            said = _("not calibrated: its FAIL verdicts stay advisory WARNINGs (needs {bar})")
+        console.print(_line(_("gate"), said.format(bar=bar)))
     if alarm is not None:
         err_console.print(f"[bold red]{alarm}[/]", highlight=False)

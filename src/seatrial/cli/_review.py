@@ -9,10 +9,11 @@ import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import default_who, open_store
-from seatrial.cli._options import Db, Note, Who
+from seatrial.cli._context import default_who, open_store, project, speak_reader_language
+from seatrial.cli._options import Db, Lang, Note, Who
 from seatrial.errors import InputError, RunNotFound
-from seatrial.i18n import N_, counted
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.store import ReviewItem, Store
@@ -27,11 +28,20 @@ def _when(seconds: float) -> str:
 
 def _list(items: list[ReviewItem]) -> None:
     if not items:
-        console.print("the review queue is empty: nothing to label")
+        console.print(_("the review queue is empty: nothing to label"))
         return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("item", "queued", "run", "case", "why", "judge", "confidence", "category"):
-        table.add_column(column, no_wrap=column in ("item", "run"))
+    table.add_column(pgettext("review column", "item"), no_wrap=True)
+    table.add_column(pgettext("review column", "queued"))
+    table.add_column(pgettext("review column", "run"), no_wrap=True)
+    for column in (
+        pgettext("review column", "case"),
+        pgettext("review column", "why"),
+        pgettext("review column", "judge"),
+        pgettext("review column", "confidence"),
+        pgettext("review column", "category"),
+    ):
+        table.add_column(column)
     for item in items:
         table.add_row(
             item.id[:12],
@@ -47,41 +57,70 @@ def _list(items: list[ReviewItem]) -> None:
 
 
 def _show(item: ReviewItem, position: int, total: int) -> None:
-    console.rule(f"item {position} of {total}: {item.id[:12]}")
+    from seatrial.record import verdict_word
+
+    console.rule(
+        _("item {position} of {total}: {item}").format(
+            position=position, total=total, item=item.id[:12]
+        )
+    )
     console.print(
-        f"run {item.run_id}  case {item.case_id}  attempt {item.attempt}  "
-        f"assertion {item.assertion_id}  category {item.category or '-'}  why {item.why}",
+        _(
+            "run {run_id}  case {case_id}  attempt {attempt}  assertion {assertion}  "
+            "category {category}  why {why}"
+        ).format(
+            run_id=item.run_id,
+            case_id=item.case_id,
+            attempt=item.attempt,
+            assertion=item.assertion_id,
+            category=item.category or "-",
+            why=item.why,
+        ),
         markup=False,
     )
-    console.print("[bold]input[/]")
+    console.print(_("[bold]input[/]"))
     console.print(item.input, markup=False)
-    console.print("[bold]reply[/]")
+    console.print(_("[bold]reply[/]"))
     console.print(item.output, markup=False)
-    confidence = "" if item.confidence is None else f" (confidence {item.confidence:.2f})"
-    judge = f" {item.judge_model}" if item.judge_model else ""
-    console.print(f"[bold]judge{judge}[/]: {item.judge_verdict}{confidence}")
+    verdict = verdict_word(item.judge_verdict)
+    if item.confidence is not None:
+        verdict = _("{verdict} (confidence {confidence:.2f})").format(
+            verdict=verdict, confidence=item.confidence
+        )
+    if item.judge_model:
+        line = _("[bold]judge {model}[/]: {verdict}").format(
+            model=item.judge_model, verdict=verdict
+        )
+    else:
+        line = _("[bold]judge[/]: {verdict}").format(verdict=verdict)
+    console.print(line)
     console.print(item.judge_reason, markup=False)
 
 
 def _ask(item: ReviewItem, store: Store, who: str) -> bool:
     """Label one item from the terminal; False when the person quits."""
     while True:
-        answer = typer.prompt("label: [p]ass, [f]ail, [s]kip, [q]uit").strip().lower()
+        answer = typer.prompt(_("label: [p]ass, [f]ail, [s]kip, [q]uit")).strip().lower()
         if answer in _QUIT:
             return False
         if answer in _ANSWERS:
             break
-        console.print("answer p, f, s or q")
+        console.print(_("answer p, f, s or q"))
     if _ANSWERS[answer] == "skip":
         return True
     label: Literal["pass", "fail"] = "pass" if _ANSWERS[answer] == "pass" else "fail"
     failure_type = None
     if label == "fail":
-        failure_type = typer.prompt("failure type (empty for none)", default="").strip() or None
-    note = typer.prompt("note (empty for none)", default="").strip()
+        failure_type = typer.prompt(_("failure type (empty for none)"), default="").strip() or None
+    note = typer.prompt(_("note (empty for none)"), default="").strip()
     store.label_review_item(item.id, label, failure_type, note, who)
-    console.print(f"labelled {item.id[:12]} {label} by {who}", markup=False)
+    console.print(_labelled(item.id[:12], label, who), markup=False)
     return True
+
+
+def _labelled(item_id: str, label: str, who: str) -> str:
+    said = pgettext("label", "pass") if label == "pass" else pgettext("label", "fail")
+    return _("labelled {item} {label} by {who}").format(item=item_id, label=said, who=who)
 
 
 def _run_id(store: Store, ref: str | None) -> str | None:
@@ -117,6 +156,7 @@ def review(
     note: Note = "",
     who: Who = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Label the judge's verdicts that need a person: WARNINGs, low confidence, disagreements.
 
@@ -125,7 +165,9 @@ def review(
     when. Labelled items feed `seatrial judge calibrate --labels queue`.
     """
     person = who or default_who()
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         if label is not None:
             item_id, verdict = label
             verdict = verdict.strip().lower()
@@ -138,7 +180,7 @@ def review(
             done = store.label_review_item(
                 item_id, "pass" if verdict == "pass" else "fail", failure_type, note, person
             )
-            console.print(f"labelled {done.id} {verdict} by {person}", markup=False)
+            console.print(_labelled(done.id, verdict, person), markup=False)
             return
         run_id = _run_id(store, run)
         items = store.review_items(status="open", run_id=run_id)
@@ -152,4 +194,9 @@ def review(
             if not _ask(item, store, person):
                 break
         left = len(store.review_items(status="open", run_id=run_id))
-        console.print(f"{counted(left, 'open item')} left in the review queue")
+        remaining = ngettext(
+            "{count} open item left in the review queue",
+            "{count} open items left in the review queue",
+            left,
+        )
+        console.print(remaining.format(count=left))

@@ -11,10 +11,11 @@ import typer
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db, HistoryLimit, TextOrJson, chosen_format
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Db, HistoryLimit, Lang, TextOrJson, chosen_format
 from seatrial.errors import InputError
-from seatrial.i18n import N_
+from seatrial.i18n import N_, pgettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.config import ScheduleConfig
@@ -31,6 +32,7 @@ def schedules(
     limit: HistoryLimit = 20,
     format: TextOrJson = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """List the schedules `seatrial serve` runs: job, cron, next due time, last run and its
     result (ok, failed: a gate not met, error, running)."""
@@ -41,12 +43,15 @@ def schedules(
 
     chosen_format(format)
     config = project()
+    speak_reader_language(lang, config)
     if not config.schedules and format == "json":
         typer.echo("[]")
         return
     if not config.schedules:
         console.print(
-            f"{config.file or CONFIG_FILE} has no `schedules:` (see docs/monitoring.md)",
+            _("{file} has no `schedules:` (see docs/monitoring.md)").format(
+                file=config.file or CONFIG_FILE
+            ),
             highlight=False,
         )
         return
@@ -81,7 +86,15 @@ def schedules(
         typer.echo(json.dumps(listed, indent=2, ensure_ascii=False))
         return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("schedule", "job", "cron", "next due", "last due", "result", "runs"):
+    for column in (
+        pgettext("schedules column", "schedule"),
+        pgettext("schedules column", "job"),
+        "cron",
+        pgettext("schedules column", "next due"),
+        pgettext("schedules column", "last due"),
+        pgettext("schedules column", "result"),
+        pgettext("schedules column", "runs"),
+    ):
         table.add_column(column)
     for schedule in config.schedules:
         last = latest.get(schedule.name)
@@ -90,22 +103,39 @@ def schedules(
             schedule.job,
             schedule.cron,
             schedule.shown(schedule.next_after(now)),
-            *(_last_cells(schedule, last) if last else ("-", "not run yet", "")),
+            *(_last_cells(schedule, last) if last else ("-", _("not run yet"), "")),
         )
     console.print(table, markup=False, highlight=False)
 
 
+def _status(status: str) -> str:
+    """A schedule run's status (ok, failed, error, running) in the reader's language."""
+    words = {
+        "ok": pgettext("schedule", "ok"),
+        "failed": pgettext("schedule", "failed"),
+        "error": pgettext("schedule", "error"),
+        "running": pgettext("schedule", "running"),
+    }
+    return words.get(status, status)
+
+
 def _last_cells(schedule: ScheduleConfig, run: ScheduleRun) -> tuple[str, str, str]:
-    result = f"{run.status}: {run.error}" if run.error else run.status
+    status = _status(run.status)
+    result = _("{status}: {error}").format(status=status, error=run.error) if run.error else status
     return schedule.shown(run.due_at), result, " ".join(run.run_ids)
 
 
 def _print_history(schedule: ScheduleConfig, runs: list[ScheduleRun]) -> None:
     if not runs:
-        console.print(f"schedule {schedule.name}: not run yet", highlight=False)
+        console.print(_("schedule {name}: not run yet").format(name=schedule.name), highlight=False)
         return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("due", "result", "runs", "server"):
+    for column in (
+        pgettext("schedules column", "due"),
+        pgettext("schedules column", "result"),
+        pgettext("schedules column", "runs"),
+        pgettext("schedules column", "server"),
+    ):
         table.add_column(column)
     for run in runs:
         result, run_ids = _last_cells(schedule, run)[1:]
