@@ -129,14 +129,18 @@ def test_validate_counts_the_problems_in_chinese_and_quotes_them_as_written(tmp_
     assert "bad.yaml:5" in english.stderr
 
 
-def test_validate_reads_the_locale_but_stays_light_of_the_projects_language(tmp_path, monkeypatch):
+def test_validate_reads_the_locale_and_the_projects_language(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "a.yaml").write_text(SUITE, encoding="utf-8")
     (tmp_path / "seatrial.yaml").write_text("project: p\nlanguage: zh\n", encoding="utf-8")
 
-    by_locale = seatrial("validate", "a.yaml", LANG="zh_CN.UTF-8")
     by_project = seatrial("validate", "a.yaml")
+    by_option = seatrial("validate", "a.yaml", "--lang", "en")
+    (tmp_path / "seatrial.yaml").write_text("project: p\n", encoding="utf-8")
+    by_locale = seatrial("validate", "a.yaml", LANG="zh_CN.UTF-8")
+    by_nothing = seatrial("validate", "a.yaml")
 
+    assert by_project.output == "通过：1 个文件有效\n"
+    assert by_option.output == "ok: 1 file valid\n"
     assert by_locale.output == "通过：1 个文件有效\n"
-    # validate does not read seatrial.yaml (docs/i18n.md): the project's language is not used
-    assert by_project.output == "ok: 1 file valid\n"
+    assert by_nothing.output == "ok: 1 file valid\n"

@@ -74,11 +74,13 @@ def validate(
 ) -> None:
     """Check suite files without running anything; exit 2 listing every problem."""
     from seatrial.case import suite_files_in, validate_paths
-    from seatrial.i18n import ngettext, reader_language, set_language
+    from seatrial.cli._help import configured_language
+    from seatrial.i18n import language_of, ngettext, reader_language, set_language
 
-    # --lang, SEATRIAL_LANG, the locale; not seatrial.yaml's `language:`: reading the project
-    # loads what a run needs, and validate stays light (tests/cli/test_startup.py).
-    set_language(reader_language(lang))
+    # seatrial.yaml's `language:` read as help reads it, not with the project's settings:
+    # loading those loads what a run needs, and validate stays light (tests/cli/test_startup.py).
+    written = configured_language(Path.cwd())
+    set_language(reader_language(lang, language_of(written) if written else None))
     problems = validate_paths(paths)
     if problems:
         count = len(problems)

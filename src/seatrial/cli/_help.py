@@ -124,14 +124,16 @@ def help_language(environ: Mapping[str, str] | None = None, start: Path | None =
     variable = environ.get(LANGUAGE_ENV)
     if variable:
         return language_of(variable) or "en"
-    configured = _configured_language(Path.cwd() if start is None else start)
+    configured = configured_language(Path.cwd() if start is None else start)
     if configured is not None:
         return language_of(configured) or "en"
     return locale_language(environ)
 
 
-def _configured_language(start: Path) -> str | None:
-    """``language:`` as written in the nearest ``seatrial.yaml``; None without one."""
+def configured_language(start: Path) -> str | None:
+    """``language:`` as written in the nearest ``seatrial.yaml``; None without one. Read with
+    one pattern, not the project's settings, for commands that must start light (help,
+    ``seatrial validate``)."""
     try:
         folder = start.resolve()
         for candidate in (folder, *folder.parents):
