@@ -119,6 +119,12 @@ def _results() -> list[AssertionResult]:
             **plain, reason="said", message=phrased("{r}", r=phrased("{n} calls", n=1))
         ),
         AssertionResult(**plain, reason="said", span_id="0123456789abcdef"),
+        # The same message written with its keys in another order (a plugin's dict) writes
+        # other JSON, as does a nested one holding a float.
+        AssertionResult(**plain, reason="said", message={"params": {"n": 1}, "id": "{n} calls"}),
+        AssertionResult(
+            **plain, reason="said", message=phrased("{r}", r=phrased("{n} calls", n=1.0))
+        ),
     ]
 
 

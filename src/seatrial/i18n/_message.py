@@ -75,7 +75,10 @@ def _value(value: Any, language: Language) -> Any:
     if isinstance(value, dict):
         return _render(value, language)
     if isinstance(value, list):
-        with use_language(language):
-            separator = pgettext("list separator", "; ")
+        if language == "en":
+            separator = "; "  # what the marked text says, with no catalog to read
+        else:
+            with use_language(language):
+                separator = pgettext("list separator", "; ")
         return separator.join(str(_value(item, language)) for item in value)
     return value

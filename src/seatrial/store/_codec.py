@@ -193,11 +193,6 @@ _RESULT_JSON_LIMIT = 4096
 """Entries kept at most; the table starts again empty past it (a run of unique reasons)."""
 
 
-_KEYED = frozenset((str, int, type(None)))
-"""Parameter types whose equal values write the same JSON (not float, ``1 == 1.0``; not
-bool, ``True == 1``)."""
-
-
 def assertions_json(results: list[AssertionResult]) -> RawJSON:
     """The ``assertions`` column: ``raw_json(results)``, each result encoded once per text.
 
@@ -217,18 +212,11 @@ def assertions_json(results: list[AssertionResult]) -> RawJSON:
         ):
             parts.append(raw_json(result))
             continue
-        said = fields["message"]
-        if said is None:
-            key = tuple(fields.values())
-        else:
-            params = said["params"]
-            if not all(type(value) in _KEYED for value in params.values()):
-                parts.append(raw_json(result))
-                continue
-            # A message is a dict: keyed by its id and parameters instead (in order, as the
-            # JSON text writes them).
-            frozen = (said["id"], said.get("plural"), tuple(params.items()))
-            key = tuple(frozen if name == "message" else v for name, v in fields.items())
+        if fields["message"] is not None:
+            # A message (nested dicts) costs more to key than to encode: encoded each time.
+            parts.append(raw_json(result))
+            continue
+        key = tuple(fields.values())
         text = _RESULT_JSON.get(key)
         if text is None:
             if len(_RESULT_JSON) >= _RESULT_JSON_LIMIT:
