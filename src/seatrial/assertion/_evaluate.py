@@ -262,12 +262,15 @@ def _fail(
     decider: AssertionResult, results: list[AssertionResult], before: Message | None = None
 ) -> Evaluation:
     said = phrased("{id}: {reason}", id=decider.id, reason=said_by(decider))
+    # The English of the deciding result is already rendered: said again, not rendered again.
+    text = f"{decider.id}: {decider.reason}"
     if before is not None:
         said = phrased("{before}; {reason}", before=before, reason=said)
+        text = f"{english(before)}; {text}"
     return _evaluation(
         verdict="FAIL",
         failure_type=decider.failure_type,
-        reason=english(said),
+        reason=text,
         score=weighted_score(results),
         results=results,
         message=said,
