@@ -13,6 +13,7 @@ from seatrial.config import (
     ConfigFile,
     RunDefaults,
     load_config,
+    read_store_settings,
     resolve_db_url,
 )
 from seatrial.errors import ConfigError
@@ -173,6 +174,39 @@ def test_no_db_anywhere_means_the_default_store(
     assert resolve_db_url(None, load_config(tmp_path)) is None
     monkeypatch.setenv(DB_URL_ENV, "")  # set but empty counts as unset
     assert resolve_db_url(None, load_config(tmp_path)) is None
+
+
+def test_store_settings_read_db_and_language_and_nothing_else(tmp_path: Path) -> None:
+    # The other keys are not read: a section only a run needs cannot stop `seatrial runs`.
+    write_config(tmp_path, "db: sqlite:///x.db\nlanguage: zh-CN\nalerts: {feishu: 3}\n")
+    settings = read_store_settings(tmp_path)
+    assert (settings.db, settings.language) == ("sqlite:///x.db", "zh_CN")
+    assert settings.project_dir == tmp_path.resolve()
+    assert resolve_db_url(None, settings) == "sqlite:///x.db"
+    with pytest.raises(ConfigError):
+        load_config(tmp_path)  # what every other command reads refuses the file
+
+
+def test_store_settings_without_a_file_are_the_defaults(tmp_path: Path) -> None:
+    settings = read_store_settings(tmp_path)
+    assert (settings.db, settings.language, settings.file) == (None, None, None)
+    assert settings.project_dir == tmp_path.resolve()
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("project: p\nlanguage: fr\n", r"seatrial.yaml:2: .*fr"),
+        ("project: p\ndb: [1, 2]\n", r"seatrial.yaml:2: `db` must be text"),
+        ("project: p\nrun:\n  concurrency: [8\n", r"seatrial.yaml:3: YAML syntax error"),
+    ],
+)
+def test_store_settings_report_a_bad_file_as_loading_it_does(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    write_config(tmp_path, text)
+    with pytest.raises(ConfigError, match=said):
+        read_store_settings(tmp_path)
 
 
 def test_every_key_is_documented_in_configuration_md() -> None:

@@ -99,7 +99,7 @@ def test_a_command_help_loads_nothing_more(tmp_path):
 
 
 def test_the_probe_sees_a_heavy_import(tmp_path):
-    modules, _ = loaded("import seatrial.cli, seatrial.store", tmp_path)
+    modules, _ = loaded("import seatrial.cli\nfrom seatrial.store import Store", tmp_path)
     assert {"seatrial.store", "sqlalchemy"} <= set(unwanted(modules))
 
 
@@ -222,6 +222,39 @@ def test_runs_lists_stored_runs_loading_the_store_but_no_http_client(tmp_path):
         "seatrial._execute",
         "seatrial.web",
     } == set()
+
+
+LISTING_WITHOUT = frozenset(
+    {
+        "seatrial.case",
+        "seatrial.config._file",
+        "seatrial.record",
+        "seatrial.store._store",
+        "seatrial.trace._span",
+        "sqlalchemy.dialects.postgresql",
+    }
+)
+"""What listing runs does without: the project's models (every key of ``seatrial.yaml``), the
+records and traces the rest of the store reads, and SQLAlchemy's PostgreSQL dialect for a
+SQLite store."""
+
+
+def test_runs_lists_runs_without_the_records_or_the_project_models(tmp_path):
+    db = f"sqlite:///{tmp_path / 'runs.db'}"
+    loaded(_COMMAND.format(args=["demo", "--db", db, "--report-dir", "report"]), tmp_path)
+    (tmp_path / "seatrial.yaml").write_text(f"project: p\ndb: {db}\nlanguage: zh\n")
+    modules, out = loaded(_COMMAND.format(args=["runs"]), tmp_path)
+    assert "seatrial.demo.agents:v1" in out and "已完成" in out  # db: and language: were read
+    assert modules & LISTING_WITHOUT == set()
+
+
+def test_runs_reads_the_whole_project_file_to_report_a_bad_value(tmp_path):
+    (tmp_path / "seatrial.yaml").write_text("project: p\nlanguage: fr\n")
+    command = _COMMAND.format(args=["runs"])
+    work = f"_err = sys.stderr\nsys.stderr = sys.stdout\n{command}\nsys.stderr = _err"
+    modules, out = loaded(work, tmp_path)
+    assert "seatrial.yaml" in out and ":2" in out and "fr" in out
+    assert "seatrial.config._file" in modules
 
 
 def test_a_command_loads_the_store_when_it_runs(tmp_path):

@@ -14,7 +14,7 @@ import pytest
 from seatrial.case import Case
 from seatrial.errors import InputError, RunNotFound, StoreError
 from seatrial.record import AttemptRecord, Metrics, RunInfo
-from seatrial.store import DB_URL_ENV, Store
+from seatrial.store import DB_URL_ENV, Store, listed_runs
 
 MakeRun = Callable[..., RunInfo]
 MakeAttempt = Callable[..., AttemptRecord]
@@ -245,6 +245,34 @@ def test_list_runs_is_newest_first_and_filters_by_suite_agent_and_tag(
     assert ids(tag="nightly") == ["r3", "r1"]
     assert ids(suite="airline", agent="v2", tag="gpt-4o") == ["r3"]
     assert ids(tag="absent") == []
+
+
+def test_the_runs_list_read_without_the_records_matches_the_stores_list(
+    store: Store, db_url: str, make_run: MakeRun, make_attempt: MakeAttempt
+) -> None:
+    # `seatrial runs` reads the list with the tables alone (seatrial.store.listed_runs).
+    runs = [
+        make_run("r1", suite="airline", agent="v1", tags=["nightly"], started_at=100.0),
+        make_run("r2", suite="retail", agent="v1", tags=["pr", "gpt-4o"], started_at=200.0),
+    ]
+    for run in runs:
+        store.create_run(run, [])
+    store.save_attempts(
+        [
+            make_attempt("r1", attempt=1),
+            make_attempt("r1", attempt=2, verdict="PASS", failure_type=None),
+        ]
+    )
+
+    listed = listed_runs(db_url, limit=None)
+    assert [(r.run_id, r.suite, r.agent, r.status, r.tags) for r in listed] == [
+        (r.run_id, r.suite, r.agent, r.status, r.tags) for r in store.list_runs(limit=None)
+    ]
+    assert [r.started_at for r in listed] == [200.0, 100.0]
+    assert {r.run_id: r.verdicts for r in listed} == {"r1": {"FAIL": 1, "PASS": 1}, "r2": {}}
+    assert [r.run_id for r in listed_runs(db_url, tag="nightly")] == ["r1"]
+    assert [r.run_id for r in listed_runs(db_url, suite="retail", agent="v1")] == ["r2"]
+    assert listed_runs(db_url, agent="v9") == []
 
 
 def test_resolve_run_id_takes_full_ids_unique_prefixes_and_latest(

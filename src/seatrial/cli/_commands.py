@@ -18,7 +18,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._context import open_store, project, speak_reader_language, store_settings
 from seatrial.cli._options import (
     AgentFilter,
     Db,
@@ -107,19 +107,26 @@ def runs(
     lang: Lang = None,
 ) -> None:
     """List stored runs, newest first."""
+    from seatrial.config import resolve_db_url
     from seatrial.i18n import gettext as _
     from seatrial.i18n import pgettext
+    from seatrial.store import listed_runs
 
     chosen_format(format)
-    config = project()
-    speak_reader_language(lang, config)
-    with open_store(db, config) as store:
-        infos = store.list_runs(limit=limit, suite=suite, agent=agent, tag=tag)
-        counts = store.verdict_counts([info.run_id for info in infos])
+    settings = store_settings()
+    speak_reader_language(lang, settings)
+    infos = listed_runs(
+        resolve_db_url(db, settings),
+        settings.project_dir,
+        limit=limit,
+        suite=suite,
+        agent=agent,
+        tag=tag,
+    )
     listed: list[dict[str, Any]] = []
     for info in infos:
-        total = sum(counts[info.run_id].values())
-        passed = counts[info.run_id].get("PASS", 0)
+        total = sum(info.verdicts.values())
+        passed = info.verdicts.get("PASS", 0)
         listed.append(
             {
                 "run_id": info.run_id,

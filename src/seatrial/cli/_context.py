@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from seatrial.config import Config
+    from seatrial.config import Config, StoreSettings
     from seatrial.store import Store
 
 
@@ -24,17 +24,25 @@ def project() -> Config:
     return load_config(Path.cwd())
 
 
-def open_store(db: str | None, config: Config | None = None) -> Store:
+def store_settings() -> StoreSettings:
+    """What a command that only reads the store needs of the project: ``db:`` and
+    ``language:`` of the ``seatrial.yaml`` found from the current folder."""
+    from seatrial.config import read_store_settings
+
+    return read_store_settings(Path.cwd())
+
+
+def open_store(db: str | None, config: Config | StoreSettings | None = None) -> Store:
     """The store ``--db`` names, else the project's (``SEATRIAL_DB_URL``, ``seatrial.yaml``,
-    ``.seatrial/seatrial.db``); ``config`` when the command already loaded the project."""
+    ``.seatrial/seatrial.db``); ``config`` when the command already read the project."""
     from seatrial.config import resolve_db_url
     from seatrial.store import Store
 
-    config = config or project()
+    config = config or store_settings()
     return Store.open(resolve_db_url(db, config), project_dir=config.project_dir)
 
 
-def speak_reader_language(option: str | None, config: Config) -> None:
+def speak_reader_language(option: str | None, config: Config | StoreSettings) -> None:
     """Print and write in the reader's language for the rest of the command: ``--lang``
     (``option``), ``SEATRIAL_LANG``, the project's ``language:``, the locale (docs/i18n.md).
 

@@ -12,6 +12,7 @@ from seatrial.errors import InputError
 from seatrial.record import AttemptRecord, Verdict
 from seatrial.store import _codec as codec
 from seatrial.store._core import StoreCore
+from seatrial.store._listing import verdict_counts
 from seatrial.store._schema import attempts, run_cases, spans
 from seatrial.trace import Trace
 
@@ -105,18 +106,8 @@ class AttemptReadsMixin(StoreCore):
 
     def verdict_counts(self, run_ids: Sequence[str]) -> dict[str, dict[str, int]]:
         """Attempts per verdict for each run, counted by the database (for run lists)."""
-        counts: dict[str, dict[str, int]] = {run_id: {} for run_id in run_ids}
-        if not run_ids:
-            return counts
         with self._read("count the attempts of runs") as connection:
-            rows = connection.execute(
-                select(attempts.c.run_id, attempts.c.verdict, func.count())
-                .where(attempts.c.run_id.in_(list(run_ids)))
-                .group_by(attempts.c.run_id, attempts.c.verdict)
-            ).all()
-        for run_id, verdict, count in rows:
-            counts[str(run_id)][str(verdict)] = int(count)
-        return counts
+            return verdict_counts(connection, run_ids)
 
     def attempts(
         self, run_id: str, case_id: str | None = None, with_traces: bool = False

@@ -35,6 +35,8 @@ from sqlalchemy import JSON, Table
 from sqlalchemy.engine import Connection, Dialect
 from sqlalchemy.exc import DBAPIError
 
+from seatrial.store._schema import JSONDocument
+
 _PLACEHOLDERS = {"qmark": "?", "format": "%s", "pyformat": "%s"}
 
 COPY_MIN_ROWS = 8
@@ -168,7 +170,8 @@ def _insert_sql(dialect: Dialect, table: Table, columns: tuple[str, ...], rows: 
     values = []
     for name in columns:
         # JSON text reaches PostgreSQL as a string; say what it is.
-        is_json = isinstance(table.c[name].type, JSON) and dialect.name == "postgresql"
+        json_column = isinstance(table.c[name].type, (JSON, JSONDocument))
+        is_json = json_column and dialect.name == "postgresql"
         values.append(f"{placeholder}::jsonb" if is_json else placeholder)
     row = f"({', '.join(values)})"
     return (

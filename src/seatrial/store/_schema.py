@@ -28,8 +28,8 @@ from sqlalchemy import (
     Text,
     UniqueConstraint,
 )
-from sqlalchemy.dialects.postgresql import JSONB
-from sqlalchemy.types import TypeEngine
+from sqlalchemy.engine import Dialect
+from sqlalchemy.types import TypeDecorator, TypeEngine
 
 SCHEMA_REVISION = "0013"
 """The Alembic revision these tables correspond to (the newest migration)."""
@@ -38,9 +38,31 @@ VERSION_TABLE = "seatrial_schema_version"
 """Alembic's version table, named so it cannot clash with another application's."""
 
 
+class JSONDocument(TypeDecorator[Any]):
+    """JSON everywhere, JSONB on PostgreSQL (indexable, compact); None is SQL NULL.
+
+    PostgreSQL's type is chosen when a PostgreSQL engine first uses the column, so opening a
+    SQLite store (``seatrial runs``) does not load SQLAlchemy's PostgreSQL dialect and its
+    drivers' modules.
+    """
+
+    impl = JSON
+    cache_ok = True
+
+    def __init__(self) -> None:
+        super().__init__(none_as_null=True)
+
+    def load_dialect_impl(self, dialect: Dialect) -> TypeEngine[Any]:
+        if dialect.name == "postgresql":
+            from sqlalchemy.dialects.postgresql import JSONB
+
+            return dialect.type_descriptor(JSONB(none_as_null=True))
+        return dialect.type_descriptor(JSON(none_as_null=True))
+
+
 def json_type() -> TypeEngine[Any]:
-    """JSON everywhere, JSONB on PostgreSQL (indexable, compact); None is SQL NULL."""
-    return JSON(none_as_null=True).with_variant(JSONB(none_as_null=True), "postgresql")
+    """The type of a column holding a JSON document (:class:`JSONDocument`)."""
+    return JSONDocument()
 
 
 metadata = MetaData(

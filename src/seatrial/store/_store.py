@@ -7,30 +7,29 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any, TypeVar
 
-from sqlalchemy import and_, exists, func, insert, select, update
+from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection
-from sqlalchemy.exc import IntegrityError, SQLAlchemyError
+from sqlalchemy.exc import IntegrityError
 
 from seatrial.case import Case
-from seatrial.errors import InputError, RunNotFound, StoreError
+from seatrial.errors import InputError, RunNotFound
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store import _codec as codec
 from seatrial.store._adopt import adopt_exported_spans
 from seatrial.store._attempt_reads import AttemptReadsMixin
 from seatrial.store._bulk import insert_many
 from seatrial.store._codec import EncodedAttempts, encode_attempts
-from seatrial.store._engine import make_engine
 from seatrial.store._gc import GcMixin
 from seatrial.store._golden_chain import ChainMixin
 from seatrial.store._judging import JudgingMixin
 from seatrial.store._ledger import LedgerMixin
-from seatrial.store._migrate import upgrade
+from seatrial.store._listing import run_rows, tags_of
 from seatrial.store._once import unstored
+from seatrial.store._open import open_engine
 from seatrial.store._pending import PendingMixin
 from seatrial.store._schema import attempts, run_cases, run_tags, runs, spans
 from seatrial.store._traces import TracesMixin
-from seatrial.store._translate import message, reason, translated
-from seatrial.store._url import DB_URL_ENV, mask_url, resolve_url
+from seatrial.store._translate import translated
 
 T = TypeVar("T")
 
@@ -53,37 +52,7 @@ class Store(
         ``url`` defaults to ``$SEATRIAL_DB_URL``, else ``sqlite:///.seatrial/seatrial.db`` in
         ``project_dir`` (the current folder when not given).
         """
-        resolved = resolve_url(url, project_dir)
-        try:
-            engine = make_engine(resolved)
-        except (SQLAlchemyError, ImportError) as exc:
-            raise StoreError(
-                f"cannot open the store at {mask_url(resolved)}: {reason(exc, resolved)}; "
-                f'for PostgreSQL pip install "seatrial[postgres]"; check --db or {DB_URL_ENV}'
-            ) from exc
-        try:
-            try:
-                engine.connect().close()
-            except SQLAlchemyError as exc:
-                raise StoreError(
-                    f"cannot connect to {mask_url(resolved)}: {reason(exc, resolved)}; "
-                    f"check --db or {DB_URL_ENV}"
-                ) from exc
-            try:
-                upgrade(engine)
-            except SQLAlchemyError as exc:
-                raise StoreError(
-                    message(
-                        resolved,
-                        "create or migrate the schema",
-                        exc,
-                        hint="check that the database user may create tables",
-                    )
-                ) from exc
-        except BaseException:
-            engine.dispose()
-            raise
-        return cls(engine)
+        return cls(open_engine(url, project_dir))
 
     def __enter__(self) -> Store:
         return self
@@ -228,20 +197,9 @@ class Store(
         tag: str | None = None,
     ) -> list[RunInfo]:
         """Runs newest first, optionally only those of a suite, an agent, or with a tag."""
-        query = select(runs).order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
-        if suite is not None:
-            query = query.where(runs.c.suite == suite)
-        if agent is not None:
-            query = query.where(runs.c.agent == agent)
-        if tag is not None:
-            query = query.where(
-                exists().where(and_(run_tags.c.run_id == runs.c.run_id, run_tags.c.tag == tag))
-            )
-        if limit is not None:
-            query = query.limit(limit)
         with self._read("list runs") as connection:
-            rows = connection.execute(query).mappings().all()
-            tags = self._tags(connection, [row["run_id"] for row in rows])
+            rows = run_rows(connection, limit, suite, agent, tag)
+            tags = tags_of(connection, [row["run_id"] for row in rows])
             return self._decode(
                 lambda: [codec.run_info(row, tags.get(row["run_id"], [])) for row in rows]
             )
@@ -310,14 +268,4 @@ class Store(
     # Helpers.
 
     def _tags(self, connection: Connection, run_ids: list[str]) -> dict[str, list[str]]:
-        if not run_ids:
-            return {}
-        found: dict[str, list[str]] = {}
-        rows = connection.execute(
-            select(run_tags.c.run_id, run_tags.c.tag)
-            .where(run_tags.c.run_id.in_(run_ids))
-            .order_by(run_tags.c.run_id, run_tags.c.position)
-        )
-        for run_id, tag in rows:
-            found.setdefault(run_id, []).append(tag)
-        return found
+        return tags_of(connection, run_ids)
