@@ -35,3 +35,19 @@ def test_an_unknown_language_is_an_error_of_the_file_with_its_line(tmp_path):
     assert "`language`: 'fr' is not a language Seatrial speaks" in message
     assert ":2" in message and "en, zh" in message
     assert raised.value.exit_code == 2
+
+
+def test_the_files_own_problems_read_in_the_readers_language(tmp_path):
+    from seatrial.i18n import use_language
+
+    (tmp_path / "seatrial.yaml").write_text(
+        "project: p\nschedules:\n  - name: nightly\n    cron: '0 2 * * *'\n"
+        "    timezone: Asia/Shanghia\n    tier: nightly\n"
+    )
+    with use_language("zh_CN"), pytest.raises(ConfigError) as caught:
+        load_config(tmp_path)
+    said = str(caught.value)
+    assert said.startswith("seatrial.yaml 有误：")
+    assert "seatrial.yaml:5:" in said and "'Asia/Shanghia' 不是 IANA 时区" in said
+    with pytest.raises(ConfigError, match="'Asia/Shanghia' is not an IANA time zone"):
+        load_config(tmp_path)

@@ -37,6 +37,7 @@ from seatrial.dataset import MaskSettings
 from seatrial.errors import ConfigError, Problem
 from seatrial.gateway import GatewayConfig, GatewaySettings, ModelConfig
 from seatrial.i18n import Language, language_of, unknown_language
+from seatrial.i18n import gettext as _
 from seatrial.judge import JudgeSettings
 from seatrial.notify import AlertSettings
 from seatrial.record import DEFAULT_CONCURRENCY, DEFAULT_TIMEOUT_S, DEFAULT_WORKERS
@@ -156,8 +157,10 @@ class ConfigFile(BaseModel):
         bad = sorted(name for name in value if not _NAME.fullmatch(name))
         if bad:
             raise ValueError(
-                f"tier name {bad[0]!r}: use letters, digits, `_`, `.` and `-` only "
-                "(e.g. `pr`, `nightly`, `release`)"
+                _(
+                    "tier name {name}: use letters, digits, `_`, `.` and `-` only "
+                    "(e.g. `pr`, `nightly`, `release`)"
+                ).format(name=repr(bad[0]))
             )
         return value
 
@@ -178,24 +181,34 @@ class ConfigFile(BaseModel):
         names = [schedule.name for schedule in self.schedules]
         twice = sorted({name for name in names if names.count(name) > 1})
         if twice:
-            raise ValueError(f"schedules: {', '.join(twice)} named twice; give each its own name")
+            raise ValueError(
+                _("schedules: {names} named twice; give each its own name").format(
+                    names=", ".join(twice)
+                )
+            )
         unknown = sorted({s.tier for s in self.schedules if s.tier and s.tier not in self.tiers})
         if unknown:
-            known = ", ".join(sorted(self.tiers)) or "none"
+            known = ", ".join(sorted(self.tiers)) or _("none")
             raise ValueError(
-                f"schedules name tier {', '.join(unknown)}, not among tiers: (known: {known})"
+                _("schedules name tier {tiers}, not among tiers: (known: {known})").format(
+                    tiers=", ".join(unknown), known=known
+                )
             )
         if self.judge.model is not None and self.judge.model not in self.models:
-            known = ", ".join(sorted(self.models)) or "none"
+            known = ", ".join(sorted(self.models)) or _("none")
             raise ValueError(
-                f"judge.model {self.judge.model!r} is not among models: (known: {known}); "
-                "add it under models: or name a configured model"
+                _(
+                    "judge.model {model} is not among models: (known: {known}); "
+                    "add it under models: or name a configured model"
+                ).format(model=repr(self.judge.model), known=known)
             )
         if self.simulator.model is not None and self.simulator.model not in self.models:
-            known = ", ".join(sorted(self.models)) or "none"
+            known = ", ".join(sorted(self.models)) or _("none")
             raise ValueError(
-                f"simulator.model {self.simulator.model!r} is not among models: (known: "
-                f"{known}); add it under models: or name a configured model"
+                _(
+                    "simulator.model {model} is not among models: (known: {known}); "
+                    "add it under models: or name a configured model"
+                ).format(model=repr(self.simulator.model), known=known)
             )
         return self
 
@@ -242,8 +255,10 @@ class Config(ConfigFile):
                 files.append(path)
             else:
                 raise ConfigError(
-                    f"{self.file or CONFIG_FILE}: suites: names {path}, which does not exist; "
-                    "fix the path (relative to the project folder)"
+                    _(
+                        "{file}: suites: names {path}, which does not exist; "
+                        "fix the path (relative to the project folder)"
+                    ).format(file=self.file or CONFIG_FILE, path=path)
                 )
         return files
 
@@ -278,8 +293,10 @@ def load_config(start: Path) -> Config:
             Problem(
                 shown,
                 document.locator.line(()),
-                f"the file holds {type(data).__name__}, not a mapping of settings",
-                "write `key: value` lines, e.g. `project: my-agent`",
+                _("the file holds {kind}, not a mapping of settings").format(
+                    kind=type(data).__name__
+                ),
+                _("write `key: value` lines, e.g. `project: my-agent`"),
             )
         )
     if problems:
@@ -301,4 +318,4 @@ def load_config(start: Path) -> Config:
 def _report(problems: list[Problem]) -> str:
     ordered = sorted(problems, key=lambda p: p.line or 0)
     lines = "\n".join(f"  {problem}" for problem in ordered)
-    return f"{CONFIG_FILE} is invalid:\n{lines}"
+    return _("{file} is invalid:").format(file=CONFIG_FILE) + f"\n{lines}"

@@ -7,6 +7,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from seatrial.i18n import gettext as _
+
 
 class ScheduleConfig(BaseModel):
     """One scheduled job of ``seatrial serve``: a tier, suites, or the daily report."""
@@ -39,8 +41,10 @@ class ScheduleConfig(BaseModel):
 
         if len(value.split()) != 5 or not croniter.is_valid(value):
             raise ValueError(
-                f"{value!r} is not a five-field cron expression; write e.g. `0 2 * * *` "
-                "(minute hour day-of-month month day-of-week)"
+                _(
+                    "{value} is not a five-field cron expression; write e.g. `0 2 * * *` "
+                    "(minute hour day-of-month month day-of-week)"
+                ).format(value=repr(value))
             )
         return value
 
@@ -53,7 +57,9 @@ class ScheduleConfig(BaseModel):
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(
-                f"{value!r} is not an IANA time zone; write e.g. `UTC` or `Asia/Shanghai`"
+                _("{value} is not an IANA time zone; write e.g. `UTC` or `Asia/Shanghai`").format(
+                    value=repr(value)
+                )
             ) from None
         return value
 
@@ -62,13 +68,15 @@ class ScheduleConfig(BaseModel):
         jobs = [bool(self.tier), bool(self.suites), self.report is not None]
         if sum(jobs) != 1:
             raise ValueError(
-                f"schedule {self.name!r} must name exactly one of `tier:`, `suites:` or "
-                "`report: daily`"
+                _(
+                    "schedule {name} must name exactly one of `tier:`, `suites:` or `report: daily`"
+                ).format(name=repr(self.name))
             )
         if self.report is not None and self.agent is not None:
             raise ValueError(
-                f"schedule {self.name!r} sends the daily report, which runs no agent; "
-                "remove `agent:`"
+                _(
+                    "schedule {name} sends the daily report, which runs no agent; remove `agent:`"
+                ).format(name=repr(self.name))
             )
         return self
 
