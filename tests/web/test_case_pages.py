@@ -188,3 +188,14 @@ def test_the_attempt_json_holds_the_record_and_every_span(seeded: Seeded) -> Non
     assert data["record"]["failure_type"] == "loop"
     assert {s["span_id"] for s in data["spans"]} == {s.span_id for s in trace.spans}
     assert any(s["kind"] == "tool_call" and "read_file" in s["label"] for s in data["steps"])
+
+
+def test_a_missing_case_or_attempt_is_said_in_the_readers_language(seeded: Seeded) -> None:
+    case = seeded.client.get(f"/runs/{seeded.v2}/cases/no-such-case?lang=zh")
+    assert case.status_code == 404
+    assert f"运行 {seeded.v2} 中没有用例 &#39;no-such-case&#39;" in case.text
+    attempt = seeded.client.get(f"/api/runs/{seeded.v2}/cases/{FAILING}/9?lang=zh")
+    assert attempt.status_code == 404
+    assert "没有第 9 次执行（已存：1, 2）" in attempt.json()["detail"]
+    english = seeded.client.get(f"/api/runs/{seeded.v2}/cases/{FAILING}/9?lang=en")
+    assert "has no attempt 9 (stored: 1, 2)" in english.json()["detail"]

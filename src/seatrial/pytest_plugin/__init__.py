@@ -70,14 +70,20 @@ def pytest_configure(config: pytest.Config) -> None:
     paths: list[str] = config.getoption("seatrial_suites")
     if not paths:
         return
+    from seatrial.i18n import gettext as _
+
     if config.getoption("numprocesses", None):
         raise pytest.UsageError(
-            "--seatrial runs a suite as one run and runs its attempts concurrently itself: "
-            "drop -n (pytest-xdist), or pass -n 0"
+            _(
+                "--seatrial runs a suite as one run and runs its attempts concurrently itself: "
+                "drop -n (pytest-xdist), or pass -n 0"
+            )
         )
     repeats: int | None = config.getoption("seatrial_repeats")
     if repeats is not None and repeats < 1:
-        raise pytest.UsageError(f"--seatrial-repeats {repeats}: give 1 or more")
+        raise pytest.UsageError(
+            _("--seatrial-repeats {repeats}: give 1 or more").format(repeats=repeats)
+        )
     from seatrial.pytest_plugin._session import SeatrialSession
 
     state = SeatrialSession.start(

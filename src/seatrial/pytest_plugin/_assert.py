@@ -39,6 +39,7 @@ def build_case(
 
     from seatrial.case import AssertionSpec, Case, check_assertion, explain
     from seatrial.errors import InputError
+    from seatrial.i18n import gettext as _
 
     data: dict[str, Any] = {"id": case_id, **fields, "assertions": [dict(a) for a in assertions]}
     if input is not None:
@@ -53,13 +54,18 @@ def build_case(
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
             said = explain(error, Case)
-            problems.append(f"{said.message} (fix: {said.fix})")
+            problems.append(_("{problem} (fix: {fix})").format(problem=said.message, fix=said.fix))
     for index, written in enumerate(data["assertions"]):
         params = {k: v for k, v in written.items() if k not in AssertionSpec.model_fields}
-        for _, message, fix in check_assertion(str(written.get("type")), params).problems:
-            problems.append(f"assertions[{index}]: {message} (fix: {fix})")
+        for _field, message, fix in check_assertion(str(written.get("type")), params).problems:
+            problems.append(
+                _("assertions[{index}]: {problem} (fix: {fix})").format(
+                    index=index, problem=message, fix=fix
+                )
+            )
     if problems or case is None:
-        raise InputError(f"case `{case_id}`:\n" + "\n".join(f"  {p}" for p in problems))
+        listed = "\n".join(f"  {p}" for p in problems)
+        raise InputError(_("case `{case}`:").format(case=case_id) + f"\n{listed}")
     return case
 
 
@@ -198,10 +204,13 @@ class CaseRunner:
         chosen = agent or self.agent
         if chosen is None:
             from seatrial.errors import AgentSpecError
+            from seatrial.i18n import gettext as _
 
             raise AgentSpecError(
-                f"{self.case_id}: no agent: pass agent=... to seatrial_case(...), or run "
-                "pytest with --seatrial-agent SPEC"
+                _(
+                    "{case}: no agent: pass agent=... to seatrial_case(...), or run pytest "
+                    "with --seatrial-agent SPEC"
+                ).format(case=self.case_id)
             )
         return assert_case(
             chosen,

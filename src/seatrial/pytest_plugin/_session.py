@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 
 from seatrial.i18n import counted
+from seatrial.i18n import gettext as _
 from seatrial.pytest_plugin._items import CaseFailed, CaseItem
 
 if TYPE_CHECKING:
@@ -75,9 +76,11 @@ class SeatrialSession:
                 suite = load_suite(path)
                 if need_agent and agent is None and suite.agent is None:
                     raise pytest.UsageError(
-                        f"--seatrial {shown}: the suite names no agent; pass --seatrial-agent "
-                        "SPEC (python:module:function, http://host:port/path, or a name from "
-                        "seatrial.yaml `agents:`), or add `agent:` to the suite"
+                        _(
+                            "--seatrial {suite}: the suite names no agent; pass --seatrial-agent "
+                            "SPEC (python:module:function, http://host:port/path, or a name "
+                            "from seatrial.yaml `agents:`), or add `agent:` to the suite"
+                        ).format(suite=shown)
                     )
                 suites[path.resolve()] = suite
         except InputError as exc:
@@ -106,13 +109,20 @@ class SeatrialSession:
             selected = suite.model_copy(
                 update={"cases": [case for case in suite.cases if case.id in wanted]}
             )
-            say(f"seatrial: running {counted(len(ids), 'case')} of {suite.name} ({path.name})")
+            say(
+                _("seatrial: running {cases} of {suite} ({file})").format(
+                    cases=counted(len(ids), "case"), suite=suite.name, file=path.name
+                )
+            )
             try:
                 self.runs[path] = asyncio.run(self._run(selected, say))
             except InputError as exc:
                 raise pytest.UsageError(f"--seatrial {path.name}: {exc}") from None
             except SeatrialError as exc:
-                pytest.exit(f"seatrial failed running {path.name}: {exc}", returncode=3)
+                pytest.exit(
+                    _("seatrial failed running {file}: {error}").format(file=path.name, error=exc),
+                    returncode=3,
+                )
 
     async def _run(self, suite: Suite, say: Callable[[str], None]) -> SuiteRun:
         from seatrial._execute import default_options, execute_suite_async

@@ -17,6 +17,7 @@ from zoneinfo import ZoneInfo
 from seatrial._execute import NoticeLevel, default_options, execute_suite_async
 from seatrial.config import Config, ScheduleConfig
 from seatrial.errors import ConfigError, SeatrialError
+from seatrial.i18n import gettext as _
 from seatrial.i18n import reader_language, use_language
 from seatrial.store import ScheduleStatus, Store
 
@@ -64,9 +65,10 @@ def check_schedules(config: Config) -> None:
             takers = [c for c in config.alerts.channels.values() if "daily_report" in c.events]
             if not takers:
                 raise ConfigError(
-                    f"{where}: schedule {schedule.name!r} sends the daily report, but no "
-                    "channel of `alerts:` receives `daily_report`; add one (see "
-                    "docs/monitoring.md)"
+                    _(
+                        "{file}: schedule {name} sends the daily report, but no channel of "
+                        "`alerts:` receives `daily_report`; add one (see docs/monitoring.md)"
+                    ).format(file=where, name=repr(schedule.name))
                 )
         if schedule.suites:
             config.suite_files(schedule.suites)

@@ -15,6 +15,7 @@ from fastapi.responses import HTMLResponse
 from seatrial.case import Case
 from seatrial.compare import Step, resolve_run_ref, steps_of
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import AssertionResult, AttemptRecord, RunInfo
 from seatrial.store import Store
 from seatrial.trace import Trace
@@ -64,7 +65,9 @@ def load_case(store: Store, run_ref: str, case_id: str) -> CaseView:
     records = store.attempts(run_id, case_id)
     if case is None and not records:
         raise InputError(
-            f"run {run_id} has no case {case_id!r}; its run page /runs/{run_id} lists its cases"
+            _("run {run} has no case {case}; its run page /runs/{run} lists its cases").format(
+                run=run_id, case=repr(case_id)
+            )
         )
     return CaseView(run=info, case_id=case_id, case=case, records=records)
 
@@ -91,9 +94,11 @@ def load_attempt_view(store: Store, run_ref: str, case_id: str, attempt: int) ->
     view = load_case(store, run_ref, case_id)
     record = next((r for r in view.records if r.attempt == attempt), None)
     if record is None:
-        stored = ", ".join(str(r.attempt) for r in view.records) or "none"
+        stored = ", ".join(str(r.attempt) for r in view.records) or _("none")
         raise InputError(
-            f"case {case_id!r} of run {view.run.run_id} has no attempt {attempt} (stored: {stored})"
+            _("case {case} of run {run} has no attempt {attempt} (stored: {stored})").format(
+                case=repr(case_id), run=view.run.run_id, attempt=attempt, stored=stored
+            )
         )
     trace: Trace | None = None
     note = ""

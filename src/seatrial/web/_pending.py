@@ -24,6 +24,7 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, Field
 
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.store import PENDING_STATUSES, PendingCase, Store
 from seatrial.web._deps import render, store_of
 
@@ -71,7 +72,11 @@ class Approved(BaseModel):
 
 def _status(status: str) -> str:
     if status not in STATUS_CHOICES:
-        raise InputError(f"status is one of {', '.join(STATUS_CHOICES)}, not {status!r}")
+        raise InputError(
+            _("status is one of {choices}, not {status}").format(
+                choices=", ".join(STATUS_CHOICES), status=repr(status)
+            )
+        )
     return status
 
 
@@ -133,7 +138,7 @@ async def decide(request: Request) -> Response:
     store = store_of(request)
     try:
         if not ids:
-            raise InputError("tick at least one case to approve or reject")
+            raise InputError(_("tick at least one case to approve or reject"))
         if action == "approve":
             dataset = form["dataset"] or None
             # A trace case's boxes all unticked sends no field: it keeps no proposal.
@@ -147,7 +152,9 @@ async def decide(request: Request) -> Response:
             store.reject_pending(ids, who=person, reason=form["reason"])
             done = {"rejected": len(ids), "reason": form["reason"]}
         else:
-            raise InputError(f"action is approve or reject, not {action!r}")
+            raise InputError(
+                _("action is approve or reject, not {action}").format(action=repr(action))
+            )
     except InputError as exc:
         return _page(request, error=str(exc), form={**form, "ids": ids}, status_code=400)
     return RedirectResponse(f"/pending?{urlencode(done)}", status_code=303)

@@ -22,6 +22,7 @@ from seatrial.compare import (
     wilson_interval,
 )
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import RunInfo
 from seatrial.store import (
     RunQuery,
@@ -76,7 +77,11 @@ def _day(name: str, text: str) -> float:
     try:
         day = dt.date.fromisoformat(text)
     except ValueError:
-        raise InputError(f"{name}={text!r} is not a date; write it as YYYY-MM-DD") from None
+        raise InputError(
+            _("{name}={text} is not a date; write it as YYYY-MM-DD").format(
+                name=name, text=repr(text)
+            )
+        ) from None
     return dt.datetime(day.year, day.month, day.day, tzinfo=dt.UTC).timestamp()
 
 
@@ -135,7 +140,7 @@ def runs_page(
 ) -> tuple[list[RunRow], bool]:
     """One page of the filtered runs (1-based) and whether a next page exists."""
     if page < 1:
-        raise InputError(f"page={page} is not a page; pages start at 1")
+        raise InputError(_("page={page} is not a page; pages start at 1").format(page=page))
     infos = runs_matching(store, run_filter.query(), size + 1, (page - 1) * size)
     has_next = len(infos) > size
     infos = infos[:size]
@@ -143,7 +148,7 @@ def runs_page(
     gates = _gates(store, state, infos)
     rows = []
     for info in infos:
-        n, passes, _, cost = sums.get(info.run_id, _NO_ATTEMPTS)
+        n, passes, _tokens, cost = sums.get(info.run_id, _NO_ATTEMPTS)
         interval = wilson_interval(passes, n)
         rows.append(
             RunRow(

@@ -27,6 +27,7 @@ from starlette.responses import PlainTextResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from seatrial.errors import ConfigError
+from seatrial.i18n import gettext as _
 
 COOKIE = "seatrial_token"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "::1", "[::1]"})
@@ -64,8 +65,10 @@ def check_token(token: str | None) -> None:
     """Refuse a token shorter than ``MIN_TOKEN_LENGTH`` (a ``ConfigError``: exit 2)."""
     if token is not None and len(token) < MIN_TOKEN_LENGTH:
         raise ConfigError(
-            f"the token is {len(token)} characters long; it must have at least "
-            f"{MIN_TOKEN_LENGTH} so it cannot be guessed: make one with `openssl rand -hex 16`"
+            _(
+                "the token is {length} characters long; it must have at least {least} so it "
+                "cannot be guessed: make one with `openssl rand -hex 16`"
+            ).format(length=len(token), least=MIN_TOKEN_LENGTH)
         )
 
 
