@@ -121,10 +121,10 @@ def _describe(outcome: IngestOutcome) -> str:
             outcome.duplicate_spans,
         )
         parts.append(skipped.format(count=outcome.duplicate_spans))
-    separator = pgettext("list separator", ", ")
-    masked = separator.join(f"{kind} {count}" for kind, count in sorted(outcome.masked.items()))
+    kinds = pgettext("list separator", ", ")
+    masked = kinds.join(f"{kind} {count}" for kind, count in sorted(outcome.masked.items()))
     parts.append(_("masked: {masked}").format(masked=masked or _("nothing")))
-    return separator.join(parts)
+    return pgettext("clauses", ", ").join(parts)
 
 
 def _summed(outcomes: list[IngestOutcome]) -> dict[str, int]:
