@@ -57,7 +57,9 @@ class Warnings:
         for text, items in self._kinds.values():
             if items:
                 shown = ", ".join(items[:5]) + (", ..." if len(items) > 5 else "")
-                text = f"{text} ({len(items)}: {shown})"
+                text = _("{warning} ({count}: {where})").format(
+                    warning=text, count=len(items), where=shown
+                )
             lines.append(text)
         return lines
 

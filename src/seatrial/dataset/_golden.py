@@ -312,7 +312,7 @@ def _losses(written: Sequence[Case], read: Sequence[Case]) -> list[str]:
     for case in written:
         again = by_id.get(case.id)
         if again is None:
-            losses.append(f"{case.id}: not read back")
+            losses.append(_("{case_id}: not read back").format(case_id=case.id))
             continue
         before, after = _comparable(case), _comparable(again)
         fields = [key for key in before if before[key] != after.get(key)]

@@ -181,4 +181,6 @@ def _located(where: str, exc: ValueError) -> str:
     text = str(exc).split(", got ")[0]
     if not where:
         return text
-    return f"{where}.{text}" if text.startswith("tools_called") else f"{where}: {text}"
+    if text.startswith("tools_called"):
+        return f"{where}.{text}"
+    return _("{where}: {problem}").format(where=where, problem=text)
