@@ -287,3 +287,20 @@ def test_import_of_an_empty_tau_bench_file_is_refused_in_chinese(project: Path) 
     assert chinese.exit_code == english.exit_code == 2
     assert f"{empty}：列表为空；应为 tau-bench 结果文件" in chinese.output
     assert f"{empty}: the list is empty; expected a tau-bench results file" in english.output
+
+
+def test_datasets_show_json_keeps_its_english_warnings_whatever_the_language(
+    project: Path,
+) -> None:
+    url = db(project)
+    seatrial("datasets", "import", "refunds", "refunds.yaml", "--db", url)
+
+    chinese = seatrial(
+        "datasets", "show", "refunds", "--format", "json", "--db", url, "--lang", "zh"
+    )
+    english = seatrial("datasets", "show", "refunds", "--format", "json", "--db", url)
+
+    assert chinese.exit_code == english.exit_code == 0, chinese.output
+    assert json.loads(chinese.stdout) == json.loads(english.stdout)
+    messages = [warning["message"] for warning in json.loads(chinese.stdout)["warnings"]]
+    assert "P0 cases are 33% of the set (1 of 3); at least 40% should be P0" in messages

@@ -14,7 +14,7 @@ from rich.table import Table
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import default_who, open_store, project, speak_reader_language
 from seatrial.cli._options import Db, Lang, Note, Reason, TextOrJson, Who, chosen_format
-from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import N_, ngettext, pgettext, use_language
 from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
@@ -139,7 +139,11 @@ def show(
     with _store(db, lang) as store:
         snapshot = _snapshot(store, ref)
         versions = store.golden_versions(snapshot.dataset)
-        warnings = _warnings(store, snapshot, category)
+        if format == "json":  # the JSON is unchanged whatever the reader's language
+            with use_language("en"):
+                warnings = _warnings(store, snapshot, category)
+        else:
+            warnings = _warnings(store, snapshot, category)
     if format == "json":
         document = {
             **snapshot.model_dump(mode="json", exclude_none=True),
