@@ -223,8 +223,8 @@ def test_list_show_and_history_with_lang_zh_print_in_chinese(seatrial) -> None:
     assert "refunds v2（共 2 个版本）：2 个用例，1 个已停用" in shown.stdout
     assert _columns(shown.stdout.splitlines()[1]) == ["用例", "优先级", "类型", "类别", "对话轮次"]
     assert "已停用 order-1：查单 moved to its own set" in shown.stdout
-    # the composition warning says what the check says, after the Chinese word for it
-    assert "警告：category '查单' has no active cases" in shown.stdout
+    # the composition warning is Chinese too, the category as written
+    assert "警告：分类 '查单' 没有在用的用例" in shown.stdout
     assert _columns(history.stdout.splitlines()[0]) == [
         "版本",
         "时间",

@@ -14,7 +14,7 @@ from rich.table import Table
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.cli._context import default_who, open_store, project, speak_reader_language
 from seatrial.cli._options import Db, Lang, Note, Reason, TextOrJson, Who, chosen_format
-from seatrial.i18n import N_, counted, ngettext, pgettext
+from seatrial.i18n import N_, ngettext, pgettext, use_language
 from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
@@ -72,6 +72,10 @@ def _print_warnings(warnings: list[CompositionWarning]) -> None:
             _("[yellow]warning:[/] {message}").format(message=escape(warning.message)),
             highlight=False,
         )
+
+
+def _cases(count: int) -> str:
+    return ngettext("{count} case", "{count} cases", count).format(count=count)
 
 
 def _store(db: str | None, lang: str | None) -> Store:
@@ -135,7 +139,11 @@ def show(
     with _store(db, lang) as store:
         snapshot = _snapshot(store, ref)
         versions = store.golden_versions(snapshot.dataset)
-        warnings = _warnings(store, snapshot, category)
+        if format == "json":  # the JSON is unchanged whatever the reader's language
+            with use_language("en"):
+                warnings = _warnings(store, snapshot, category)
+        else:
+            warnings = _warnings(store, snapshot, category)
     if format == "json":
         document = {
             **snapshot.model_dump(mode="json", exclude_none=True),
@@ -232,21 +240,27 @@ def import_file(
     note: Note = "",
     who: Who = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Add the cases of FILE to golden set NAME as a new version (an existing id with a new
     definition is an edit); cases the file leaves out stay."""
     from seatrial.dataset import import_golden
 
-    with open_store(db) as store:
+    with _store(db, lang) as store:
         before = store.golden_versions(name)
         version = import_golden(store, name, file, who=who or default_who(), note=note)
         snapshot = store.golden_snapshot(name, version)
         warnings = _warnings(store, snapshot, None)
     if before and before[-1].version == version:
-        console.print(f"{name}: no changes, still v{version}", markup=False)
+        console.print(
+            _("{name}: no changes, still v{version}").format(name=name, version=version),
+            markup=False,
+        )
     else:
         console.print(
-            f"{name} v{version}: {counted(len(snapshot.cases), 'case')}",
+            _("{name} v{version}: {cases}").format(
+                name=name, version=version, cases=_cases(len(snapshot.cases))
+            ),
             markup=False,
             highlight=False,
         )
@@ -267,17 +281,22 @@ def export(
         ),
     ] = False,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Write a golden set's cases at a version to FILE; importing it gives the same cases."""
     from seatrial.dataset import export_golden
 
-    with open_store(db) as store:
+    with _store(db, lang) as store:
         snapshot = _snapshot(store, ref)
     losses = export_golden(snapshot, file, lossy=lossy)
     for loss in losses:
-        err_console.print(f"[yellow]lost in Excel:[/] {escape(loss)}", highlight=False)
+        err_console.print(
+            _("[yellow]lost in Excel:[/] {loss}").format(loss=escape(loss)), highlight=False
+        )
     console.print(
-        f"wrote {counted(len(snapshot.cases), 'case')} of {snapshot.ref} to {file}",
+        _("wrote {cases} of {ref} to {file}").format(
+            cases=_cases(len(snapshot.cases)), ref=snapshot.ref, file=file
+        ),
         markup=False,
         highlight=False,
     )
@@ -291,26 +310,34 @@ def retire(
     reason: Reason,
     who: Who = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Retire a case from a golden set with a reason, as a new version (older versions keep
     it)."""
-    with open_store(db) as store:
+    with _store(db, lang) as store:
         version = store.golden_append(
             name, retire={case_id: reason}, who=who or default_who(), note=reason
         )
-    console.print(f"{name} v{version}: retired {case_id}", markup=False, highlight=False)
+    console.print(
+        _("{name} v{version}: retired {case_id}").format(
+            name=name, version=version, case_id=case_id
+        ),
+        markup=False,
+        highlight=False,
+    )
 
 
 @datasets_app.command()
 @guarded
-def check(ref: RefArgument, category: CategoryOption = None, db: Db = None) -> None:
+def check(
+    ref: RefArgument, category: CategoryOption = None, db: Db = None, lang: Lang = None
+) -> None:
     """Check a golden set against the requirements (P0 and multi-turn shares, anti-
     hallucination cases, categories without cases); warnings only, exit 0."""
-
-    with open_store(db) as store:
+    with _store(db, lang) as store:
         snapshot = _snapshot(store, ref)
         warnings = _warnings(store, snapshot, category)
-    shown = f"{snapshot.ref}: {counted(len(snapshot.cases), 'case')}"
+    shown = _("{ref}: {cases}").format(ref=snapshot.ref, cases=_cases(len(snapshot.cases)))
     console.print(shown, markup=False, highlight=False)
     _print_warnings(warnings)
 
@@ -323,33 +350,42 @@ def verify(
         typer.Argument(metavar="[NAME]", help=N_("The golden set to verify (default: every set).")),
     ] = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Recompute every version's hash and the chain linking them; name each row changed in
     the database since Seatrial wrote it. Exit 1 when one was."""
-    with open_store(db) as store:
+    with _store(db, lang) as store:
         names = [name] if name is not None else store.golden_names()
         if name is not None and not store.golden_versions(name):
             store.golden_snapshot(name)  # says which sets exist
         results = [(each, store.golden_versions(each), store.golden_verify(each)) for each in names]
     if not results:
-        console.print("no golden sets yet; nothing to verify", markup=False)
+        console.print(_("no golden sets yet; nothing to verify"), markup=False)
         return
     broken = False
     for each, versions, problems in results:
         if not problems:
             console.print(
-                f"[green]{escape(each)}: v1 to v{versions[-1].version} verified[/] "
-                f"(head {escape((versions[-1].content_hash or '')[:12])})",
+                _("[green]{name}: v1 to v{version} verified[/] (head {head})").format(
+                    name=escape(each),
+                    version=versions[-1].version,
+                    head=escape((versions[-1].content_hash or "")[:12]),
+                ),
                 highlight=False,
             )
             continue
         broken = True
         for problem in problems:
-            err_console.print(f"[red]changed:[/] {escape(problem.message)}", highlight=False)
+            err_console.print(
+                _("[red]changed:[/] {problem}").format(problem=escape(problem.message)),
+                highlight=False,
+            )
     if broken:
         err_console.print(
-            "the history above was changed in the database, not by Seatrial; restore those "
-            "rows from a backup, or run the versions that verify",
+            _(
+                "the history above was changed in the database, not by Seatrial; restore "
+                "those rows from a backup, or run the versions that verify"
+            ),
             markup=False,
         )
         raise typer.Exit(1)

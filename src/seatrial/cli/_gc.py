@@ -9,9 +9,10 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import open_store
-from seatrial.cli._options import Db
-from seatrial.i18n import N_, counted
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Db, Lang
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
 
 _SHOWN = 20
 
@@ -33,6 +34,7 @@ def gc(
         bool, typer.Option("--dry-run", help=N_("Say what would be deleted; delete nothing."))
     ] = False,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Delete old runs with their attempts and traces; keep what is still needed.
 
@@ -42,24 +44,62 @@ def gc(
     from seatrial.compare import REPLAY_TAG
     from seatrial.store import parse_age
 
+    config = project()
+    speak_reader_language(lang, config)
     cutoff = time.time() - parse_age(older_than)
-    with open_store(db) as store:
+    with open_store(db, config) as store:
         done = store.collect_garbage(cutoff, dry_run=dry_run, ignore_tags=[REPLAY_TAG])
     deleted = done.deleted
-    verb = "would delete" if dry_run else "deleted"
     when = dt.datetime.fromtimestamp(cutoff).strftime("%Y-%m-%d %H:%M")
-    runs = counted(len(deleted), "run")
-    console.print(f"{verb} {runs} that ended before {when}", highlight=False)
+    if dry_run:
+        headline = ngettext(
+            "would delete {count} run that ended before {when}",
+            "would delete {count} runs that ended before {when}",
+            len(deleted),
+        )
+    else:
+        headline = ngettext(
+            "deleted {count} run that ended before {when}",
+            "deleted {count} runs that ended before {when}",
+            len(deleted),
+        )
+    console.print(headline.format(count=len(deleted), when=when), highlight=False)
+    statuses = {
+        "running": pgettext("run", "running"),
+        "finished": pgettext("run", "finished"),
+        "interrupted": pgettext("run", "interrupted"),
+    }
     for run in deleted[:_SHOWN] if not dry_run else deleted:
         ended = dt.datetime.fromtimestamp(run.finished_at or run.started_at)
+        status = statuses.get(run.status, run.status)
         console.print(
-            f"  {run.run_id}  {ended:%Y-%m-%d}  {run.suite}  {run.agent}  {run.status}",
+            f"  {run.run_id}  {ended:%Y-%m-%d}  {run.suite}  {run.agent}  {status}",
             markup=False,
             highlight=False,
         )
     if not dry_run and len(deleted) > _SHOWN:
-        console.print(f"  ... and {len(deleted) - _SHOWN} more", highlight=False)
+        console.print(
+            _("  ... and {count} more").format(count=len(deleted) - _SHOWN), highlight=False
+        )
     kept = done.kept_by_reason()
     if kept:
-        reasons = ", ".join(f"{count} {reason}" for reason, count in kept.items())
-        console.print(f"kept {sum(kept.values())} old runs: {reasons}", highlight=False)
+        reasons = pgettext("list separator", ", ").join(
+            _kept(reason).format(count=count) for reason, count in kept.items()
+        )
+        # "old runs" whatever the count, as tests/cli/test_gc.py reads it.
+        console.print(
+            _("kept {count} old runs: {reasons}").format(count=sum(kept.values()), reasons=reasons),
+            highlight=False,
+        )
+
+
+def _kept(reason: str) -> str:
+    """Why old runs are kept, with a ``{count}`` placeholder, in the reader's language."""
+    reasons = {
+        "running": pgettext("kept runs", "{count} running"),
+        "tagged": pgettext("kept runs", "{count} tagged"),
+        "golden set": pgettext("kept runs", "{count} golden set"),
+        "newest": pgettext("kept runs", "{count} newest"),
+        "baseline": pgettext("kept runs", "{count} baseline"),
+    }
+    return reasons.get(reason, "{count} " + reason)

@@ -10,9 +10,10 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import open_store
-from seatrial.cli._options import Db, ImportTags
-from seatrial.i18n import N_, counted
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Db, ImportTags, Lang
+from seatrial.i18n import N_, ngettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.dataset import ImportResult
@@ -33,12 +34,21 @@ FileArgument = Annotated[
 
 
 def _import(
-    importer: Callable[..., ImportResult], file: Path, tags: list[str] | None, db: str | None
+    importer: Callable[..., ImportResult],
+    file: Path,
+    tags: list[str] | None,
+    db: str | None,
+    lang: str | None,
 ) -> None:
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         result = importer(file, store, tags=tags or ())
         for warning in result.warnings:
-            err_console.print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
+            err_console.print(
+                _("[yellow]warning:[/] {message}").format(message=escape(warning)),
+                highlight=False,
+            )
         _summary(store, result)
 
 
@@ -46,30 +56,38 @@ def _summary(store: Store, result: ImportResult) -> None:
     from seatrial.report import build_report, print_summary
 
     print_summary(build_report(store, result.run_id), console)
+    cases = ngettext("{count} case", "{count} cases", result.cases)
+    attempts = ngettext("{count} attempt", "{count} attempts", result.attempts)
     console.print(
-        f"imported {counted(result.cases, 'case')}, {counted(result.attempts, 'attempt')}\n"
-        f"run id: [bold]{result.run_id}[/]\n"
-        f"see it:     seatrial report {result.run_id}\n"
-        f"compare it: seatrial compare BASELINE {result.run_id}",
+        _(
+            "imported {cases}, {attempts}\n"
+            "run id: [bold]{run_id}[/]\n"
+            "see it:     seatrial report {run_id}\n"
+            "compare it: seatrial compare BASELINE {run_id}"
+        ).format(
+            cases=cases.format(count=result.cases),
+            attempts=attempts.format(count=result.attempts),
+            run_id=result.run_id,
+        ),
         highlight=False,
     )
 
 
 @import_app.command("tau-bench")
 @guarded
-def tau_bench(file: FileArgument, tag: ImportTags = None, db: Db = None) -> None:
+def tau_bench(file: FileArgument, tag: ImportTags = None, db: Db = None, lang: Lang = None) -> None:
     """Import a tau-bench results file (the JSON list run.py writes): one case per task, one
     attempt per trial, PASS when the reward is 1."""
     from seatrial.dataset import import_tau_bench
 
-    _import(import_tau_bench, file, tag, db)
+    _import(import_tau_bench, file, tag, db, lang)
 
 
 @import_app.command("tau2")
 @guarded
-def tau2(file: FileArgument, tag: ImportTags = None, db: Db = None) -> None:
+def tau2(file: FileArgument, tag: ImportTags = None, db: Db = None, lang: Lang = None) -> None:
     """Import a tau2-bench results file ({info, tasks, simulations}): one case per task, one
     attempt per simulation, PASS when the reward is 1."""
     from seatrial.dataset import import_tau2
 
-    _import(import_tau2, file, tag, db)
+    _import(import_tau2, file, tag, db, lang)

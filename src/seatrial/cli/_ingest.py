@@ -9,10 +9,11 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db, TraceFormat
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Db, Lang, TraceFormat
 from seatrial.errors import InputError
-from seatrial.i18n import N_, counted
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
 from seatrial.trace import TRACE_FORMATS
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ def ingest(
     ],
     format: TraceFormat = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Store production traces from exported files, masked with the project's `mask:` settings.
 
@@ -45,13 +47,16 @@ def ingest(
     from seatrial.dataset import Masker, ingest_traces
     from seatrial.store import IngestOutcome
 
+    config = project()
+    speak_reader_language(lang, config)
     if format is not None and format not in TRACE_FORMATS:
         raise InputError(
-            f"--format {format} is not a format Seatrial reads; use one of "
-            f"{', '.join(TRACE_FORMATS)}, or leave it out to recognise each file's format"
+            _(
+                "--format {format} is not a format Seatrial reads; use one of {formats}, or "
+                "leave it out to recognise each file's format"
+            ).format(format=format, formats=", ".join(TRACE_FORMATS))
         )
     read = [_read(path, format) for path in files]
-    config = project()
     masker = Masker(config.mask)
     with open_store(db, config) as store:
         outcomes = []
@@ -59,7 +64,9 @@ def ingest(
             outcome = ingest_traces(store, found.traces, source=found.format, masker=masker)
             outcomes.append(outcome)
             console.print(
-                f"{escape(str(found.path))}: {found.format}, {_describe(outcome)}",
+                _("{path}: {format}, {outcome}").format(
+                    path=escape(str(found.path)), format=found.format, outcome=_describe(outcome)
+                ),
                 highlight=False,
             )
         if len(outcomes) > 1:
@@ -70,9 +77,14 @@ def ingest(
                 duplicate_spans=sum(o.duplicate_spans for o in outcomes),
                 masked=_summed(outcomes),
             )
-            files_read = counted(len(outcomes), "file")
-            console.print(f"{files_read}: {_describe(total)}", highlight=False)
-        console.print(f"stored in {store.url}", highlight=False)
+            files_read = ngettext("{count} file", "{count} files", len(outcomes))
+            console.print(
+                _("{files}: {outcome}").format(
+                    files=files_read.format(count=len(outcomes)), outcome=_describe(total)
+                ),
+                highlight=False,
+            )
+        console.print(_("stored in {url}").format(url=store.url), highlight=False)
 
 
 def _read(path: Path, format: str | None) -> TraceFile:
@@ -84,22 +96,35 @@ def _read(path: Path, format: str | None) -> TraceFile:
         raise InputError(str(exc)) from None
     if format is not None and found.format != format:
         raise InputError(
-            f"{path}: this file is {found.format}, not {format}; drop --format or give the "
-            "file of that format"
+            _(
+                "{path}: this file is {found}, not {format}; drop --format or give the file "
+                "of that format"
+            ).format(path=path, found=found.format, format=format)
         )
     return found
 
 
 def _describe(outcome: IngestOutcome) -> str:
-
-    parts = [counted(outcome.traces, "trace"), counted(outcome.spans, "span")]
+    parts = [
+        ngettext("{count} trace", "{count} traces", outcome.traces).format(count=outcome.traces),
+        ngettext("{count} span", "{count} spans", outcome.spans).format(count=outcome.spans),
+    ]
     if outcome.joined_attempts:
-        parts.append(f"{counted(outcome.joined_attempts, 'attempt')} joined")
+        joined = ngettext(
+            "{count} attempt joined", "{count} attempts joined", outcome.joined_attempts
+        )
+        parts.append(joined.format(count=outcome.joined_attempts))
     if outcome.duplicate_spans:
-        parts.append(f"{counted(outcome.duplicate_spans, 'span')} already stored (skipped)")
-    masked = ", ".join(f"{kind} {count}" for kind, count in sorted(outcome.masked.items()))
-    parts.append(f"masked: {masked or 'nothing'}")
-    return ", ".join(parts)
+        skipped = ngettext(
+            "{count} span already stored (skipped)",
+            "{count} spans already stored (skipped)",
+            outcome.duplicate_spans,
+        )
+        parts.append(skipped.format(count=outcome.duplicate_spans))
+    kinds = pgettext("list separator", ", ")
+    masked = kinds.join(f"{kind} {count}" for kind, count in sorted(outcome.masked.items()))
+    parts.append(_("masked: {masked}").format(masked=masked or _("nothing")))
+    return pgettext("clauses", ", ").join(parts)
 
 
 def _summed(outcomes: list[IngestOutcome]) -> dict[str, int]:

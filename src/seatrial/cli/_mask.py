@@ -20,9 +20,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import project
+from seatrial.cli._context import project, speak_reader_language
+from seatrial.cli._options import Lang
 from seatrial.errors import ConfigError, InputError
-from seatrial.i18n import N_, counted
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.config import Config
@@ -55,13 +57,18 @@ def mask(
             ),
         ),
     ] = None,
+    lang: Lang = None,
 ) -> None:
     """Mask personal data in FILE as ingestion would, writing nothing: with --check, list what
     would be replaced; without, print the masked file to standard output."""
     from seatrial.dataset import Masker
+    from seatrial.i18n import reader_language, set_language
     from seatrial.trace import trace_to_otlp
 
-    masker = Masker(_settings_from(config).mask)
+    set_language(reader_language(lang))  # until the settings, which may name a language, load
+    settings = _settings_from(config)
+    speak_reader_language(lang, settings)
+    masker = Masker(settings.mask)
     traces = _traces_in(file)
     if traces is None:
         lines = _text(file).splitlines()
@@ -87,10 +94,16 @@ def _settings_from(config: Path | None) -> Config:
     if config is None:
         return project()
     if not config.exists():
-        raise ConfigError(f"--config {config}: no such file or folder; name a {CONFIG_FILE}")
+        raise ConfigError(
+            _("--config {path}: no such file or folder; name a {file}").format(
+                path=config, file=CONFIG_FILE
+            )
+        )
     if config.is_file() and config.name != CONFIG_FILE:
         raise ConfigError(
-            f"--config {config}: expected a file named {CONFIG_FILE} or the folder holding it"
+            _("--config {path}: expected a file named {file} or the folder holding it").format(
+                path=config, file=CONFIG_FILE
+            )
         )
     return load_config(config)
 
@@ -105,38 +118,63 @@ def _traces_in(file: Path) -> list[Trace] | None:
     try:
         return read_trace_file(file).traces
     except TraceFormatError as exc:
-        raise InputError(f"{exc}\n(a file that is not JSON is masked as plain text)") from None
+        raise InputError(
+            _("{error}\n(a file that is not JSON is masked as plain text)").format(error=exc)
+        ) from None
 
 
 def _text(file: Path) -> str:
     try:
         raw = file.read_bytes()
     except OSError as exc:
-        raise InputError(f"{file}: cannot be read ({exc.strerror or 'I/O error'})") from None
+        raise InputError(
+            _("{path}: cannot be read ({reason})").format(
+                path=file, reason=exc.strerror or _("I/O error")
+            )
+        ) from None
     if raw.startswith(b"\x1f\x8b"):
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError):
-            raise InputError(f"{file}: a damaged gzip file") from None
+            raise InputError(_("{path}: a damaged gzip file").format(path=file)) from None
     return raw.decode("utf-8-sig", errors="replace")
 
 
 def _print_findings(found: list[MaskFinding], file: Path, *, traces: int | None) -> None:
-    what = "plain text" if traces is None else counted(traces, "trace")
+    if traces is None:
+        what = _("plain text")
+    else:
+        what = ngettext("{count} trace", "{count} traces", traces).format(count=traces)
     if not found:
-        console.print(f"{escape(str(file))} ({what}): nothing to mask")
+        console.print(
+            _("{path} ({what}): nothing to mask").format(path=escape(str(file)), what=what)
+        )
         return
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("kind", "where", "value", "token"):
+    for column in (
+        pgettext("mask column", "kind"),
+        pgettext("mask column", "where"),
+        pgettext("mask column", "value"),
+        pgettext("mask column", "token"),
+    ):
         table.add_column(column)
     several = len({finding.trace_id for finding in found}) > 1
     for finding in found:
-        where = f"trace {finding.trace_id} {finding.where}" if several else finding.where
+        where = (
+            _("trace {trace_id} {where}").format(trace_id=finding.trace_id, where=finding.where)
+            if several
+            else finding.where
+        )
         table.add_row(finding.kind, escape(where), escape(finding.preview), escape(finding.token))
     console.print(table)
     counts = Counter(finding.kind for finding in found)
-    summary = ", ".join(f"{kind} {count}" for kind, count in sorted(counts.items()))
+    summary = pgettext("list separator", ", ").join(
+        f"{kind} {count}" for kind, count in sorted(counts.items())
+    )
     console.print(
-        f"{escape(str(file))} ({what}): would mask {len(found)} values ({summary}); "
-        "nothing was written"
+        ngettext(
+            "{path} ({what}): would mask {count} value ({summary}); nothing was written",
+            "{path} ({what}): would mask {count} values ({summary}); nothing was written",
+            len(found),
+        ).format(path=escape(str(file)), what=what, count=len(found), summary=summary)
     )

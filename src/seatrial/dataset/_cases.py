@@ -13,6 +13,7 @@ from pydantic import ValidationError
 from seatrial.assertion import AssertionContext, evaluate
 from seatrial.case import Case, check_assertion
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import AssertionResult, AttemptRecord, Metrics, Verdict
 from seatrial.trace import Conversation, Trace
 
@@ -74,11 +75,19 @@ def build_case(raw: dict[str, Any], where: str) -> Case:
     except ValidationError as exc:
         first = exc.errors(include_url=False)[0]
         at = ".".join(str(part) for part in first["loc"])
-        raise InputError(f"{where}: cannot make a case of it: `{at}`: {first['msg']}") from None
+        raise InputError(
+            _("{where}: cannot make a case of it: `{at}`: {value}").format(
+                where=where, at=at, value=first["msg"]
+            )
+        ) from None
     for spec in case.assertions:
         problems = check_assertion(spec.type, spec.params).problems
         if problems:
-            raise InputError(f"{where}: its expected action makes an invalid {problems[0][1]}")
+            raise InputError(
+                _("{where}: its expected action makes an invalid {value}").format(
+                    where=where, value=problems[0][1]
+                )
+            )
     return case
 
 

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from seatrial._version import __version__
 from seatrial.case import Case
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord, RunInfo, RunSettings
 from seatrial.store import Store
 
@@ -56,7 +57,9 @@ class Warnings:
         for text, items in self._kinds.values():
             if items:
                 shown = ", ".join(items[:5]) + (", ..." if len(items) > 5 else "")
-                text = f"{text} ({len(items)}: {shown})"
+                text = _("{warning} ({count}: {where})").format(
+                    warning=text, count=len(items), where=shown
+                )
             lines.append(text)
         return lines
 
@@ -66,11 +69,17 @@ def read_json(path: Path, expected: str) -> Any:
     try:
         text = path.read_bytes()
     except OSError as exc:
-        raise InputError(f"{path}: cannot read it ({exc.strerror or exc})") from exc
+        raise InputError(
+            _("{path}: cannot read it ({reason})").format(path=path, reason=exc.strerror or exc)
+        ) from exc
     try:
         return json.loads(text)
     except (ValueError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path}: not JSON ({exc}); expected {expected}") from exc
+        raise InputError(
+            _("{path}: not JSON ({exc}); expected {expected}").format(
+                path=path, exc=exc, expected=_(expected)
+            )
+        ) from exc
 
 
 def parse(model: type[BaseModel], data: Any, path: Path, what: str, expected: str) -> Any:
@@ -82,8 +91,20 @@ def parse(model: type[BaseModel], data: Any, path: Path, what: str, expected: st
         for error in exc.errors(include_url=False)[:3]:
             where = ".".join(str(part) for part in error["loc"])
             problems.append(f"`{where}`: {error['msg']}" if where else error["msg"])
-        more = f" (and {exc.error_count() - 3} more)" if exc.error_count() > 3 else ""
-        raise InputError(f"{path}: {what} is not {expected}: {'; '.join(problems)}{more}") from None
+        more = (
+            _(" (and {count} more)").format(count=exc.error_count() - 3)
+            if exc.error_count() > 3
+            else ""
+        )
+        raise InputError(
+            _("{path}: {what} is not {expected}: {problems}{more}").format(
+                path=path,
+                what=_(what),
+                expected=_(expected),
+                problems="; ".join(problems),
+                more=more,
+            )
+        ) from None
 
 
 def sha256_of(path: Path) -> str:

@@ -31,6 +31,7 @@ from seatrial.dataset._expand_variants import (
 )
 from seatrial.errors import ConfigError, GatewayError, InputError
 from seatrial.gateway import ChatRequest, Gateway, Message
+from seatrial.i18n import gettext as _
 from seatrial.judge import Embedder, PromptTemplate, parse_json_object
 
 EXPAND_PROMPT_VERSION = "v1"
@@ -84,9 +85,13 @@ def expand_kinds(names: Iterable[str]) -> tuple[str, ...]:
             styles.append(name)
         else:
             known = ", ".join([*KIND_GROUPS, *PARAPHRASE_KINDS, *ADVERSARIAL_KINDS])
-            raise InputError(f"unknown kind of variant {raw!r}: use one of {known}")
+            raise InputError(
+                _("unknown kind of variant {raw}: use one of {known}").format(
+                    raw=repr(raw), known=known
+                )
+            )
     if not styles:
-        raise InputError("no kind of variant asked for: use paraphrase, adversarial or both")
+        raise InputError(_("no kind of variant asked for: use paraphrase, adversarial or both"))
     return tuple(dict.fromkeys(styles))
 
 
@@ -99,8 +104,10 @@ def load_expand_prompt(version: str = EXPAND_PROMPT_VERSION) -> PromptTemplate:
     entry = resources.files("seatrial.dataset").joinpath("prompts", f"expand_{version}.txt")
     if not entry.is_file():
         raise ConfigError(
-            f"the generation prompt expand_{version}.txt is not shipped with this Seatrial; "
-            f"use {EXPAND_PROMPT_VERSION}"
+            _(
+                "the generation prompt expand_{version}.txt is not shipped with this "
+                "Seatrial; use {current}"
+            ).format(version=version, current=EXPAND_PROMPT_VERSION)
         )
     return PromptTemplate(kind="expand", version=version, text=entry.read_text("utf-8"))
 
@@ -134,13 +141,15 @@ async def expand_case(
         GenerationError: a call failed, or its answer was not JSON on every try.
     """
     if n < 1:
-        raise InputError(f"--n must be at least 1, not {n}")
+        raise InputError(_("--n must be at least 1, not {n}").format(n=n))
     styles = expand_kinds(kinds)
     if model not in gateway.config.models:
         known = ", ".join(sorted(gateway.config.models)) or "none"
         raise ConfigError(
-            f"the generation model {model!r} is not among models: (known: {known}); "
-            "add it to seatrial.yaml or pass --model with a configured name"
+            _(
+                "the generation model {model} is not among models: (known: {known}); "
+                "add it to seatrial.yaml or pass --model with a configured name"
+            ).format(model=repr(model), known=known)
         )
     template = load_expand_prompt()
     earlier = sum(1 for other in existing if other.metadata.get("parent") == case.id)
@@ -154,7 +163,7 @@ async def expand_case(
     )
     candidates: list[Candidate] = []
     dropped: list[tuple[str, str]] = []
-    for (style, size, _), items in zip(calls, answers, strict=True):
+    for (style, size, _prompt), items in zip(calls, answers, strict=True):
         for item in items[:size]:
             turns, problem = _turns_of(item, len(case.user_turns), style)
             if turns is None:
@@ -214,8 +223,10 @@ async def _ask(
             response = await gateway.chat(request)
         except GatewayError as exc:
             raise GenerationError(
-                f"the generation model {model} could not be called: {exc}; "
-                "fix the model's settings under models: or retry later"
+                _(
+                    "the generation model {model} could not be called: {exc}; fix the "
+                    "model's settings under models: or retry later"
+                ).format(model=model, exc=exc)
             ) from exc
         text = response.message.text
         data = parse_json_object(text)
@@ -228,8 +239,11 @@ async def _ask(
             else f"not JSON: {_clip(text)!r}"
         )
     raise GenerationError(
-        f"the generation model {model} answered {style} variants of {case.id} with {problem} "
-        f"on {MAX_TRIES} tries; use a model that follows JSON instructions"
+        _(
+            "the generation model {model} answered {style} variants of {id} with "
+            "{problem} on {tries} tries; use a model that follows JSON "
+            "instructions"
+        ).format(model=model, style=style, id=case.id, problem=problem, tries=MAX_TRIES)
     )
 
 

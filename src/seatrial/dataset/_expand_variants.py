@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from seatrial.case import AssertionSpec, Case
+from seatrial.i18n import gettext as _
 from seatrial.judge import (
     CACHE,
     MULTILINGUAL_MODEL,
@@ -92,8 +93,14 @@ def without_near_duplicates(
     for text, vector in zip(texts, vectors, strict=True):
         if text.strip() and not vector.any():
             raise UnembeddableText(
-                f"the embedding model {model.name!r} knows none of the words in {text[:40]!r}; "
-                f"use {MULTILINGUAL_MODEL!r} for Chinese, Japanese or Korean text"
+                _(
+                    "the embedding model {model} knows none of the words in {text}; use "
+                    "{multilingual} for Chinese, Japanese or Korean text"
+                ).format(
+                    model=repr(model.name),
+                    text=repr(text[:40]),
+                    multilingual=repr(MULTILINGUAL_MODEL),
+                )
             )
     numbering = _Numbering(case.id, taken)
     seen = {_normalized("\n".join(c.user_turns)): c.id for c in existing}

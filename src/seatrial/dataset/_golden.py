@@ -25,6 +25,7 @@ import yaml
 
 from seatrial.case import Case, load_suite
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.registry import lookup
 from seatrial.store import GoldenSnapshot, Store
 
@@ -89,8 +90,12 @@ def composition(
         warnings.append(
             CompositionWarning(
                 "p0_share",
-                f"P0 cases are {_percent(p0, total)} of the set ({p0} of {total}); at least "
-                f"{P0_SHARE_MIN:.0%} should be P0",
+                _(
+                    "P0 cases are {share} of the set ({count} of {total}); at least {minimum} "
+                    "should be P0"
+                ).format(
+                    share=_percent(p0, total), count=p0, total=total, minimum=f"{P0_SHARE_MIN:.0%}"
+                ),
                 _share(p0, total),
                 P0_SHARE_MIN,
             )
@@ -100,8 +105,15 @@ def composition(
         warnings.append(
             CompositionWarning(
                 "multi_turn_share",
-                f"multi-turn cases are {_percent(multi, total)} of the set ({multi} of "
-                f"{total}); at least {MULTI_TURN_SHARE_MIN:.0%} should be multi-turn",
+                _(
+                    "multi-turn cases are {share} of the set ({count} of {total}); at least "
+                    "{minimum} should be multi-turn"
+                ).format(
+                    share=_percent(multi, total),
+                    count=multi,
+                    total=total,
+                    minimum=f"{MULTI_TURN_SHARE_MIN:.0%}",
+                ),
                 _share(multi, total),
                 MULTI_TURN_SHARE_MIN,
             )
@@ -111,9 +123,11 @@ def composition(
         warnings.append(
             CompositionWarning(
                 "anti_hallucination",
-                f"{anti} anti-hallucination cases; at least {ANTI_HALLUCINATION_MIN} should "
-                "ask for something that does not exist (tag them `anti-hallucination`, or "
-                "check with `no_fabricated_ids` or `factuality`)",
+                _(
+                    "{count} anti-hallucination cases; at least {minimum} should ask for "
+                    "something that does not exist (tag them `anti-hallucination`, or check "
+                    "with `no_fabricated_ids` or `factuality`)"
+                ).format(count=anti, minimum=ANTI_HALLUCINATION_MIN),
                 anti,
                 ANTI_HALLUCINATION_MIN,
             )
@@ -123,7 +137,7 @@ def composition(
         warnings.append(
             CompositionWarning(
                 "empty_category",
-                f"category {category!r} has no active cases",
+                _("category {category} has no active cases").format(category=repr(category)),
                 0,
                 1,
             )
@@ -156,11 +170,17 @@ def parse_dataset_ref(ref: str) -> tuple[str, int | None]:
     """``NAME`` or ``NAME@VERSION`` -> (name, version or None for the newest)."""
     name, at, version = ref.partition("@")
     if not name:
-        raise InputError(f"{ref!r} names no golden set; write NAME or NAME@VERSION")
+        raise InputError(
+            _("{ref} names no golden set; write NAME or NAME@VERSION").format(ref=repr(ref))
+        )
     if not at:
         return name, None
     if not version.isdigit() or int(version) < 1:
-        raise InputError(f"{ref!r}: the version after `@` is a whole number from 1, as in {name}@3")
+        raise InputError(
+            _("{ref}: the version after `@` is a whole number from 1, as in {name}@3").format(
+                ref=repr(ref), name=name
+            )
+        )
     return name, int(version)
 
 
@@ -188,8 +208,9 @@ def export_golden(snapshot: GoldenSnapshot, path: str | Path, *, lossy: bool = F
     suffix = path.suffix.lower()
     if suffix not in GOLDEN_FORMATS:
         raise InputError(
-            f"{path}: cannot export a golden set as `{suffix or path.name}`; use a file "
-            f"ending in {', '.join(GOLDEN_FORMATS)}"
+            _(
+                "{path}: cannot export a golden set as `{suffix}`; use a file ending in {formats}"
+            ).format(path=path, suffix=suffix or path.name, formats=", ".join(GOLDEN_FORMATS))
         )
     if suffix == ".jsonl":
         lines = [json.dumps({"suite": snapshot.dataset}, ensure_ascii=False)]
@@ -208,7 +229,7 @@ def _export_xlsx(snapshot: GoldenSnapshot, path: Path, lossy: bool) -> list[str]
         import openpyxl
     except ImportError as exc:
         raise InputError(
-            'writing .xlsx needs the openpyxl package: pip install "seatrial[excel]"'
+            _('writing .xlsx needs the openpyxl package: pip install "seatrial[excel]"')
         ) from exc
     extra = list(
         dict.fromkeys(
@@ -238,8 +259,11 @@ def _export_xlsx(snapshot: GoldenSnapshot, path: Path, lossy: bool) -> list[str]
         if losses and not lossy:
             shown = "; ".join(losses[:5]) + ("; ..." if len(losses) > 5 else "")
             raise InputError(
-                f"{path}: the Excel columns cannot hold {len(losses)} of the cases ({shown}); "
-                "export to .jsonl or .yaml, which keep every field, or pass --lossy"
+                _(
+                    "{path}: the Excel columns cannot hold {count} of the cases "
+                    "({shown}); export to .jsonl or .yaml, which keep every field, or "
+                    "pass --lossy"
+                ).format(path=path, count=len(losses), shown=shown)
             )
         os.replace(temporary, path)
     finally:
@@ -288,7 +312,7 @@ def _losses(written: Sequence[Case], read: Sequence[Case]) -> list[str]:
     for case in written:
         again = by_id.get(case.id)
         if again is None:
-            losses.append(f"{case.id}: not read back")
+            losses.append(_("{case_id}: not read back").format(case_id=case.id))
             continue
         before, after = _comparable(case), _comparable(again)
         fields = [key for key in before if before[key] != after.get(key)]

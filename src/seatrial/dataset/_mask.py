@@ -23,6 +23,7 @@ from typing import Any
 
 from seatrial.dataset._mask_find import SMALLEST_WHOLE_NUMBER, Detector, Hit
 from seatrial.dataset._mask_settings import MaskSettings
+from seatrial.i18n import gettext as _
 from seatrial.trace import Span, SpanEvent, SpanLink, Trace, decode_attribute, trusted_model
 
 DEFAULT_MAX_TRACES = 10_000
@@ -163,10 +164,15 @@ class _Pass:
             # Most spans hold nothing to mask: one test over all their strings spares the
             # per-value work (and the JSON parsing of tool arguments and results).
             return span
-        label = f"span {span.span_id}" if self.findings is not None else ""
-        name = self.string(span.name, f"{label} name")
-        message = self.string(span.status_message, f"{label} status message")
-        attributes = self.mapping(span.attributes, f"{label} attribute", " ")
+        label = at_name = at_message = at_attribute = ""
+        if self.findings is not None:  # the places --check shows, in the reader's language
+            label = f"span {span.span_id}"
+            at_name = _("{span} name").format(span=label)
+            at_message = _("{span} status message").format(span=label)
+            at_attribute = _("{span} attribute").format(span=label)
+        name = self.string(span.name, at_name)
+        message = self.string(span.status_message, at_message)
+        attributes = self.mapping(span.attributes, at_attribute, " ")
         events = [self._event(event, label) for event in span.events]
         links = [self._link(link, label) for link in span.links]
         if (
@@ -188,16 +194,17 @@ class _Pass:
         )
 
     def _link(self, link: SpanLink, label: str) -> SpanLink:
-        where = f"{label} link attribute" if self.findings is not None else ""
+        where = _("{span} link attribute").format(span=label) if self.findings is not None else ""
         attributes = self.mapping(link.attributes, where, " ")
         if attributes is link.attributes:
             return link
         return link.model_copy(update={"attributes": attributes})
 
     def _event(self, event: SpanEvent, label: str) -> SpanEvent:
-        name = self.string(event.name, f"{label} event name")
+        noting = self.findings is not None
+        name = self.string(event.name, _("{span} event name").format(span=label) if noting else "")
         # A finding's place names the event by its masked name: never the value itself.
-        where = f"{label} event {name} attribute" if self.findings is not None else ""
+        where = _("{span} event {name} attribute").format(span=label, name=name) if noting else ""
         attributes = self.mapping(event.attributes, where, " ")
         if name is event.name and attributes is event.attributes:
             return event
@@ -316,7 +323,7 @@ class Masker:
         found: list[MaskFinding] = []
         masking = _Pass(self._detector, _Tokens(), scope, found)
         for number, line in enumerate(lines, start=1):
-            masking.string(line, f"line {number}")
+            masking.string(line, _("line {number}").format(number=number))
         return found
 
     def _tokens(self, scope: str) -> _Tokens:

@@ -11,6 +11,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationInfo, field_validator, model_validator
 
+from seatrial.i18n import gettext as _
+
 BuiltinMaskKind = Literal["id_card", "phone", "landline", "bank_card", "email"]
 """The kinds of personal data masking finds by itself, in the order they win an overlap."""
 
@@ -47,8 +49,10 @@ class MaskPattern(BaseModel):
     def _not_builtin(cls, value: str) -> str:
         if value.lower() in _RESERVED:
             raise ValueError(
-                f"pattern name {value!r} is a built-in kind under mask:; name the pattern "
-                "something else, e.g. `order_id`"
+                _(
+                    "pattern name {name} is a built-in kind under mask:; name the pattern "
+                    "something else, e.g. `order_id`"
+                ).format(name=repr(value))
             )
         return value
 
@@ -60,14 +64,18 @@ class MaskPattern(BaseModel):
         except re.error as exc:
             # The message names the pattern, never its text: a regex may spell out a value.
             raise ValueError(
-                f"the regex of pattern {info.data.get('name', '?')!r} under mask: patterns: "
-                f"does not compile ({exc.msg} at position {exc.pos}); fix it in seatrial.yaml"
+                _(
+                    "the regex of pattern {name} under mask: patterns: does not compile "
+                    "({error} at position {position}); fix it in seatrial.yaml"
+                ).format(name=repr(info.data.get("name", "?")), error=exc.msg, position=exc.pos)
             ) from None
         if compiled.match(""):
             raise ValueError(
-                f"the regex of pattern {info.data.get('name', '?')!r} under mask: patterns: "
-                "matches the empty string, so it would mask between every character; make it "
-                "require at least one character"
+                _(
+                    "the regex of pattern {name} under mask: patterns: matches the empty "
+                    "string, so it would mask between every character; make it require at "
+                    "least one character"
+                ).format(name=repr(info.data.get("name", "?")))
             )
         return value
 
@@ -100,8 +108,10 @@ class MaskSettings(BaseModel):
             key = pattern.name.lower()
             if key in seen:
                 raise ValueError(
-                    f"two patterns under mask: patterns: are named {pattern.name!r}; give "
-                    "each its own name (the name is the token's prefix)"
+                    _(
+                        "two patterns under mask: patterns: are named {name}; give each its "
+                        "own name (the name is the token's prefix)"
+                    ).format(name=repr(pattern.name))
                 )
             seen.add(key)
         return self

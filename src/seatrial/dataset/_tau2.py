@@ -29,6 +29,8 @@ from seatrial.dataset._conversation import IMPORT_REWARD, IMPORT_REWARD_INFO, IM
 from seatrial.dataset._tau2_tasks import case_of, match_tasks, outcome
 from seatrial.dataset._trials import number_trials
 from seatrial.errors import InputError
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord
 from seatrial.store import Store
 from seatrial.trace import (
@@ -52,12 +54,18 @@ def import_tau2(path: Path | str, store: Store, *, tags: Sequence[str] = ()) -> 
     data = read_json(path, F.EXPECTED)
     if isinstance(data, list):
         raise InputError(
-            f"{path}: a JSON list is a tau-bench results file, not a tau2 one; use "
-            "`seatrial import tau-bench`"
+            _(
+                "{path}: a JSON list is a tau-bench results file, not a tau2 one; "
+                "use `seatrial import tau-bench`"
+            ).format(path=path)
         )
-    results: F.ResultsFile = parse(F.ResultsFile, data, path, "the file", F.EXPECTED)
+    results: F.ResultsFile = parse(F.ResultsFile, data, path, N_("the file"), F.EXPECTED)
     if not results.simulations:
-        raise InputError(f"{path}: `simulations` is empty; expected {F.EXPECTED}")
+        raise InputError(
+            _("{path}: `simulations` is empty; expected {expected}").format(
+                path=path, expected=_(F.EXPECTED)
+            )
+        )
     warnings = Warnings()
     domain = _domain(path, results, warnings)
     agent = _agent(path, results, warnings)
@@ -92,7 +100,7 @@ def import_tau2(path: Path | str, store: Store, *, tags: Sequence[str] = ()) -> 
     if any(sim.termination_reason is None for sim in results.simulations):
         warnings.add(
             "termination",
-            "termination reasons are missing: verdicts come from the reward alone",
+            _("termination reasons are missing: verdicts come from the reward alone"),
         )
     _check_trials(results, cases, warnings)
     lines = warnings.lines()
@@ -125,7 +133,7 @@ def _domain(path: Path, results: F.ResultsFile, warnings: Warnings) -> str:
     found = next((d for d in DOMAINS if d in tokens), None)
     if found is not None:
         return found
-    warnings.add("domain", "the file names no domain: `unknown`")
+    warnings.add("domain", _("the file names no domain: `unknown`"))
     return "unknown"
 
 
@@ -133,7 +141,7 @@ def _agent(path: Path, results: F.ResultsFile, warnings: Warnings) -> str:
     agent_info = results.info.get("agent_info")
     if isinstance(agent_info, dict) and isinstance(agent_info.get("llm"), str):
         return str(agent_info["llm"])
-    warnings.add("agent", "`info.agent_info.llm` is missing: the agent is named after the file")
+    warnings.add("agent", _("`info.agent_info.llm` is missing: the agent is named after the file"))
     return path.stem
 
 
@@ -166,10 +174,12 @@ def _check_trials(results: F.ResultsFile, cases: list[Case], warnings: Warnings)
         counts = "/".join(str(n) for n in sorted(held))
         warnings.add(
             "num_trials",
-            f"`info.num_trials` says {said} but the file holds {counts} trial(s) per task",
+            _("`info.num_trials` says {said} but the file holds {counts} trial(s) per task").format(
+                said=said, counts=counts
+            ),
         )
     elif len(held) > 1:
-        warnings.add("uneven", "tasks have different numbers of trials")
+        warnings.add("uneven", _("tasks have different numbers of trials"))
 
 
 def _time_ns(text: str | None) -> int | None:
@@ -189,7 +199,7 @@ def _messages(sim: F.Simulation, warnings: Warnings) -> list[ConversationMessage
     if any(m.timestamp is None for m in sim.messages):
         warnings.add(
             "timestamps",
-            "messages without timestamps: times synthesised 1 ms apart in file order",
+            _("messages without timestamps: times synthesised 1 ms apart in file order"),
         )
     messages: list[ConversationMessage] = []
     for n, message in enumerate(sim.messages):

@@ -6,7 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-EXPECTED = "a tau2 results file: a JSON object with `info`, `tasks` and `simulations`"
+from seatrial.i18n import N_
+
+EXPECTED = N_("a tau2 results file: a JSON object with `info`, `tasks` and `simulations`")
 
 
 class Loose(BaseModel):

@@ -11,6 +11,8 @@ from seatrial.case import Case
 from seatrial.dataset import _tau2_format as F
 from seatrial.dataset._cases import ExpectedAction, Outcome, build_case, expected_assertions
 from seatrial.dataset._common import Warnings, passed
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 from seatrial.trace import Trace
 
 NORMAL_ENDS = ("user_stop", "agent_stop")
@@ -30,6 +32,24 @@ _ENDS = {
 }
 
 
+_WITHOUT_TASK_ID = {
+    "were matched to an embedded task by their expected-action ids": N_(
+        "simulations without `task_id` were matched to an embedded task by their "
+        "expected-action ids"
+    ),
+    "were matched to an embedded task by their NL assertions": N_(
+        "simulations without `task_id` were matched to an embedded task by their NL assertions"
+    ),
+    "were matched to an embedded task by their expected actions": N_(
+        "simulations without `task_id` were matched to an embedded task by their expected actions"
+    ),
+    "matched no embedded task: imported as `sim-<n>`": N_(
+        "simulations without `task_id` matched no embedded task: imported as `sim-<n>`"
+    ),
+}
+"""The warning for each way a simulation without ``task_id`` was matched (see ``_match``)."""
+
+
 def match_tasks(
     sims: list[F.Simulation], tasks: dict[str, F.Task], warnings: Warnings
 ) -> dict[str, list[int]]:
@@ -46,8 +66,10 @@ def match_tasks(
             if task_id not in tasks:
                 warnings.add(
                     "unknown-task",
-                    "simulations name a task the file does not embed: their cases come from "
-                    "the simulation alone",
+                    _(
+                        "simulations name a task the file does not embed: their cases come "
+                        "from the simulation alone"
+                    ),
                     task_id,
                 )
             groups.setdefault(f"task-{task_id}", []).append(index)
@@ -56,7 +78,7 @@ def match_tasks(
         key = f"task-{found}" if found is not None else f"sim-{index + 1}"
         warnings.add(
             f"task_id:{how}",
-            f"simulations without `task_id` {how}",
+            _(_WITHOUT_TASK_ID[how]),
             f"sim {index + 1}" + (f" -> {found}" if found is not None else ""),
         )
         groups.setdefault(key, []).append(index)

@@ -36,6 +36,8 @@ from seatrial.dataset._common import (
 from seatrial.dataset._conversation import IMPORT_REWARD, IMPORT_REWARD_INFO
 from seatrial.dataset._trials import number_trials
 from seatrial.errors import InputError
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord
 from seatrial.store import Store
 from seatrial.trace import (
@@ -61,10 +63,16 @@ def import_tau_bench(path: Path | str, store: Store, *, tags: Sequence[str] = ()
     path = Path(path)
     data = read_json(path, F.EXPECTED)
     if isinstance(data, dict) and "simulations" in data:
-        raise InputError(f"{path}: this is a tau2 results file; use `seatrial import tau2`")
-    records: list[F.Record] = parse(F.ResultsFile, data, path, "the file", F.EXPECTED).root
+        raise InputError(
+            _("{path}: this is a tau2 results file; use `seatrial import tau2`").format(path=path)
+        )
+    records: list[F.Record] = parse(F.ResultsFile, data, path, N_("the file"), F.EXPECTED).root
     if not records:
-        raise InputError(f"{path}: the list is empty; expected {F.EXPECTED}")
+        raise InputError(
+            _("{path}: the list is empty; expected {expected}").format(
+                path=path, expected=_(F.EXPECTED)
+            )
+        )
     warnings = Warnings()
     domain = _domain(path, records, warnings)
     agent = _agent(path, domain, warnings)
@@ -121,7 +129,7 @@ def _domain(path: Path, records: list[F.Record], warnings: Warnings) -> str:
         for domain in DOMAINS:
             if title.startswith(domain):
                 return domain
-    warnings.add("domain", "the domain is neither in the file name nor in the policy: `unknown`")
+    warnings.add("domain", _("the domain is neither in the file name nor in the policy: `unknown`"))
     return "unknown"
 
 
@@ -133,7 +141,7 @@ def _agent(path: Path, domain: str, warnings: Warnings) -> str:
     tokens = [t for t in re.split(r"[-_]+", path.stem) if t and t.lower() != domain]
     if tokens:
         return "-".join(tokens)
-    warnings.add("agent", "the file name does not name the model: agent `unknown`")
+    warnings.add("agent", _("the file name does not name the model: agent `unknown`"))
     return "unknown"
 
 
@@ -148,15 +156,17 @@ def _group(records: list[F.Record], warnings: Warnings) -> dict[str, list[int]]:
             key = f"task-def-{hashlib.sha256(task.encode()).hexdigest()[:8]}"
             warnings.add(
                 "task_id",
-                "records without `task_id` were grouped by their embedded task definition "
-                "(case `task-def-<hash>`)",
+                _(
+                    "records without `task_id` were grouped by their embedded task "
+                    "definition (case `task-def-<hash>`)"
+                ),
                 f"record {index + 1}",
             )
         else:
             key = f"record-{index + 1}"
             warnings.add(
                 "task_id",
-                "records without `task_id` or task were imported one case each (`record-<n>`)",
+                _("records without `task_id` or task were imported one case each (`record-<n>`)"),
                 f"record {index + 1}",
             )
         groups.setdefault(key, []).append(index)
@@ -212,7 +222,7 @@ def _messages(record: F.Record, warnings: Warnings) -> list[ConversationMessage]
                 ConversationMessage("tool", text, answers=message.tool_call_id, error=error)
             )
         elif message.role != "system":
-            warnings.add("role", "messages with an unknown role were skipped", message.role)
+            warnings.add("role", _("messages with an unknown role were skipped"), message.role)
     return messages
 
 

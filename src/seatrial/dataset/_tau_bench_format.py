@@ -6,7 +6,9 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, RootModel
 
-EXPECTED = "a tau-bench results file: a JSON list of {task_id, trial, reward, info, traj}"
+from seatrial.i18n import N_
+
+EXPECTED = N_("a tau-bench results file: a JSON list of {task_id, trial, reward, info, traj}")
 
 
 class Loose(BaseModel):

@@ -25,6 +25,7 @@ from seatrial.assertion import AssertionContext, evaluate
 from seatrial.case import AssertionSpec, Case, check_assertion, explain, parse_yaml, read_text
 from seatrial.dataset._from_trace_turns import agent_replies, user_turns
 from seatrial.errors import Problem, SuiteError
+from seatrial.i18n import gettext as _
 from seatrial.store import Store, TraceCheck, TraceQuery
 from seatrial.trace import Trace
 
@@ -48,8 +49,8 @@ def _items(data: Any, shown: str, line: int | None) -> tuple[list[Any], tuple[st
             _problem(
                 shown,
                 line,
-                "a checks file holds a list of assertions (or `checks:` with that list)",
-                "write `- type: tool_called` items, one per check, as in a case's `assertions`",
+                _("a checks file holds a list of assertions (or `checks:` with that list)"),
+                _("write `- type: tool_called` items, one per check, as in a case's `assertions`"),
             )
         ]
     )
@@ -71,7 +72,9 @@ def load_trace_checks(path: Path) -> list[AssertionSpec]:
         line = document.locator.line(at)
         if not isinstance(item, dict):
             problems.append(
-                _problem(shown, line, "a check is a mapping with a `type`", "write `type: ...`")
+                _problem(
+                    shown, line, _("a check is a mapping with a `type`"), _("write `type: ...`")
+                )
             )
             continue
         try:
@@ -91,15 +94,17 @@ def load_trace_checks(path: Path) -> list[AssertionSpec]:
                 _problem(
                     shown,
                     document.locator.line((*at, "type")),
-                    f"`{spec.type}` is an L3 check: it would call a model for every trace; "
-                    "`seatrial traces check` runs L1 and L2 checks only",
-                    "remove it, or check meaning in a run (`seatrial run`) with a judge",
+                    _(
+                        "`{type}` is an L3 check: it would call a model for every trace; "
+                        "`seatrial traces check` runs L1 and L2 checks only"
+                    ).format(type=spec.type),
+                    _("remove it, or check meaning in a run (`seatrial run`) with a judge"),
                 )
             )
         specs.append(spec)
     if not specs and not problems:
         problems.append(
-            _problem(shown, document.locator.line(base), "the file holds no check", "add one")
+            _problem(shown, document.locator.line(base), _("the file holds no check"), _("add one"))
         )
     if problems:
         raise SuiteError(sorted(problems, key=lambda p: p.line or 0))

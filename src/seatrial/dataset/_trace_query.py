@@ -13,6 +13,7 @@ import time
 from dataclasses import dataclass
 
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.store import TraceQuery
 
 DAY_S = 86_400.0
@@ -36,8 +37,10 @@ def _moment(name: str, text: str, *, end_of_day: bool) -> float:
         moment = dt.datetime.fromisoformat(text)
     except ValueError:
         raise InputError(
-            f"{name}={text!r} is not a time: write a day (2026-07-01), a minute "
-            "(2026-07-01T09:30, UTC) or a span back from now (30m, 24h, 7d)"
+            _(
+                "{name}={text} is not a time: write a day (2026-07-01), a minute "
+                "(2026-07-01T09:30, UTC) or a span back from now (30m, 24h, 7d)"
+            ).format(name=name, text=repr(text))
         ) from None
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)
@@ -60,7 +63,11 @@ def _error(text: str) -> bool | None:
         return True
     if word in _NO:
         return False
-    raise InputError(f"error={text!r}: write yes (only failed traces), no, or leave it empty")
+    raise InputError(
+        _("error={text}: write yes (only failed traces), no, or leave it empty").format(
+            text=repr(text)
+        )
+    )
 
 
 @dataclass(frozen=True)

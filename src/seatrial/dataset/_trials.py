@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from seatrial.dataset._common import Warnings
+from seatrial.i18n import gettext as _
 
 
 def number_trials(
@@ -22,14 +23,14 @@ def number_trials(
     if len(given) < len(trials):
         warnings.add(
             "trial",
-            "trial numbers are missing: each task's trials were numbered in file order",
+            _("trial numbers are missing: each task's trials were numbered in file order"),
             case_id,
         )
         ordered = list(trials)
     else:
         warnings.add(
             "trial-gaps",
-            "trial numbers repeat or leave gaps: renumbered 1..n in trial order",
+            _("trial numbers repeat or leave gaps: renumbered 1..n in trial order"),
             case_id,
         )
         ordered = sorted(trials, key=lambda item: (item[1] or 0, item[0]))

@@ -226,24 +226,31 @@ class AttemptReadsMixin(StoreCore):
 
     def attempt_trace(self, run_id: str, case_id: str, attempt: int) -> Trace:
         """The trace of one attempt."""
+        from seatrial.i18n import gettext as _  # its errors, in the reader's language
+
         where = and_(
             attempts.c.run_id == run_id,
             attempts.c.case_id == case_id,
             attempts.c.attempt == attempt,
         )
-        with self._read(f"read the trace of run {run_id!r}", snapshot=True) as connection:
+        action = _("read the trace of run {run_id}").format(run_id=repr(run_id))
+        with self._read(action, snapshot=True) as connection:
             found = select(attempts.c.id, attempts.c.trace_id).where(where)
             row = connection.execute(found).first()
             if row is None:
                 self._check_run(connection, run_id)
                 raise InputError(
-                    f"run {run_id!r} has no attempt {attempt} of case {case_id!r}; "
-                    "check the case id and the attempt number (they start at 1)"
+                    _(
+                        "run {run_id} has no attempt {attempt} of case {case_id}; check the "
+                        "case id and the attempt number (they start at 1)"
+                    ).format(run_id=repr(run_id), attempt=attempt, case_id=repr(case_id))
                 )
             if row.trace_id is None:
                 raise InputError(
-                    f"attempt {attempt} of case {case_id!r} in run {run_id!r} has no trace: "
-                    "the agent was never reached; its error says why"
+                    _(
+                        "attempt {attempt} of case {case_id} in run {run_id} has no trace: the "
+                        "agent was never reached; its error says why"
+                    ).format(attempt=attempt, case_id=repr(case_id), run_id=repr(run_id))
                 )
             span_rows = (
                 connection.execute(

@@ -20,6 +20,7 @@ from pydantic_core import PydanticSerializationError
 
 from seatrial.case import Case
 from seatrial.errors import StoreError
+from seatrial.i18n import gettext as _
 from seatrial.record import AssertionResult, AttemptRecord, RunInfo
 from seatrial.store._engine import RawJSON, raw_json, without_nul
 from seatrial.trace import Span, SpanLink, Trace
@@ -355,7 +356,9 @@ def encode_attempts(records: Sequence[AttemptRecord]) -> EncodedAttempts:
         attempts, spans = attempt_rows(records)
     except PydanticSerializationError as exc:
         raise StoreError(
-            f"cannot store {len(records)} attempts: a value in one of them is not JSON "
-            f"({exc}); give final_state and span attributes JSON values"
+            _(
+                "cannot store {count} attempts: a value in one of them is not JSON "
+                "({exc}); give final_state and span attributes JSON values"
+            ).format(count=len(records), exc=exc)
         ) from exc
     return EncodedAttempts(frozenset(r.run_id for r in records), attempts, spans)

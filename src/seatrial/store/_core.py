@@ -12,6 +12,7 @@ from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
 from seatrial.errors import RunNotFound, StoreError
+from seatrial.i18n import gettext as _
 from seatrial.store._engine import WRITE_OPTION, retry_lost_connections
 from seatrial.store._schema import runs
 from seatrial.store._translate import translated
@@ -88,8 +89,10 @@ class StoreCore:
 
     def _not_found(self, run_id: str) -> RunNotFound:
         return RunNotFound(
-            f"no run {run_id!r} in the store at {self.url}; `seatrial runs` lists the stored "
-            "runs (a unique prefix of an id, or `latest`, also works)"
+            _(
+                "no run {run_id} in the store at {url}; `seatrial runs` lists the "
+                "stored runs (a unique prefix of an id, or `latest`, also works)"
+            ).format(run_id=repr(run_id), url=self.url)
         )
 
     def _decode(self, build: Callable[[], T]) -> T:
@@ -97,9 +100,11 @@ class StoreCore:
             return build()
         except ValidationError as exc:
             raise StoreError(
-                f"the store at {self.url} holds a record this Seatrial cannot read "
-                f"({exc.error_count()} problems, first: {exc.errors()[0]['msg']}); "
-                "was it written by a newer Seatrial? upgrade seatrial"
+                _(
+                    "the store at {url} holds a record this Seatrial cannot read ({count} "
+                    "problems, first: {first}); was it written by a newer Seatrial? upgrade "
+                    "seatrial"
+                ).format(url=self.url, count=exc.error_count(), first=exc.errors()[0]["msg"])
             ) from exc
 
 

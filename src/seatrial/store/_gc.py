@@ -31,6 +31,7 @@ from sqlalchemy import and_, delete, func, select
 from sqlalchemy.engine import Connection, Engine
 
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import settings_key
 from seatrial.store._engine import retry_lost_connections
 from seatrial.store._schema import model_calls, review_items, run_tags, runs
@@ -54,8 +55,10 @@ def parse_age(text: str) -> float:
     match = _AGE.fullmatch(text)
     if match is None or float(match.group(1)) <= 0:
         raise InputError(
-            f"--older-than {text!r} is not an age; write a positive number and a unit: "
-            "s, m, h, d or w (for example 90d, 12h, 2w)"
+            _(
+                "--older-than {text} is not an age; write a positive number and a "
+                "unit: s, m, h, d or w (for example 90d, 12h, 2w)"
+            ).format(text=repr(text))
         )
     return float(match.group(1)) * _UNITS[match.group(2).lower()]
 
@@ -111,7 +114,10 @@ class GcMixin:
         an interrupted collection leaves whole runs, never half of one. ``dry_run`` deletes
         nothing. ``ignore_tags`` are tags that do not keep a run (the ``replay`` tag).
         """
-        with translated(self._engine.url, "find the runs to delete"), self._engine.connect() as c:
+        with (
+            translated(self._engine.url, _("find the runs to delete")),
+            self._engine.connect() as c,
+        ):
             expired = _plan(c, cutoff, frozenset(ignore_tags))
         collection = GarbageCollection(cutoff, dry_run, tuple(expired))
         gone = [run.run_id for run in collection.deleted]
@@ -121,7 +127,7 @@ class GcMixin:
         return collection
 
     def _delete_runs(self, run_ids: Sequence[str]) -> None:
-        action = f"delete {len(run_ids)} old runs"
+        action = _("delete {count} old runs").format(count=len(run_ids))
 
         def once() -> None:
             with self._writer.begin() as connection:
@@ -137,7 +143,7 @@ class GcMixin:
                     delete(runs).where(runs.c.run_id.in_(run_ids), runs.c.status != "running")
                 )
 
-        with translated(self._engine.url, action, note="runs deleted before this stay deleted"):
+        with translated(self._engine.url, action, note=_("runs deleted before this stay deleted")):
             retry_lost_connections(action, once)
 
 

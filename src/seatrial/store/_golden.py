@@ -26,6 +26,7 @@ from sqlalchemy.exc import IntegrityError
 
 from seatrial.case import Case
 from seatrial.errors import InputError, StoreError
+from seatrial.i18n import gettext as _
 from seatrial.store._golden_chain import chain_head, change_hash, version_hash
 from seatrial.store._golden_records import (
     GoldenSnapshot,
@@ -71,11 +72,15 @@ class GoldenMixin:
         def work(connection: Connection) -> int:
             return self._append(connection, dataset, add, retire, who, note)
 
-        return self._golden_write(f"append a version to golden set {dataset!r}", work)
+        return self._golden_write(
+            _("append a version to golden set {dataset}").format(dataset=repr(dataset)), work
+        )
 
     def golden_snapshot(self, dataset: str, version: int | None = None) -> GoldenSnapshot:
         """``dataset`` as it stood at ``version`` (default: the newest)."""
-        with self._golden_read(f"read golden set {dataset!r}") as connection:
+        with self._golden_read(
+            _("read golden set {dataset}").format(dataset=repr(dataset))
+        ) as connection:
             newest = self._newest_version(connection, dataset)
             if newest == 0:
                 raise self._unknown_set(connection, dataset)
@@ -83,17 +88,26 @@ class GoldenMixin:
                 version = newest
             elif not 1 <= version <= newest:
                 raise InputError(
-                    f"golden set {dataset!r} has versions 1 to {newest}, not {version}; "
-                    f"`seatrial datasets history {dataset}` lists them"
+                    _(
+                        "golden set {dataset} has versions 1 to {newest}, not {version}; "
+                        "`seatrial datasets history {name}` lists them"
+                    ).format(dataset=repr(dataset), newest=newest, version=version, name=dataset)
                 )
             active, retired = self._replay(connection, dataset, version)
         try:
             cases = [Case.model_validate(definition) for definition in active.values()]
         except ValidationError as exc:
             raise StoreError(
-                f"golden set {dataset!r} v{version} in the store at {mask_url(self._engine.url)} "
-                f"holds a case this Seatrial cannot read ({exc.errors()[0]['msg']}); was it "
-                "written by a newer Seatrial? upgrade seatrial"
+                _(
+                    "golden set {dataset} v{version} in the store at {url} holds a case "
+                    "this Seatrial cannot read ({value}); was it written by a newer "
+                    "Seatrial? upgrade seatrial"
+                ).format(
+                    dataset=repr(dataset),
+                    version=version,
+                    url=mask_url(self._engine.url),
+                    value=exc.errors()[0]["msg"],
+                )
             ) from exc
         return GoldenSnapshot(dataset=dataset, version=version, cases=cases, retired=retired)
 
@@ -104,14 +118,16 @@ class GoldenMixin:
             .where(golden_versions.c.dataset == dataset)
             .order_by(golden_versions.c.version)
         )
-        with self._golden_read(f"read the versions of golden set {dataset!r}") as connection:
+        with self._golden_read(
+            _("read the versions of golden set {dataset}").format(dataset=repr(dataset))
+        ) as connection:
             rows = connection.execute(query).mappings().all()
         return [GoldenVersion.model_validate(dict(row)) for row in rows]
 
     def golden_names(self) -> list[str]:
         """The names of every golden set, sorted."""
         query = select(golden_versions.c.dataset).distinct().order_by(golden_versions.c.dataset)
-        with self._golden_read("list golden sets") as connection:
+        with self._golden_read(_("list golden sets")) as connection:
             return [str(name) for name in connection.execute(query).scalars()]
 
     def golden_categories(self, dataset: str, version: int | None = None) -> list[str]:
@@ -125,7 +141,9 @@ class GoldenMixin:
             .where(golden_changes.c.category != "")
             .order_by(golden_changes.c.category)
         )
-        with self._golden_read(f"read the categories of golden set {dataset!r}") as connection:
+        with self._golden_read(
+            _("read the categories of golden set {dataset}").format(dataset=repr(dataset))
+        ) as connection:
             return [str(name) for name in connection.execute(query).scalars()]
 
     # Helpers.
@@ -141,14 +159,18 @@ class GoldenMixin:
     ) -> int:
         _check_name(dataset)
         if not who.strip():
-            raise InputError("say who changes the golden set (--who, default $USER)")
+            raise InputError(_("say who changes the golden set (--who, default $USER)"))
         current = self._newest_version(connection, dataset)
-        active, _ = self._replay(connection, dataset, current)
+        active, _retired = self._replay(connection, dataset, current)
         changes: list[dict[str, Any]] = []
         seen: set[str] = set()
         for case in add:
             if case.id in seen:
-                raise InputError(f"case {case.id!r} is given twice; give each case its own id")
+                raise InputError(
+                    _("case {id} is given twice; give each case its own id").format(
+                        id=repr(case.id)
+                    )
+                )
             seen.add(case.id)
             definition = case.model_dump(mode="json")
             if active.get(case.id) != definition:
@@ -156,19 +178,31 @@ class GoldenMixin:
                 active[case.id] = definition
         for case_id, reason in retire.items():
             if case_id in seen:
-                raise InputError(f"case {case_id!r} cannot be added and retired in one version")
+                raise InputError(
+                    _("case {case_id} cannot be added and retired in one version").format(
+                        case_id=repr(case_id)
+                    )
+                )
             if case_id not in active:
                 raise InputError(
-                    f"golden set {dataset!r} has no active case {case_id!r} to retire; "
-                    f"`seatrial datasets show {dataset}` lists its cases"
+                    _(
+                        "golden set {dataset} has no active case {case_id} to retire; "
+                        "`seatrial datasets show {name}` lists its cases"
+                    ).format(dataset=repr(dataset), case_id=repr(case_id), name=dataset)
                 )
             if not reason.strip():
-                raise InputError(f"say why case {case_id!r} is retired (--reason)")
+                raise InputError(
+                    _("say why case {case_id} is retired (--reason)").format(case_id=repr(case_id))
+                )
             category = str(active.pop(case_id).get("category") or "")
             changes.append(_change("retire", case_id, category, None, reason))
         if not changes:
             if current == 0:
-                raise InputError(f"golden set {dataset!r} would start with no cases; add some")
+                raise InputError(
+                    _("golden set {dataset} would start with no cases; add some").format(
+                        dataset=repr(dataset)
+                    )
+                )
             return current
         version = current + 1
         rows = [
@@ -231,10 +265,14 @@ class GoldenMixin:
         names = connection.execute(
             select(golden_versions.c.dataset).distinct().order_by(golden_versions.c.dataset)
         ).scalars()
-        known = ", ".join(str(name) for name in names) or "none yet"
+        known = ", ".join(str(name) for name in names) or _("none yet")
         return InputError(
-            f"no golden set {dataset!r} in the store at {mask_url(self._engine.url)} (known: "
-            f"{known}); `seatrial datasets import {dataset} FILE` creates it"
+            _(
+                "no golden set {dataset} in the store at {url} (known: {known}); "
+                "`seatrial datasets import {name} FILE` creates it"
+            ).format(
+                dataset=repr(dataset), url=mask_url(self._engine.url), known=known, name=dataset
+            )
         )
 
     def _golden_write(self, action: str, work: Callable[[Connection], T]) -> T:
@@ -275,6 +313,9 @@ def _change(
 def _check_name(dataset: str) -> None:
     if not dataset.strip() or "@" in dataset or dataset != dataset.strip():
         raise InputError(
-            f"{dataset!r} is not a golden set name: give a non-empty name without `@` (which "
-            "separates the version, as in refunds@3) or surrounding spaces"
+            _(
+                "{dataset} is not a golden set name: give a non-empty name without "
+                "`@` (which separates the version, as in refunds@3) or surrounding "
+                "spaces"
+            ).format(dataset=repr(dataset))
         )

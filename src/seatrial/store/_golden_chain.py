@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict
 from sqlalchemy import select
 from sqlalchemy.engine import Connection, Engine
 
+from seatrial.i18n import gettext as _
 from seatrial.store._schema import golden_changes, golden_versions
 from seatrial.store._translate import translated
 
@@ -60,12 +61,16 @@ class ChainProblem(BaseModel):
     @property
     def message(self) -> str:
         """One line naming the set, version, case and both hashes."""
-        where = f"{self.dataset} v{self.version}"
-        if self.case_id is not None:
-            where += f" case {self.case_id}"
-        return (
-            f"{where}: {self.what} does not match its hash (expected {_short(self.expected)}, "
-            f"stored {_short(self.stored)})"
+        if self.case_id is None:
+            where = f"{self.dataset} v{self.version}"
+        else:
+            where = _("{dataset} v{version} case {case_id}").format(
+                dataset=self.dataset, version=self.version, case_id=self.case_id
+            )
+        return _(
+            "{where}: {what} does not match its hash (expected {expected}, stored {stored})"
+        ).format(
+            where=where, what=self.what, expected=_short(self.expected), stored=_short(self.stored)
         )
 
 
@@ -107,7 +112,7 @@ def chain_problems(
                     dataset=dataset,
                     version=int(change["version"]),
                     case_id=str(change["case_id"]),
-                    what=f"the {change['action']} of this case (change {change['position']})",
+                    what=_change_what(str(change["action"]), change["position"]),
                     expected=expected,
                     stored=stored,
                 )
@@ -123,7 +128,9 @@ def chain_problems(
                 ChainProblem(
                     dataset=dataset,
                     version=number,
-                    what=f"the chain (v{number} is missing; the next stored is v{here})",
+                    what=_("the chain (v{number} is missing; the next stored is v{here})").format(
+                        number=number, here=here
+                    ),
                     expected=None,
                     stored=None,
                 )
@@ -133,7 +140,9 @@ def chain_problems(
                 ChainProblem(
                     dataset=dataset,
                     version=here,
-                    what=f"the link to v{here - 1}" if here > 1 else "the start of the chain",
+                    what=_("the link to v{version}").format(version=here - 1)
+                    if here > 1
+                    else _("the start of the chain"),
                     expected=previous,
                     stored=version["previous_hash"],
                 )
@@ -144,7 +153,7 @@ def chain_problems(
                 ChainProblem(
                     dataset=dataset,
                     version=here,
-                    what="the version row (who, when, note, counts or its list of changes)",
+                    what=_("the version row (who, when, note, counts or its list of changes)"),
                     expected=expected,
                     stored=version["content_hash"],
                 )
@@ -155,7 +164,7 @@ def chain_problems(
             ChainProblem(
                 dataset=dataset,
                 version=orphan,
-                what="changes of a version that has no version row",
+                what=_("changes of a version that has no version row"),
                 expected=None,
                 stored=None,
             )
@@ -199,7 +208,9 @@ class ChainMixin:
     def golden_verify(self, dataset: str, version: int | None = None) -> list[ChainProblem]:
         """Recompute ``dataset``'s hash chain (up to ``version``); empty when it holds."""
         with (
-            translated(self._engine.url, f"verify golden set {dataset!r}"),
+            translated(
+                self._engine.url, _("verify golden set {dataset}").format(dataset=repr(dataset))
+            ),
             self._engine.connect() as connection,
         ):
             versions, changes = read_chain(connection, dataset, version)
@@ -225,5 +236,18 @@ def _canonical(value: Any) -> Any:
     return value
 
 
+def _change_what(action: str, position: Any) -> str:
+    """What a changed change row was, in the reader's language: ``the add of this case``."""
+    if action == "add":
+        text = _("the add of this case (change {position})")
+    elif action == "edit":
+        text = _("the edit of this case (change {position})")
+    elif action == "retire":
+        text = _("the retire of this case (change {position})")
+    else:
+        return f"the {action} of this case (change {position})"
+    return text.format(position=position)
+
+
 def _short(digest: str | None) -> str:
-    return digest[:12] if digest else "none"
+    return digest[:12] if digest else _("none")

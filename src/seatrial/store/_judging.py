@@ -23,6 +23,7 @@ from sqlalchemy import func, insert, select, update
 from sqlalchemy.engine import Connection, Engine
 
 from seatrial.errors import InputError, StoreError
+from seatrial.i18n import gettext as _
 from seatrial.store._bulk import insert_many
 from seatrial.store._schema import calibrations, labels, review_items
 from seatrial.store._translate import translated
@@ -164,7 +165,11 @@ class JudgingMixin:
             "agreement": calibration.agreement,
             "record": calibration.model_dump(mode="json"),
         }
-        with self._judging_write(f"save a calibration of judge {calibration.judge_model!r}") as c:
+        with self._judging_write(
+            _("save a calibration of judge {judge_model}").format(
+                judge_model=repr(calibration.judge_model)
+            )
+        ) as c:
             c.execute(insert(calibrations), [row])
 
     def latest_calibration(self, judge_model: str, prompt_hash: str) -> Calibration | None:
@@ -176,7 +181,9 @@ class JudgingMixin:
             .order_by(calibrations.c.created_at.desc(), calibrations.c.id.desc())
             .limit(1)
         )
-        with self._judging_read(f"read the calibration of judge {judge_model!r}") as c:
+        with self._judging_read(
+            _("read the calibration of judge {judge_model}").format(judge_model=repr(judge_model))
+        ) as c:
             record = c.execute(query).scalar()
         return None if record is None else self._calibration(record)
 
@@ -187,7 +194,7 @@ class JudgingMixin:
         )
         if judge_model is not None:
             query = query.where(calibrations.c.judge_model == judge_model)
-        with self._judging_read("list calibrations") as c:
+        with self._judging_read(_("list calibrations")) as c:
             records = c.execute(query).scalars().all()
         return [self._calibration(record) for record in records]
 
@@ -198,7 +205,9 @@ class JudgingMixin:
         if not items:
             return
         values = [tuple(getattr(item, name) for name in _ITEM_COLUMNS) for item in items]
-        with self._judging_write(f"queue {len(items)} review items") as connection:
+        with self._judging_write(
+            _("queue {count} review items").format(count=len(items))
+        ) as connection:
             insert_many(connection, review_items, _ITEM_COLUMNS, values)
 
     def review_items(
@@ -210,20 +219,24 @@ class JudgingMixin:
         """
         if status is not None and status not in REVIEW_STATUSES:
             raise InputError(
-                f"review status must be one of {', '.join(REVIEW_STATUSES)}, not {status!r}"
+                _("review status must be one of {names}, not {status}").format(
+                    names=", ".join(REVIEW_STATUSES), status=repr(status)
+                )
             )
         query = select(review_items).order_by(review_items.c.created_at, review_items.c.id)
         if status is not None:
             query = query.where(review_items.c.status == status)
         if run_id is not None:
             query = query.where(review_items.c.run_id == run_id)
-        with self._judging_read("read the review queue") as connection:
+        with self._judging_read(_("read the review queue")) as connection:
             rows = connection.execute(query).mappings().all()
         return [self._record(ReviewItem, row) for row in rows]
 
     def review_item(self, item_id: str) -> ReviewItem:
         """One review item by its id, or a unique prefix of it."""
-        with self._judging_read(f"read review item {item_id!r}") as connection:
+        with self._judging_read(
+            _("read review item {item_id}").format(item_id=repr(item_id))
+        ) as connection:
             return self._record(ReviewItem, self._item_row(connection, item_id))
 
     def label_review_item(
@@ -240,11 +253,13 @@ class JudgingMixin:
         Returns the item as labelled.
         """
         if label not in ("pass", "fail"):
-            raise InputError(f"a label is pass or fail, not {label!r}")
+            raise InputError(_("a label is pass or fail, not {label}").format(label=repr(label)))
         if not who:
-            raise InputError("say who labels the item (--who, default $USER)")
+            raise InputError(_("say who labels the item (--who, default $USER)"))
         now = time.time()
-        with self._judging_write(f"label review item {item_id!r}") as connection:
+        with self._judging_write(
+            _("label review item {item_id}").format(item_id=repr(item_id))
+        ) as connection:
             row = self._item_row(connection, item_id)
             full_id = row["id"]
             changes: dict[str, Any] = {
@@ -284,7 +299,7 @@ class JudgingMixin:
         if not items:
             return
         values = [tuple(getattr(item, name) for name in _LABEL_COLUMNS) for item in items]
-        with self._judging_write(f"store {len(items)} labels") as connection:
+        with self._judging_write(_("store {count} labels").format(count=len(items))) as connection:
             insert_many(connection, labels, _LABEL_COLUMNS, values)
 
     def labels(self, source: str | None = None) -> list[StoredLabel]:
@@ -292,7 +307,7 @@ class JudgingMixin:
         query = select(labels).order_by(labels.c.labelled_at, labels.c.id)
         if source is not None:
             query = query.where(labels.c.source == source)
-        with self._judging_read("read the human labels") as connection:
+        with self._judging_read(_("read the human labels")) as connection:
             rows = connection.execute(query).mappings().all()
         return [self._record(StoredLabel, row) for row in rows]
 
@@ -300,7 +315,7 @@ class JudgingMixin:
 
     def _item_row(self, connection: Connection, item_id: str) -> dict[str, Any]:
         if not item_id:
-            raise InputError("no review item id given; `seatrial review` lists the open items")
+            raise InputError(_("no review item id given; `seatrial review` lists the open items"))
         exact = connection.execute(select(review_items).where(review_items.c.id == item_id))
         row = exact.mappings().first()
         if row is not None:
@@ -314,13 +329,17 @@ class JudgingMixin:
         matches = [dict(r) for r in rows.mappings().all()]
         if not matches:
             raise InputError(
-                f"no review item {item_id!r} in the store at {mask_url(self._engine.url)}; "
-                "`seatrial review --list` shows the open items and their ids"
+                _(
+                    "no review item {item_id} in the store at {url}; `seatrial review "
+                    "--list` shows the open items and their ids"
+                ).format(item_id=repr(item_id), url=mask_url(self._engine.url))
             )
         if len(matches) > 1:
             raise InputError(
-                f"review item id prefix {item_id!r} matches more than one item; "
-                "give more characters of the id"
+                _(
+                    "review item id prefix {item_id} matches more than one item; give "
+                    "more characters of the id"
+                ).format(item_id=repr(item_id))
             )
         return matches[0]
 
@@ -332,9 +351,14 @@ class JudgingMixin:
             return model.model_validate(dict(row))
         except ValidationError as exc:
             raise StoreError(
-                f"the store at {mask_url(self._engine.url)} holds a {model.__name__} this "
-                f"Seatrial cannot read ({exc.errors()[0]['msg']}); was it written by a newer "
-                "Seatrial? upgrade seatrial"
+                _(
+                    "the store at {url} holds a {model} this Seatrial cannot read "
+                    "({value}); was it written by a newer Seatrial? upgrade seatrial"
+                ).format(
+                    url=mask_url(self._engine.url),
+                    model=model.__name__,
+                    value=exc.errors()[0]["msg"],
+                )
             ) from exc
 
     @contextmanager

@@ -19,6 +19,7 @@ from sqlalchemy import func, select
 from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.sql.elements import ColumnElement
 
+from seatrial.i18n import gettext as _
 from seatrial.store._bulk import insert_many
 from seatrial.store._schema import model_calls as calls
 from seatrial.store._translate import translated
@@ -86,7 +87,9 @@ class LedgerMixin:
         if not rows:
             return
         values = [tuple(getattr(row, name) for name in _COLUMNS) for row in rows]
-        with self._ledger_write(f"record {len(rows)} model calls") as connection:
+        with self._ledger_write(
+            _("record {count} model calls").format(count=len(rows))
+        ) as connection:
             insert_many(connection, calls, _COLUMNS, values)
 
     def spend(self, run_id: str | None = None, purpose: str | None = None) -> float:
@@ -94,7 +97,7 @@ class LedgerMixin:
         query = select(func.coalesce(func.sum(calls.c.cost_usd), 0.0))
         for condition in _filters(run_id, purpose=purpose):
             query = query.where(condition)
-        with self._ledger_read("sum the spend on model calls") as connection:
+        with self._ledger_read(_("sum the spend on model calls")) as connection:
             return float(connection.execute(query).scalar_one())
 
     def spend_by_purpose(self, run_id: str | None = None) -> dict[str, float]:
@@ -105,7 +108,7 @@ class LedgerMixin:
         query = select(calls.c.purpose, func.sum(calls.c.cost_usd)).group_by(calls.c.purpose)
         for condition in _filters(run_id):
             query = query.where(condition)
-        with self._ledger_read("sum the spend on model calls by purpose") as connection:
+        with self._ledger_read(_("sum the spend on model calls by purpose")) as connection:
             rows = connection.execute(query).all()
         return {str(purpose): float(total or 0.0) for purpose, total in sorted(rows)}
 
@@ -118,7 +121,9 @@ class LedgerMixin:
             .where(calls.c.run_id == run_id, calls.c.priced.is_(False))
             .order_by(calls.c.model)
         )
-        with self._ledger_read(f"find the unpriced models of run {run_id!r}") as connection:
+        with self._ledger_read(
+            _("find the unpriced models of run {run_id}").format(run_id=repr(run_id))
+        ) as connection:
             return [str(model) for model in connection.execute(query).scalars()]
 
     def served_models(self, run_id: str) -> list[tuple[str, str, int]]:
@@ -129,7 +134,9 @@ class LedgerMixin:
             .where(calls.c.run_id == run_id, calls.c.status == "ok")
             .group_by(calls.c.model, calls.c.provider_model)
         )
-        with self._ledger_read(f"count the served models of run {run_id!r}") as connection:
+        with self._ledger_read(
+            _("count the served models of run {run_id}").format(run_id=repr(run_id))
+        ) as connection:
             rows = connection.execute(query).all()
         return sorted((str(m), str(p or ""), int(n)) for m, p, n in rows)
 
@@ -140,7 +147,9 @@ class LedgerMixin:
         query = select(calls).order_by(calls.c.created_at, calls.c.id)
         for condition in _filters(run_id, case_id=case_id, attempt=attempt):
             query = query.where(condition)
-        with self._ledger_read(f"read the model calls of run {run_id!r}") as connection:
+        with self._ledger_read(
+            _("read the model calls of run {run_id}").format(run_id=repr(run_id))
+        ) as connection:
             rows = connection.execute(query).mappings().all()
         return [ModelCallRow.model_validate(dict(row)) for row in rows]
 

@@ -15,6 +15,7 @@ from typing import NamedTuple
 from sqlalchemy import and_, exists, func, select
 from sqlalchemy.engine import Connection, RowMapping
 
+from seatrial.i18n import gettext as _
 from seatrial.store._open import open_engine
 from seatrial.store._schema import attempts, run_tags, runs
 from seatrial.store._translate import translated
@@ -104,7 +105,7 @@ def listed_runs(
     """
     engine = open_engine(url, project_dir)
     try:
-        with translated(engine.url, "list runs"), engine.connect() as connection:
+        with translated(engine.url, _("list runs")), engine.connect() as connection:
             rows = run_rows(connection, limit, suite, agent, tag)
             ids = [str(row["run_id"]) for row in rows]
             tags = tags_of(connection, ids)

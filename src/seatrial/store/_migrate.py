@@ -19,6 +19,7 @@ from sqlalchemy.exc import DBAPIError
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from seatrial.errors import StoreError
+from seatrial.i18n import gettext as _
 from seatrial.store._engine import WRITE_OPTION
 from seatrial.store._schema import (
     POSTGRES_AFTER_CREATE,
@@ -63,7 +64,9 @@ def head_revision() -> str:
 
     head = ScriptDirectory.from_config(alembic_config()).get_current_head()
     if head is None:
-        raise StoreError(f"no migrations found in {MIGRATIONS_DIR}; reinstall seatrial")
+        raise StoreError(
+            _("no migrations found in {folder}; reinstall seatrial").format(folder=MIGRATIONS_DIR)
+        )
     return head
 
 
@@ -154,16 +157,20 @@ def migrate(engine: Engine) -> None:
             current = current_revision(connection)
             if current is not None and current not in known:
                 raise StoreError(
-                    f"the store at {mask_url(engine.url)} has schema revision {current!r}, "
-                    "which this Seatrial does not know: a newer Seatrial wrote it; upgrade "
-                    f"seatrial (pip install -U seatrial) or point --db or {DB_URL_ENV} at "
-                    "another store"
+                    _(
+                        "the store at {url} has schema revision {current}, which this "
+                        "Seatrial does not know: a newer Seatrial wrote it; upgrade seatrial "
+                        "(pip install -U seatrial) or point --db or {variable} at another "
+                        "store"
+                    ).format(url=mask_url(engine.url), current=repr(current), variable=DB_URL_ENV)
                 )
             config.attributes["connection"] = connection
             try:
                 command.upgrade(config, "head")
             except CommandError as exc:
                 raise StoreError(
-                    f"cannot migrate the store at {mask_url(engine.url)}: {exc}; "
-                    "reinstall seatrial, or point --db at a new store"
+                    _(
+                        "cannot migrate the store at {url}: {exc}; reinstall seatrial, or "
+                        "point --db at a new store"
+                    ).format(url=mask_url(engine.url), exc=exc)
                 ) from exc

@@ -8,6 +8,7 @@ from sqlalchemy.engine import Engine
 from sqlalchemy.exc import SQLAlchemyError
 
 from seatrial.errors import StoreError
+from seatrial.i18n import gettext as _
 from seatrial.store._engine import make_engine
 from seatrial.store._migrate import upgrade
 from seatrial.store._translate import message, reason
@@ -27,16 +28,19 @@ def open_engine(url: str | None = None, project_dir: Path | None = None) -> Engi
         engine = make_engine(resolved)
     except (SQLAlchemyError, ImportError) as exc:
         raise StoreError(
-            f"cannot open the store at {mask_url(resolved)}: {reason(exc, resolved)}; "
-            f'for PostgreSQL pip install "seatrial[postgres]"; check --db or {DB_URL_ENV}'
+            _(
+                "cannot open the store at {url}: {reason}; for PostgreSQL pip install "
+                '"seatrial[postgres]"; check --db or {variable}'
+            ).format(url=mask_url(resolved), reason=reason(exc, resolved), variable=DB_URL_ENV)
         ) from exc
     try:
         try:
             engine.connect().close()
         except SQLAlchemyError as exc:
             raise StoreError(
-                f"cannot connect to {mask_url(resolved)}: {reason(exc, resolved)}; "
-                f"check --db or {DB_URL_ENV}"
+                _("cannot connect to {url}: {reason}; check --db or {variable}").format(
+                    url=mask_url(resolved), reason=reason(exc, resolved), variable=DB_URL_ENV
+                )
             ) from exc
         try:
             upgrade(engine)
@@ -44,9 +48,9 @@ def open_engine(url: str | None = None, project_dir: Path | None = None) -> Engi
             raise StoreError(
                 message(
                     resolved,
-                    "create or migrate the schema",
+                    _("create or migrate the schema"),
                     exc,
-                    hint="check that the database user may create tables",
+                    hint=_("check that the database user may create tables"),
                 )
             ) from exc
     except BaseException:

@@ -18,6 +18,7 @@ from sqlalchemy.engine import Connection
 
 from seatrial.case import Case
 from seatrial.errors import InputError, StoreError
+from seatrial.i18n import gettext as _
 from seatrial.store._golden import GoldenMixin
 from seatrial.store._golden_records import PENDING_STATUSES, PendingCase
 from seatrial.store._schema import pending_cases
@@ -34,7 +35,9 @@ class PendingMixin(GoldenMixin):
         if not items:
             return
         rows = [self._pending_row(item) for item in items]
-        with self._golden_write_once(f"store {len(items)} pending cases") as connection:
+        with self._golden_write_once(
+            _("store {count} pending cases").format(count=len(items))
+        ) as connection:
             connection.execute(insert(pending_cases), rows)
 
     def pending_cases(
@@ -43,20 +46,24 @@ class PendingMixin(GoldenMixin):
         """Pending cases oldest first, of one status (None: all) and one golden set."""
         if status is not None and status not in PENDING_STATUSES:
             raise InputError(
-                f"a pending case's status is one of {', '.join(PENDING_STATUSES)}, not {status!r}"
+                _("a pending case's status is one of {names}, not {status}").format(
+                    names=", ".join(PENDING_STATUSES), status=repr(status)
+                )
             )
         query = select(pending_cases).order_by(pending_cases.c.created_at, pending_cases.c.id)
         if status is not None:
             query = query.where(pending_cases.c.status == status)
         if dataset is not None:
             query = query.where(pending_cases.c.dataset == dataset)
-        with self._golden_read("read the pending cases") as connection:
+        with self._golden_read(_("read the pending cases")) as connection:
             rows = connection.execute(query).mappings().all()
         return [self._pending(dict(row)) for row in rows]
 
     def pending_case(self, pending_id: str) -> PendingCase:
         """One pending case by its id (whatever its status)."""
-        with self._golden_read(f"read pending case {pending_id!r}") as connection:
+        with self._golden_read(
+            _("read pending case {pending_id}").format(pending_id=repr(pending_id))
+        ) as connection:
             rows = self._pending_rows(connection, [pending_id])
         return self._pending(rows[0])
 
@@ -81,9 +88,9 @@ class PendingMixin(GoldenMixin):
         nothing, and a refusal is an :class:`InputError` naming what to change.
         """
         if not ids:
-            raise InputError("no pending case ids given; list the pending cases to find them")
+            raise InputError(_("no pending case ids given; list the pending cases to find them"))
         if not who.strip():
-            raise InputError("say who approves the cases (--who, default $USER)")
+            raise InputError(_("say who approves the cases (--who, default $USER)"))
 
         def work(connection: Connection) -> int:
             rows = self._pending_rows(connection, ids, undecided=True)
@@ -92,20 +99,25 @@ class PendingMixin(GoldenMixin):
             ]
             targets = {dataset or row["dataset"] for row in rows}
             if targets == {""} or len(targets) > 1:
-                named = ", ".join(sorted(t for t in targets if t)) or "none"
+                named = ", ".join(sorted(t for t in targets if t)) or _("none")
                 raise InputError(
-                    f"the pending cases name {named} as their golden set; say which one to "
-                    "approve them into (--dataset NAME; Golden set on the dashboard)"
+                    _(
+                        "the pending cases name {named} as their golden set; say which one "
+                        "to approve them into (--dataset NAME; Golden set on the dashboard)"
+                    ).format(named=named)
                 )
             target = targets.pop()
             cases = [Case.model_validate(row["definition"]) for row in rows]
-            active, _ = self._replay(connection, target, self._newest_version(connection, target))
+            active, _retired = self._replay(
+                connection, target, self._newest_version(connection, target)
+            )
             taken = [case.id for case in cases if case.id in active]
             if taken:
                 raise InputError(
-                    f"golden set {target!r} already has active cases with the ids "
-                    f"{', '.join(taken)}; reject these pending cases, or retire the active ones "
-                    "first"
+                    _(
+                        "golden set {target} already has active cases with the ids {names}; "
+                        "reject these pending cases, or retire the active ones first"
+                    ).format(target=repr(target), names=", ".join(taken))
                 )
             approved_note = note or f"approved {len(cases)} pending cases"
             version = self._append(connection, target, cases, {}, who, approved_note)
@@ -123,7 +135,7 @@ class PendingMixin(GoldenMixin):
             )
             return version
 
-        return self._golden_write(f"approve {len(ids)} pending cases", work)
+        return self._golden_write(_("approve {count} pending cases").format(count=len(ids)), work)
 
     def _with_kept(
         self, connection: Connection, row: dict[str, Any], kept: Collection[int] | None, who: str
@@ -150,12 +162,14 @@ class PendingMixin(GoldenMixin):
     def reject_pending(self, ids: Sequence[str], *, who: str, reason: str) -> None:
         """Reject pending cases with a reason; they never join a golden set."""
         if not ids:
-            raise InputError("no pending case ids given; list the pending cases to find them")
+            raise InputError(_("no pending case ids given; list the pending cases to find them"))
         if not reason.strip():
-            raise InputError("say why the cases are rejected (--reason)")
+            raise InputError(_("say why the cases are rejected (--reason)"))
         if not who.strip():
-            raise InputError("say who rejects the cases (--who, default $USER)")
-        with self._golden_write_once(f"reject {len(ids)} pending cases") as connection:
+            raise InputError(_("say who rejects the cases (--who, default $USER)"))
+        with self._golden_write_once(
+            _("reject {count} pending cases").format(count=len(ids))
+        ) as connection:
             rows = self._pending_rows(connection, ids, undecided=True)
             connection.execute(
                 update(pending_cases)
@@ -172,14 +186,18 @@ class PendingMixin(GoldenMixin):
         missing = [pending_id for pending_id in wanted if pending_id not in found]
         if missing:
             raise InputError(
-                f"no pending case {', '.join(missing)} in the store at "
-                f"{mask_url(self._engine.url)}; list the pending cases to see their ids"
+                _(
+                    "no pending case {names} in the store at {url}; list the pending "
+                    "cases to see their ids"
+                ).format(names=", ".join(missing), url=mask_url(self._engine.url))
             )
         decided = [f"{i} ({found[i]['status']})" for i in wanted if found[i]["status"] != "pending"]
         if undecided and decided:
             raise InputError(
-                f"already decided: {', '.join(decided)}; a decision is final, propose the case "
-                "again to decide anew"
+                _(
+                    "already decided: {names}; a decision is final, propose the case "
+                    "again to decide anew"
+                ).format(names=", ".join(decided))
             )
         return [found[pending_id] for pending_id in wanted]
 
@@ -195,7 +213,8 @@ class PendingMixin(GoldenMixin):
             return PendingCase.model_validate({**values, "case": row["definition"]})
         except ValidationError as exc:
             raise StoreError(
-                f"the store at {mask_url(self._engine.url)} holds a pending case this Seatrial "
-                f"cannot read ({exc.errors()[0]['msg']}); was it written by a newer Seatrial? "
-                "upgrade seatrial"
+                _(
+                    "the store at {url} holds a pending case this Seatrial cannot read "
+                    "({value}); was it written by a newer Seatrial? upgrade seatrial"
+                ).format(url=mask_url(self._engine.url), value=exc.errors()[0]["msg"])
             ) from exc

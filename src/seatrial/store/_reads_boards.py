@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import Text, and_, case, cast, func, or_, select
 
+from seatrial.i18n import gettext as _
 from seatrial.record import RunSettings
 from seatrial.store._reads import reading
 from seatrial.store._schema import attempts, run_tags, runs, spans
@@ -67,7 +68,7 @@ class SkillUse(NamedTuple):
 
 def suite_names(store: Store) -> list[str]:
     """Every suite with a stored run, by name."""
-    with reading(store, "list suites") as connection:
+    with reading(store, _("list suites")) as connection:
         rows = connection.execute(select(runs.c.suite).distinct().order_by(runs.c.suite))
         return [str(name) for name in rows.scalars()]
 
@@ -75,7 +76,7 @@ def suite_names(store: Store) -> list[str]:
 def newest_suite(store: Store) -> str | None:
     """The suite of the newest run; None for an empty store."""
     query = select(runs.c.suite).order_by(runs.c.started_at.desc()).limit(1)
-    with reading(store, "find the newest run") as connection:
+    with reading(store, _("find the newest run")) as connection:
         name = connection.execute(query).scalar()
     return None if name is None else str(name)
 
@@ -83,7 +84,7 @@ def newest_suite(store: Store) -> str | None:
 def suite_of_run(store: Store, run_id: str) -> str | None:
     """The suite a run belongs to; None when no run has this id."""
     query = select(runs.c.suite).where(runs.c.run_id == run_id)
-    with reading(store, f"read run {run_id!r}") as connection:
+    with reading(store, _("read run {run_id}").format(run_id=repr(run_id))) as connection:
         name = connection.execute(query).scalar()
     return None if name is None else str(name)
 
@@ -115,7 +116,9 @@ def newest_run_per_agent(store: Store, suite: str, skip_tag: str | None = None) 
         .order_by(runs.c.agent, runs.c.run_id)
     )
     picked: dict[str, AgentRun] = {}
-    with reading(store, f"find the newest runs of suite {suite!r}") as connection:
+    with reading(
+        store, _("find the newest runs of suite {suite}").format(suite=repr(suite))
+    ) as connection:
         for row in connection.execute(query):
             picked.setdefault(
                 row.agent,
@@ -137,7 +140,9 @@ def newest_run_of_suite(store: Store, suite: str, skip_tag: str | None = None) -
         if finished:
             query = query.where(runs.c.status == "finished")
         query = query.order_by(runs.c.started_at.desc()).limit(1)
-        with reading(store, f"find the newest run of suite {suite!r}") as connection:
+        with reading(
+            store, _("find the newest run of suite {suite}").format(suite=repr(suite))
+        ) as connection:
             run_id = connection.execute(query).scalar()
         if run_id is not None:
             return str(run_id)
@@ -160,7 +165,7 @@ def tool_call_counts(store: Store, run_ids: Sequence[str]) -> dict[str, ToolCoun
         .where(_is_tool_span())
         .group_by(attempts.c.run_id)
     )
-    with reading(store, "count the tool calls of runs") as connection:
+    with reading(store, _("count the tool calls of runs")) as connection:
         return {
             r.run_id: ToolCounts(int(r.calls), int(r.errors or 0))
             for r in connection.execute(query)
@@ -185,7 +190,9 @@ def tool_uses(store: Store, run_id: str) -> list[ToolUse]:
         .where(_is_tool_span())
         .group_by(tool, attempts.c.case_id, attempts.c.attempt, attempts.c.verdict)
     )
-    with reading(store, f"count the tool calls of run {run_id!r}") as connection:
+    with reading(
+        store, _("count the tool calls of run {run_id}").format(run_id=repr(run_id))
+    ) as connection:
         return [
             ToolUse(r.tool, r.case_id, r.attempt, r.verdict, int(r.calls), int(r.errors or 0))
             for r in connection.execute(query)
@@ -214,7 +221,9 @@ def skill_uses(store: Store, run_id: str) -> list[SkillUse]:
         )
     )
     found = []
-    with reading(store, f"read the skills of run {run_id!r}") as connection:
+    with reading(
+        store, _("read the skills of run {run_id}").format(run_id=repr(run_id))
+    ) as connection:
         for r in connection.execute(query):
             names = [str(r.attributes[A.SKILL_NAME])] if A.SKILL_NAME in r.attributes else []
             for event in r.events or []:

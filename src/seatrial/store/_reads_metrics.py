@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from sqlalchemy import and_, case, func, select
 
+from seatrial.i18n import gettext as _
 from seatrial.store._reads import reading
 from seatrial.store._reads_boards import _untagged
 from seatrial.store._schema import attempts, run_cases, runs
@@ -89,7 +90,7 @@ def latest_runs(store: Store, skip_tag: str | None = None) -> list[LatestRun]:
         .where(ranked.c.rank == 1)
         .order_by(ranked.c.suite, ranked.c.agent)
     )
-    with reading(store, "find the latest run of each agent and suite") as connection:
+    with reading(store, _("find the latest run of each agent and suite")) as connection:
         return [LatestRun(*row) for row in connection.execute(query)]
 
 
@@ -134,7 +135,7 @@ def attempt_groups(
         .where(attempts.c.run_id.in_(ids))
         .group_by(attempts.c.run_id, category, attempts.c.verdict, attempts.c.failure_type)
     )
-    with reading(store, "sum the attempts of the latest runs") as connection:
+    with reading(store, _("sum the attempts of the latest runs")) as connection:
         return [
             AttemptGroup(
                 run_id=str(row[0]),
@@ -160,7 +161,7 @@ def run_counts(store: Store, skip_tag: str | None = None) -> list[RunCount]:
         .group_by(runs.c.suite, runs.c.agent, runs.c.status)
         .order_by(runs.c.suite, runs.c.agent, runs.c.status)
     )
-    with reading(store, "count the stored runs") as connection:
+    with reading(store, _("count the stored runs")) as connection:
         return [
             RunCount(str(s), str(a), str(st), int(n)) for s, a, st, n in connection.execute(query)
         ]

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import and_, func, select
 
+from seatrial.i18n import gettext as _
 from seatrial.record import Verdict
 from seatrial.store._reads import reading
 from seatrial.store._reads_runs import AttemptFigures
@@ -66,7 +67,9 @@ def case_counts(store: Store, run_id: str) -> list[CaseCount]:
         )
         .order_by(run_cases.c.position)
     )
-    with reading(store, f"count the attempts of run {run_id!r}") as connection:
+    with reading(
+        store, _("count the attempts of run {run_id}").format(run_id=repr(run_id))
+    ) as connection:
         return [
             CaseCount(str(case_id), verdict, failure_type, int(count))
             for case_id, verdict, failure_type, count in connection.execute(query)
@@ -97,7 +100,9 @@ def first_failures(store: Store, run_id: str) -> dict[str, FirstFailure]:
         ranked.c.reason,
         ranked.c.message,
     ).where(ranked.c.rank == 1)
-    with reading(store, f"find the failing attempts of run {run_id!r}") as connection:
+    with reading(
+        store, _("find the failing attempts of run {run_id}").format(run_id=repr(run_id))
+    ) as connection:
         return {
             str(case_id): FirstFailure(
                 str(case_id), int(attempt), failure_type, str(reason), message
@@ -142,7 +147,9 @@ def run_figures(
     # (some 250 bytes a row) until the last one is read.
     query = query.execution_options(yield_per=1000)
     with (
-        reading(store, f"read the figures of run {run_id!r}") as connection,
+        reading(
+            store, _("read the figures of run {run_id}").format(run_id=repr(run_id))
+        ) as connection,
         connection.execute(query) as result,  # closed as well when the caller stops early
     ):
         for row in result:

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import and_, func, or_, select
 
+from seatrial.i18n import gettext as _
 from seatrial.store._judging import ReviewItem
 from seatrial.store._reads import reading
 from seatrial.store._schema import labels, review_items
@@ -39,7 +40,7 @@ def review_queue_page(store: Store, status: str | None, page: int, size: int) ->
     a page, oldest first; a page past the last gives the last, one before the first the first.
     """
     where = [] if status is None else [review_items.c.status == status]
-    with reading(store, "read the review queue") as connection:
+    with reading(store, _("read the review queue")) as connection:
         total = int(
             connection.execute(
                 select(func.count()).select_from(review_items).where(*where)
@@ -70,7 +71,7 @@ def next_open_review_id(store: Store, after: ReviewItem) -> str | None:
         .order_by(review_items.c.created_at, review_items.c.id)
         .limit(1)
     )
-    with reading(store, "read the review queue") as connection:
+    with reading(store, _("read the review queue")) as connection:
         found = connection.execute(query).scalar()
     return None if found is None else str(found)
 
@@ -78,12 +79,12 @@ def next_open_review_id(store: Store, after: ReviewItem) -> str | None:
 def open_review_count(store: Store) -> int:
     """Items of the review queue waiting for a person."""
     query = select(func.count()).select_from(review_items).where(review_items.c.status == "open")
-    with reading(store, "count the review queue") as connection:
+    with reading(store, _("count the review queue")) as connection:
         return int(connection.execute(query).scalar_one())
 
 
 def label_counts(store: Store) -> dict[str, int]:
     """Human labels stored, per source (``review``: labelled in the queue)."""
     query = select(labels.c.source, func.count()).group_by(labels.c.source)
-    with reading(store, "count the human labels") as connection:
+    with reading(store, _("count the human labels")) as connection:
         return {str(source): int(n) for source, n in connection.execute(query)}

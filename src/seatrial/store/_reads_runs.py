@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from sqlalchemy import Select, case, func, select
 
+from seatrial.i18n import gettext as _
 from seatrial.record import RunInfo, Verdict
 from seatrial.store import _codec as codec
 from seatrial.store._reads import reading
@@ -100,7 +101,7 @@ def runs_by_id(store: Store, run_ids: Sequence[str]) -> list[RunInfo]:
 
 
 def _infos(store: Store, query: Select[Any]) -> list[RunInfo]:
-    with reading(store, "list runs") as connection:
+    with reading(store, _("list runs")) as connection:
         rows = connection.execute(query).mappings().all()
         ids = [row["run_id"] for row in rows]
         tags: dict[str, list[str]] = defaultdict(list)
@@ -117,7 +118,7 @@ def _infos(store: Store, query: Select[Any]) -> list[RunInfo]:
 def run_heads(store: Store, where: RunQuery, limit: int) -> list[RunHead]:
     """Id, start time and status of the newest ``limit`` runs ``where`` selects, newest first."""
     query = where._select().with_only_columns(runs.c.run_id, runs.c.started_at, runs.c.status)
-    with reading(store, "list runs") as connection:
+    with reading(store, _("list runs")) as connection:
         return [RunHead(*row) for row in connection.execute(query.limit(limit))]
 
 
@@ -136,7 +137,7 @@ def run_totals(store: Store, run_ids: Sequence[str]) -> dict[str, RunTotals]:
         .where(attempts.c.run_id.in_(list(run_ids)))
         .group_by(attempts.c.run_id)
     )
-    with reading(store, "sum the attempts of runs") as connection:
+    with reading(store, _("sum the attempts of runs")) as connection:
         return {
             str(r[0]): RunTotals(int(r[1]), int(r[2] or 0), int(r[3] or 0), float(r[4] or 0.0))
             for r in connection.execute(query)
@@ -172,7 +173,7 @@ def wall_time_p95(store: Store, run_ids: Sequence[str]) -> dict[str, float]:
         .order_by(ranked.c.run_id, ranked.c.rank)
     )
     around: dict[str, list[tuple[int, int, float]]] = defaultdict(list)
-    with reading(store, "rank the wall times of runs") as connection:
+    with reading(store, _("rank the wall times of runs")) as connection:
         for run_id, rank, n, ms in connection.execute(query):
             around[run_id].append((int(rank), int(n), float(ms)))
     found = {}
@@ -208,7 +209,7 @@ def attempt_figures(store: Store, run_ids: Sequence[str]) -> dict[str, list[Atte
         .where(attempts.c.run_id.in_(list(found)))
         .order_by(attempts.c.run_id, attempts.c.case_id, attempts.c.attempt)
     )
-    with reading(store, "read the attempts of runs") as connection:
+    with reading(store, _("read the attempts of runs")) as connection:
         for row in connection.execute(query):
             found[row[0]].append(AttemptFigures._make(row))
     return found
@@ -228,7 +229,7 @@ def case_definitions(store: Store, run_ids: Sequence[str]) -> dict[str, list[dic
         .where(run_cases.c.run_id.in_(list(found)))
         .order_by(run_cases.c.run_id, run_cases.c.position)
     )
-    with reading(store, "read the cases of runs") as connection:
+    with reading(store, _("read the cases of runs")) as connection:
         for run_id, definition in connection.execute(query):
             found[run_id].append(definition)
     return found
@@ -243,6 +244,8 @@ def previous_run_id(store: Store, info: RunInfo) -> str | None:
         .order_by(runs.c.started_at.desc(), runs.c.run_id.desc())
         .limit(1)
     )
-    with reading(store, f"find the run before {info.run_id!r}") as connection:
+    with reading(
+        store, _("find the run before {run_id}").format(run_id=repr(info.run_id))
+    ) as connection:
         found = connection.execute(query).scalar()
     return None if found is None else str(found)

@@ -18,6 +18,7 @@ from sqlalchemy import and_, func, insert, select, update
 from sqlalchemy.engine import Connection, RowMapping
 from sqlalchemy.exc import IntegrityError
 
+from seatrial.i18n import gettext as _
 from seatrial.store._reads import reading
 from seatrial.store._schema import schedule_runs
 from seatrial.store._translate import translated
@@ -75,7 +76,7 @@ def claim_schedule(
     def work(connection: Connection) -> None:
         connection.execute(insert(schedule_runs).values(**row))
 
-    action = f"claim schedule {schedule!r}"
+    action = _("claim schedule {schedule}").format(schedule=repr(schedule))
     with translated(store.engine.url, action):
         try:
             store._transact(action, work)
@@ -111,7 +112,7 @@ def finish_schedule(
     def work(connection: Connection) -> None:
         connection.execute(update(schedule_runs).where(key).values(**values))
 
-    action = f"record the end of schedule {schedule!r}"
+    action = _("record the end of schedule {schedule}").format(schedule=repr(schedule))
     with translated(store.engine.url, action):
         store._transact(action, work)
 
@@ -124,7 +125,9 @@ def schedule_history(store: Store, schedule: str, *, limit: int = 20) -> list[Sc
         .order_by(schedule_runs.c.due_at.desc())
         .limit(limit)
     )
-    with reading(store, f"read the history of schedule {schedule!r}") as connection:
+    with reading(
+        store, _("read the history of schedule {schedule}").format(schedule=repr(schedule))
+    ) as connection:
         return [_record(row) for row in connection.execute(query).mappings()]
 
 
@@ -142,7 +145,7 @@ def latest_schedule_runs(store: Store) -> dict[str, ScheduleRun]:
             schedule_runs.c.due_at == newest.c.due_at,
         ),
     )
-    with reading(store, "read the schedules' last runs") as connection:
+    with reading(store, _("read the schedules' last runs")) as connection:
         records = [_record(row) for row in connection.execute(query).mappings()]
     return {record.schedule: record for record in records}
 
@@ -151,7 +154,9 @@ def _claimer(store: Store, schedule: str, due_at: float) -> str | None:
     query = select(schedule_runs.c.claimed_by).where(
         schedule_runs.c.schedule == schedule, schedule_runs.c.due_at == due_at
     )
-    with reading(store, f"read the claim of schedule {schedule!r}") as connection:
+    with reading(
+        store, _("read the claim of schedule {schedule}").format(schedule=repr(schedule))
+    ) as connection:
         owner = connection.execute(query).scalar()
     return None if owner is None else str(owner)
 

@@ -13,6 +13,7 @@ from sqlalchemy.exc import IntegrityError
 
 from seatrial.case import Case
 from seatrial.errors import InputError, RunNotFound
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord, RunInfo
 from seatrial.store import _codec as codec
 from seatrial.store._adopt import adopt_exported_spans
@@ -85,12 +86,14 @@ class Store(
             if cases:
                 c.execute(insert(run_cases), codec.case_rows(info.run_id, cases))
 
-        action = f"create run {info.run_id!r}"
+        action = _("create run {run_id}").format(run_id=repr(info.run_id))
         with translated(
             self._engine.url,
             action,
-            integrity="a run id is stored once (resume the run rather than create it again) "
-            "and its case ids must be unique",
+            integrity=_(
+                "a run id is stored once (resume the run rather than create it again) and its "
+                "case ids must be unique"
+            ),
         ):
             self._transact(action, create)
 
@@ -134,13 +137,17 @@ class Store(
             adopt_exported_spans(connection, fresh, fresh_spans)
             return len(fresh)
 
-        action = f"save {len(attempt_rows)} attempts of run {', '.join(run_ids)}"
+        action = _("save {count} attempts of run {runs}").format(
+            count=len(attempt_rows), runs=", ".join(run_ids)
+        )
         with translated(
             self._engine.url,
             action,
-            note="none of this batch was stored",
-            integrity="an attempt is stored once per (run, case, attempt) and its run must "
-            "have been created first",
+            note=_("none of this batch was stored"),
+            integrity=_(
+                "an attempt is stored once per (run, case, attempt) and its run must have been "
+                "created first"
+            ),
         ):
             # Written as given first: a key stored already is rare, and looking for one
             # costs a query per batch on the runner's hot path. The unique constraint refuses
@@ -169,7 +176,7 @@ class Store(
             )
             return int(result.rowcount)
 
-        action = f"finish run {run_id!r}"
+        action = _("finish run {run_id}").format(run_id=repr(run_id))
         with translated(self._engine.url, action):
             updated = self._transact(action, finish)
         if updated == 0:
@@ -184,7 +191,7 @@ class Store(
             row = connection.execute(select(runs).where(runs.c.run_id == run_id)).mappings().first()
             return row, self._tags(connection, [run_id]) if row is not None else {}
 
-        row, tags = self._reading(f"read run {run_id!r}", read)
+        row, tags = self._reading(_("read run {run_id}").format(run_id=repr(run_id)), read)
         if row is None:
             raise self._not_found(run_id)
         return self._decode(lambda: codec.run_info(row, tags.get(run_id, [])))
@@ -197,7 +204,7 @@ class Store(
         tag: str | None = None,
     ) -> list[RunInfo]:
         """Runs newest first, optionally only those of a suite, an agent, or with a tag."""
-        with self._read("list runs") as connection:
+        with self._read(_("list runs")) as connection:
             rows = run_rows(connection, limit, suite, agent, tag)
             tags = tags_of(connection, [row["run_id"] for row in rows])
             return self._decode(
@@ -206,7 +213,7 @@ class Store(
 
     def resolve_run_id(self, ref: str) -> str:
         """The full run id for ``ref``: a full id, a unique prefix of one, or ``latest``."""
-        with self._read(f"find run {ref!r}") as connection:
+        with self._read(_("find run {ref}").format(ref=repr(ref))) as connection:
             if ref == "latest":
                 latest = connection.execute(
                     select(runs.c.run_id)
@@ -215,12 +222,14 @@ class Store(
                 ).scalar()
                 if latest is None:
                     raise RunNotFound(
-                        f"the store at {self.url} holds no runs yet, so there is no `latest`; "
-                        "run a suite first (`seatrial run SUITE`)"
+                        _(
+                            "the store at {url} holds no runs yet, so there is no `latest`; run "
+                            "a suite first (`seatrial run SUITE`)"
+                        ).format(url=self.url)
                     )
                 return str(latest)
             if not ref:
-                raise RunNotFound("no run id given; give a run id, a prefix of one, or `latest`")
+                raise RunNotFound(_("no run id given; give a run id, a prefix of one, or `latest`"))
             exact = select(runs.c.run_id).where(runs.c.run_id == ref)
             if connection.execute(exact).first() is not None:
                 return ref
@@ -240,8 +249,10 @@ class Store(
         if len(matches) > 1:
             shown = ", ".join(matches[:5]) + (", ..." if len(matches) > 5 else "")
             raise InputError(
-                f"run id prefix {ref!r} matches more than one run ({shown}); "
-                "give more characters of the id"
+                _(
+                    "run id prefix {ref} matches more than one run ({shown}); give more "
+                    "characters of the id"
+                ).format(ref=repr(ref), shown=shown)
             )
         return str(matches[0])
 
@@ -262,7 +273,9 @@ class Store(
                 self._check_run(connection, run_id)
             return definitions
 
-        definitions = self._reading(f"read the cases of run {run_id!r}", read)
+        definitions = self._reading(
+            _("read the cases of run {run_id}").format(run_id=repr(run_id)), read
+        )
         return self._decode(lambda: [codec.case_of(d) for d in definitions])
 
     # Helpers.

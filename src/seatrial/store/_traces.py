@@ -23,6 +23,7 @@ from sqlalchemy import ColumnElement, TextClause, bindparam, select, text, updat
 from sqlalchemy.engine import Connection, Engine
 
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.store._bulk import insert_many
 from seatrial.store._codec import SPAN_COLUMNS, span_dict, span_row
 from seatrial.store._engine import raw_json
@@ -84,7 +85,11 @@ class TracesMixin:
         if not grouped:
             return IngestOutcome(0, 0, 0, 0, totals)
         span_total = sum(len(spans_of) for spans_of, _ in grouped.values())
-        with self._ingest_write(f"store {span_total} ingested spans from {source}") as c:
+        with self._ingest_write(
+            _("store {span_total} ingested spans from {source}").format(
+                span_total=span_total, source=source
+            )
+        ) as c:
             if c.dialect.name == "postgresql":
                 c.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": _PG_INGEST_LOCK})
             owners = _attempt_owners(c, list(grouped))
@@ -113,13 +118,15 @@ class TracesMixin:
             .limit(query.limit)
             .offset(query.offset)
         )
-        with self._ingest_read("list ingested traces") as connection:
+        with self._ingest_read(_("list ingested traces")) as connection:
             rows = connection.execute(statement).mappings().all()
         return [trace_head_of(row) for row in rows]
 
     def trace_head(self, trace_id: str) -> TraceHead:
         """The summary of one stored trace (InputError when the store lacks it)."""
-        with self._ingest_read(f"read ingested trace {trace_id!r}") as connection:
+        with self._ingest_read(
+            _("read ingested trace {trace_id}").format(trace_id=repr(trace_id))
+        ) as connection:
             row = connection.execute(select(trace_rows).where(trace_rows.c.trace_id == trace_id))
             found = row.mappings().first()
         if found is None:
@@ -128,7 +135,9 @@ class TracesMixin:
 
     def ingested_trace(self, trace_id: str) -> Trace:
         """A stored production trace with its resource, spans in start order."""
-        with self._ingest_read(f"read ingested trace {trace_id!r}") as connection:
+        with self._ingest_read(
+            _("read ingested trace {trace_id}").format(trace_id=repr(trace_id))
+        ) as connection:
             head = connection.execute(
                 select(trace_rows.c.resource).where(trace_rows.c.trace_id == trace_id)
             ).first()
@@ -144,7 +153,9 @@ class TracesMixin:
 
     def record_trace_checks(self, trace_id: str, checks: Sequence[TraceCheck]) -> None:
         """Record checks run over a stored trace; a check id run again replaces its verdict."""
-        with self._ingest_write(f"record checks of ingested trace {trace_id!r}") as c:
+        with self._ingest_write(
+            _("record checks of ingested trace {trace_id}").format(trace_id=repr(trace_id))
+        ) as c:
             current = c.execute(
                 select(trace_rows.c.checks).where(trace_rows.c.trace_id == trace_id)
             ).first()
@@ -161,7 +172,7 @@ class TracesMixin:
 
     def trace_check_ids(self) -> list[str]:
         """Ids of the checks that failed on some stored trace, sorted (the browser's filter)."""
-        with self._ingest_read("list the failed checks of ingested traces") as connection:
+        with self._ingest_read(_("list the failed checks of ingested traces")) as connection:
             if connection.dialect.name == "postgresql":
                 sql = (
                     "SELECT DISTINCT item ->> 'id' FROM traces, "
@@ -276,15 +287,17 @@ class TracesMixin:
 
     def _no_trace(self, trace_id: str) -> InputError:
         return InputError(
-            f"no ingested trace {trace_id!r} in the store at {mask_url(self._engine.url)}; "
-            "the dashboard's Traces page lists the stored ones (send spans to `seatrial serve` "
-            "at /v1/traces, or `seatrial ingest FILE`)"
+            _(
+                "no ingested trace {trace_id} in the store at {url}; the dashboard's "
+                "Traces page lists the stored ones (send spans to `seatrial serve` "
+                "at /v1/traces, or `seatrial ingest FILE`)"
+            ).format(trace_id=repr(trace_id), url=mask_url(self._engine.url))
         )
 
     @contextmanager
     def _ingest_write(self, action: str) -> Iterator[Connection]:
         with (
-            translated(self._engine.url, action, note="none of this batch was stored"),
+            translated(self._engine.url, action, note=_("none of this batch was stored")),
             self._writer.begin() as connection,
         ):
             yield connection

@@ -9,6 +9,7 @@ from sqlalchemy.engine import URL
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError, SQLAlchemyError
 
 from seatrial.errors import StoreError
+from seatrial.i18n import gettext as _
 from seatrial.store._url import DB_URL_ENV, mask_url
 
 _MAX_REASON = 400
@@ -71,10 +72,16 @@ def message(url: URL, action: str, exc: BaseException, hint: str = "", note: str
     """The StoreError message for ``exc`` raised while doing ``action``."""
     if not hint:
         if isinstance(exc, OperationalError):
-            hint = f"check that the database is running and reachable, and --db or {DB_URL_ENV}"
+            hint = _(
+                "check that the database is running and reachable, and --db or {variable}"
+            ).format(variable=DB_URL_ENV)
         elif isinstance(exc, IntegrityError):
-            hint = "the store already holds this record or lacks the one it refers to"
+            hint = _("the store already holds this record or lacks the one it refers to")
         else:
-            hint = f"check --db or {DB_URL_ENV}; if the store is damaged, point it elsewhere"
-    advice = f"{note}; {hint}" if note else hint
-    return f"cannot {action} in the store at {mask_url(url)}: {reason(exc, url)}; {advice}"
+            hint = _(
+                "check --db or {variable}; if the store is damaged, point it elsewhere"
+            ).format(variable=DB_URL_ENV)
+    advice = _("{note}; {hint}").format(note=note, hint=hint) if note else hint
+    return _("cannot {action} in the store at {url}: {reason}; {advice}").format(
+        action=action, url=mask_url(url), reason=reason(exc, url), advice=advice
+    )

@@ -10,6 +10,7 @@ from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError
 
 from seatrial.errors import StoreError
+from seatrial.i18n import gettext as _
 
 DB_URL_ENV = "SEATRIAL_DB_URL"
 """Environment variable naming the store's database URL (``--db`` wins over it)."""
@@ -17,7 +18,6 @@ DB_URL_ENV = "SEATRIAL_DB_URL"
 DEFAULT_DB_PATH = Path(".seatrial") / "seatrial.db"
 """The default SQLite file, relative to the project folder."""
 
-_HINT = f"check --db or {DB_URL_ENV}"
 
 # The drivers Seatrial's migrations and tests cover; anything else would fail later and
 # more obscurely (async drivers, MySQL's different DDL).
@@ -55,22 +55,40 @@ def resolve_url(url: str | None, project_dir: Path | None = None) -> URL:
         parsed = make_url(text)
     except ArgumentError as exc:
         raise StoreError(
-            f"cannot read the database URL {mask_url(text)!r}: {exc}; "
-            f"write it as sqlite:///path/to/file.db or postgresql://user@host:5432/db ({_HINT})"
+            _(
+                "cannot read the database URL {url}: {exc}; write it as "
+                "sqlite:///path/to/file.db or postgresql://user@host:5432/db ({hint})"
+            ).format(
+                url=repr(mask_url(text)),
+                exc=exc,
+                hint=_("check --db or {variable}").format(variable=DB_URL_ENV),
+            )
         ) from exc
     backend = "postgresql" if parsed.get_backend_name() == "postgres" else parsed.get_backend_name()
     drivers = _SUPPORTED.get(backend)
     if drivers is None:
         raise StoreError(
-            f"cannot open {mask_url(parsed)}: Seatrial stores runs in SQLite or PostgreSQL, "
-            f"not {backend!r}; {_HINT}"
+            _(
+                "cannot open {url}: Seatrial stores runs in SQLite or PostgreSQL, "
+                "not {backend}; {hint}"
+            ).format(
+                url=mask_url(parsed),
+                backend=repr(backend),
+                hint=_("check --db or {variable}").format(variable=DB_URL_ENV),
+            )
         )
     if backend == "postgresql":
         driver = parsed.get_driver_name() if "+" in parsed.drivername else "psycopg"
         if driver not in drivers:
             raise StoreError(
-                f"cannot open {mask_url(parsed)}: the driver {driver!r} is not supported; "
-                f'use postgresql:// (psycopg 3, pip install "seatrial[postgres]"); {_HINT}'
+                _(
+                    "cannot open {url}: the driver {driver} is not supported; use "
+                    'postgresql:// (psycopg 3, pip install "seatrial[postgres]"); {hint}'
+                ).format(
+                    url=mask_url(parsed),
+                    driver=repr(driver),
+                    hint=_("check --db or {variable}").format(variable=DB_URL_ENV),
+                )
             )
         return parsed.set(drivername=f"postgresql+{driver}")
     return _sqlite_url(parsed, project)
@@ -90,8 +108,14 @@ def _sqlite_file(path: Path, parsed: URL | None = None) -> URL:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise StoreError(
-            f"cannot create the folder {path.parent} for the SQLite store: {exc}; "
-            f"choose a writable place ({_HINT})"
+            _(
+                "cannot create the folder {parent} for the SQLite store: {exc}; "
+                "choose a writable place ({hint})"
+            ).format(
+                parent=path.parent,
+                exc=exc,
+                hint=_("check --db or {variable}").format(variable=DB_URL_ENV),
+            )
         ) from exc
     base = parsed if parsed is not None else make_url("sqlite://")
     return base.set(database=str(path))

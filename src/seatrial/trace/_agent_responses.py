@@ -17,6 +17,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from seatrial.i18n import gettext as _
 from seatrial.trace import _attrs as A
 from seatrial.trace._conversation import CONVERSATION_STEP_NS, content_id, with_stable_ids
 from seatrial.trace._format_error import TraceFormatError
@@ -60,7 +61,7 @@ def read(data: Any, *, start_ns: int | None = None) -> list[Trace]:
         response, message = _split(record, where)
         session = response.get("session_id")
         if session is not None and not isinstance(session, str | int):
-            raise TraceFormatError(f"{where}.session_id: expected a string")
+            raise TraceFormatError(_("{where}.session_id: expected a string").format(where=where))
         key = f"session:{session}" if session is not None else f"record:{index}"
         sessions.setdefault(key, []).append((where, response, message))
     cursor = start_ns if start_ns is not None else time.time_ns()
@@ -75,17 +76,23 @@ def read(data: Any, *, start_ns: int | None = None) -> list[Trace]:
 def _split(record: Any, where: str) -> tuple[Mapping[str, Any], str | None]:
     """The response of a record and the user's message, when the record logged it."""
     if not isinstance(record, Mapping):
-        raise TraceFormatError(f"{where}: expected an agent response (an object)")
+        raise TraceFormatError(
+            _("{where}: expected an agent response (an object)").format(where=where)
+        )
     request = record.get("request")
     response = record.get("response")
     if isinstance(request, Mapping) and isinstance(response, Mapping):
         message = request.get("message")
         if message is not None and not isinstance(message, str):
-            raise TraceFormatError(f"{where}.request.message: expected the user's message (text)")
+            raise TraceFormatError(
+                _("{where}.request.message: expected the user's message (text)").format(where=where)
+            )
         return response, message
     message = record.get("message")
     if message is not None and not isinstance(message, str):
-        raise TraceFormatError(f"{where}.message: expected the user's message (text)")
+        raise TraceFormatError(
+            _("{where}.message: expected the user's message (text)").format(where=where)
+        )
     return record, message
 
 
@@ -119,7 +126,9 @@ def _session_trace(turns: list[tuple[str, Mapping[str, Any], str | None]], start
                 raise TraceFormatError(_located(where, exc)) from None
             reply = response.get("response")
             if reply is not None and not isinstance(reply, str):
-                raise TraceFormatError(f"{where}.response: expected the agent's reply (text)")
+                raise TraceFormatError(
+                    _("{where}.response: expected the agent's reply (text)").format(where=where)
+                )
             replies.append(reply or "")
             cursor = (
                 max([cursor, *(s.end_time_unix_nano or cursor for s in spans)])
@@ -133,7 +142,7 @@ def _session_trace(turns: list[tuple[str, Mapping[str, Any], str | None]], start
 
 def _trace_id(turns: list[tuple[str, Mapping[str, Any], str | None]], session: Any) -> str:
     """The agent's own trace id (so its exported spans join this trace), else a derived one."""
-    for _, response, _ in turns:
+    for _where, response, _message in turns:
         reported = response.get("trace_id")
         if isinstance(reported, str) and _TRACE_ID.match(reported):
             return reported.lower()
@@ -141,7 +150,7 @@ def _trace_id(turns: list[tuple[str, Mapping[str, Any], str | None]], session: A
             return content_id(FORMAT, reported)
     if session is not None:
         return content_id(FORMAT, "session", session)
-    return content_id(FORMAT, [response for _, response, _ in turns])
+    return content_id(FORMAT, [response for _where, response, _message in turns])
 
 
 def _agent(response: Mapping[str, Any]) -> str:
@@ -172,4 +181,6 @@ def _located(where: str, exc: ValueError) -> str:
     text = str(exc).split(", got ")[0]
     if not where:
         return text
-    return f"{where}.{text}" if text.startswith("tools_called") else f"{where}: {text}"
+    if text.startswith("tools_called"):
+        return f"{where}.{text}"
+    return _("{where}: {problem}").format(where=where, problem=text)

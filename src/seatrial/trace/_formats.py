@@ -24,6 +24,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 from seatrial.trace import (
     _agent_responses,
     _langfuse,
@@ -79,18 +81,18 @@ _READERS: tuple[Any, ...] = tuple(_BY_FORMAT[name] for name in TRACE_FORMATS)
 """The readers in the order of :data:`TRACE_FORMATS` (``_format_names.py``), which owns it."""
 
 _SHAPES = {
-    "otlp-json": "an OTLP/JSON export: an object with `resourceSpans` (or one per line)",
-    "openinference": (
+    "otlp-json": N_("an OTLP/JSON export: an object with `resourceSpans` (or one per line)"),
+    "openinference": N_(
         "Phoenix (OpenInference) spans: records with `context.trace_id` and "
         "`context.span_id` (the REST API's `data` page or get_spans_dataframe() as JSON)"
     ),
-    "langfuse": (
+    "langfuse": N_(
         "a Langfuse trace: an object with `id`, `timestamp` and `observations` (or a list, "
         "or an observations page with `data` and `meta`)"
     ),
-    "openai-chat": "OpenAI chat-completion logs: records with `messages` (and `tool_calls`)",
-    "swe-agent": "a SWE-agent trajectory: an object with `trajectory` or `history`",
-    "tools-called": "agent protocol responses: objects with `tools_called` and `session_id`",
+    "openai-chat": N_("OpenAI chat-completion logs: records with `messages` (and `tool_calls`)"),
+    "swe-agent": N_("a SWE-agent trajectory: an object with `trajectory` or `history`"),
+    "tools-called": N_("agent protocol responses: objects with `tools_called` and `session_id`"),
 }
 
 
@@ -113,7 +115,11 @@ def read_trace_file(path: Path) -> TraceFile:
     try:
         raw = path.read_bytes()
     except OSError as exc:
-        raise TraceFormatError(f"{path}: cannot be read ({exc.strerror or 'I/O error'})") from None
+        raise TraceFormatError(
+            _("{path}: cannot be read ({reason})").format(
+                path=path, reason=exc.strerror or _("I/O error")
+            )
+        ) from None
     with _collector_paused():
         data, lines = _parse(_text(raw, path), path)
         reader = _detect(data, path)
@@ -161,19 +167,23 @@ def _text(raw: bytes, path: Path) -> str:
         try:
             raw = gzip.decompress(raw)
         except (OSError, EOFError):
-            raise TraceFormatError(f"{path}: a damaged gzip file") from None
+            raise TraceFormatError(_("{path}: a damaged gzip file").format(path=path)) from None
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         raise TraceFormatError(
-            f"{path}: not UTF-8 text (byte {exc.start}); export the traces as JSON or JSONL"
+            _("{path}: not UTF-8 text (byte {byte}); export the traces as JSON or JSONL").format(
+                path=path, byte=exc.start
+            )
         ) from None
 
 
 def _parse(text: str, path: Path) -> tuple[Any, list[int] | None]:
     """The file's JSON value, or the list of its JSONL lines' values with their line numbers."""
     if not text.strip():
-        raise TraceFormatError(f"{path}: the file is empty; expected JSON or JSONL traces")
+        raise TraceFormatError(
+            _("{path}: the file is empty; expected JSON or JSONL traces").format(path=path)
+        )
     try:
         return _loads(text, path), None
     except json.JSONDecodeError as whole:
@@ -188,15 +198,23 @@ def _parse(text: str, path: Path) -> tuple[Any, list[int] | None]:
                 values.append(_loads(line, path, number))
             except json.JSONDecodeError as exc:
                 raise TraceFormatError(
-                    f"{path}:{number}: line {number} is not valid JSON ({exc.msg} at column "
-                    f"{exc.colno}); a JSONL file holds one JSON value per line"
+                    _(
+                        "{path}:{line}: line {line} is not valid JSON ({error} at column "
+                        "{column}); a JSONL file holds one JSON value per line"
+                    ).format(path=path, line=number, error=exc.msg, column=exc.colno)
                 ) from None
             lines.append(number)
         return values, lines
     raise TraceFormatError(
-        f"{path}:{document_error.lineno}: not valid JSON ({document_error.msg} at line "
-        f"{document_error.lineno}, column {document_error.colno}); expected a JSON document "
-        "or JSONL"
+        _(
+            "{path}:{line}: not valid JSON ({error} at line {line}, column {column}); "
+            "expected a JSON document or JSONL"
+        ).format(
+            path=path,
+            line=document_error.lineno,
+            error=document_error.msg,
+            column=document_error.colno,
+        )
     ) from None
 
 
@@ -209,11 +227,15 @@ def _loads(text: str, path: Path, line: int | None = None) -> Any:
         raise
     except RecursionError:
         raise TraceFormatError(
-            f"{where}: nests lists or objects too deeply to read; no trace export nests so deep"
+            _(
+                "{where}: nests lists or objects too deeply to read; no trace export nests so deep"
+            ).format(where=where)
         ) from None
     except ValueError:
         # Python converts at most 4,300 digits of an integer (int_max_str_digits).
-        raise TraceFormatError(f"{where}: a number has more digits than can be read") from None
+        raise TraceFormatError(
+            _("{where}: a number has more digits than can be read").format(where=where)
+        ) from None
 
 
 def _is_json(line: str) -> bool:
@@ -228,9 +250,16 @@ def _detect(data: Any, path: Path) -> Any:
     for reader in _READERS:
         if reader.matches(data):
             return reader
-    known = "\n".join(f"  - {name}: {_SHAPES.get(name, name)}" for name in TRACE_FORMATS)
+    known = "\n".join(
+        _("  - {name}: {shape}").format(
+            name=name, shape=_(_SHAPES[name]) if name in _SHAPES else name
+        )
+        for name in TRACE_FORMATS
+    )
     raise TraceFormatError(
-        f"{path}: not a trace export Seatrial knows. The formats it reads are:\n{known}"
+        _("{path}: not a trace export Seatrial knows. The formats it reads are:\n{known}").format(
+            path=path, known=known
+        )
     )
 
 
@@ -250,8 +279,14 @@ def _located(
     if isinstance(exc, ValueError):
         detail = str(exc)
     else:
-        detail = f"it does not have the shape the reader expects ({type(exc).__name__})"
-    return TraceFormatError(f"{where}: not a valid {reader.FORMAT} file: {detail}")
+        detail = _("it does not have the shape the reader expects ({error})").format(
+            error=type(exc).__name__
+        )
+    return TraceFormatError(
+        _("{where}: not a valid {format} file: {detail}").format(
+            where=where, format=reader.FORMAT, detail=detail
+        )
+    )
 
 
 def _without_index(exc: Exception) -> Exception:
@@ -259,5 +294,6 @@ def _without_index(exc: Exception) -> Exception:
     text = str(exc)
     for prefix in ("$[0]", "[0]"):
         if isinstance(exc, ValueError) and text.startswith(prefix):
-            return ValueError(text[len(prefix) :].lstrip(".:").strip() or "not a valid record")
+            rest = text[len(prefix) :].lstrip(".:\uff1a").strip()
+            return ValueError(rest or _("not a valid record"))
     return exc

@@ -37,6 +37,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from seatrial.i18n import gettext as _
 from seatrial.trace import _attrs as A
 from seatrial.trace._format_error import TraceFormatError
 from seatrial.trace._langfuse_messages import json_text, mapping, put_messages
@@ -91,17 +92,21 @@ def read(data: Any) -> list[Trace]:
     for index, record in enumerate(_records(data)):
         where = f"[{index}]"
         if not isinstance(record, Mapping):
-            raise TraceFormatError(f"{where}: expected a trace or observation object")
+            raise TraceFormatError(
+                _("{where}: expected a trace or observation object").format(where=where)
+            )
         if isinstance(record.get("observations"), list):
             trace = _trace(record, record["observations"], where)
             traces[trace.trace_id] = trace
         elif _is_observation(record):
             loose.setdefault(_id(record.get("traceId")) or "", []).append(record)
         else:
-            raise TraceFormatError(f"{where}: expected `observations` or `traceId` and `type`")
+            raise TraceFormatError(
+                _("{where}: expected `observations` or `traceId` and `type`").format(where=where)
+            )
     for trace_id, observations in loose.items():
         if not trace_id:
-            raise TraceFormatError("an observation without `traceId` cannot join a trace")
+            raise TraceFormatError(_("an observation without `traceId` cannot join a trace"))
         traces[trace_id] = _trace(_trace_of(trace_id, observations), observations, "observations")
     return list(traces.values())
 
@@ -143,13 +148,13 @@ def _id(value: Any) -> str | None:
 def _trace(record: Mapping[str, Any], observations: Sequence[Any], where: str) -> Trace:
     trace_id = _id(record.get("id"))
     if trace_id is None:
-        raise TraceFormatError(f"{where}.id: a trace needs an id")
+        raise TraceFormatError(_("{where}.id: a trace needs an id").format(where=where))
     spans: list[Span] = []
     events: dict[str | None, list[SpanEvent]] = {}
     for index, raw in enumerate(observations):
         at = f"{where}.observations[{index}]"
         if not isinstance(raw, Mapping):
-            raise TraceFormatError(f"{at}: expected an observation object")
+            raise TraceFormatError(_("{at}: expected an observation object").format(at=at))
         if str(raw.get("type", "")).upper() == "EVENT":
             event = _event(raw, at)
             events.setdefault(_id(raw.get("parentObservationId")), []).append(event)
@@ -179,7 +184,9 @@ def _root_span(record: Mapping[str, Any], trace_id: str, spans: Sequence[Span], 
     start = to_unix_nanos(record.get("timestamp"))
     if start is None:
         if not spans:
-            raise TraceFormatError(f"{where}.timestamp: expected an ISO 8601 time")
+            raise TraceFormatError(
+                _("{where}.timestamp: expected an ISO 8601 time").format(where=where)
+            )
         start = min(s.start_time_unix_nano for s in spans)
     ends = [s.end_time_unix_nano or s.start_time_unix_nano for s in spans]
     latency = record.get("latency")
@@ -227,7 +234,9 @@ def _observation(raw: Mapping[str, Any], trace_id: str, where: str) -> Span:
     span_id = _id(raw.get("id"))
     start = to_unix_nanos(raw.get("startTime"))
     if span_id is None or start is None:
-        raise TraceFormatError(f"{where}: needs an `id` and `startTime` (ISO 8601)")
+        raise TraceFormatError(
+            _("{where}: needs an `id` and `startTime` (ISO 8601)").format(where=where)
+        )
     kind = str(raw.get("type") or "SPAN").upper()
     operation = _OPERATION_OF_TYPE.get(kind)
     attrs: dict[str, Any] = {"langfuse.observation.type": kind}
@@ -305,7 +314,9 @@ def _generation(attrs: dict[str, Any], raw: Mapping[str, Any]) -> None:
 def _event(raw: Mapping[str, Any], where: str) -> SpanEvent:
     at = to_unix_nanos(raw.get("startTime"))
     if at is None:
-        raise TraceFormatError(f"{where}.startTime: expected an ISO 8601 time")
+        raise TraceFormatError(
+            _("{where}.startTime: expected an ISO 8601 time").format(where=where)
+        )
     attrs: dict[str, Any] = {}
     _put(attrs, "langfuse.observation.input", json_text(raw.get("input")))
     _put(attrs, "langfuse.observation.output", json_text(raw.get("output")))

@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from seatrial.i18n import gettext as _
 from seatrial.trace import _attrs as A
 from seatrial.trace._conversation import (
     CONVERSATION_STEP_NS,
@@ -74,7 +75,9 @@ def read(data: Any, *, start_ns: int | None = None) -> list[Trace]:
     for index, record in enumerate(records):
         where = prefix.format(index)
         if not isinstance(record, Mapping):
-            raise TraceFormatError(f"{where}: expected an object holding `messages`")
+            raise TraceFormatError(
+                _("{where}: expected an object holding `messages`").format(where=where)
+            )
         conversation = _conversation(record, where, cursor)
         traces.append(conversation.trace)
         cursor = conversation.finished_ns + CONVERSATION_STEP_NS
@@ -107,7 +110,9 @@ def _conversation(record: Mapping[str, Any], where: str, cursor: int) -> Convers
     response, response_at = _response(record, where)
     messages = source.get("messages")
     if not isinstance(messages, list):
-        raise TraceFormatError(f"{messages_at}: expected a list of chat messages")
+        raise TraceFormatError(
+            _("{messages_at}: expected a list of chat messages").format(messages_at=messages_at)
+        )
     model = _string(source.get("model")) or _string((response or {}).get("model")) or "unknown"
     system, converted = _messages(messages, messages_at)
     answer = _answer(response, response_at, len(messages)) if response is not None else None
@@ -137,10 +142,12 @@ def _messages(messages: list[Any], where: str) -> tuple[list[str], list[Conversa
     for position, message in enumerate(messages):
         at = f"{where}[{position}]"
         if not isinstance(message, Mapping):
-            raise TraceFormatError(f"{at}: expected an object with a `role`")
+            raise TraceFormatError(_("{at}: expected an object with a `role`").format(at=at))
         role = message.get("role")
         if role not in _ROLES:
-            raise TraceFormatError(f"{at}.role: expected one of {', '.join(_ROLES)}")
+            raise TraceFormatError(
+                _("{at}.role: expected one of {roles}").format(at=at, roles=", ".join(_ROLES))
+            )
         text = _text(message.get("content"), f"{at}.content")
         if role in ("system", "developer"):
             system.append(text or "")
@@ -161,13 +168,17 @@ def _calls(message: Mapping[str, Any], where: str, position: int) -> tuple[Conve
     if raw is None:
         return ()
     if not isinstance(raw, list):
-        raise TraceFormatError(f"{where}.tool_calls: expected a list of tool calls")
+        raise TraceFormatError(
+            _("{where}.tool_calls: expected a list of tool calls").format(where=where)
+        )
     calls = []
     for n, call in enumerate(raw):
         at = f"{where}.tool_calls[{n}]"
         function = call.get("function") if isinstance(call, Mapping) else None
         if not isinstance(function, Mapping) or not _string(function.get("name")):
-            raise TraceFormatError(f"{at}.function.name: expected the tool's name (a string)")
+            raise TraceFormatError(
+                _("{at}.function.name: expected the tool's name (a string)").format(at=at)
+            )
         arguments = function.get("arguments", "{}")
         if not isinstance(arguments, str):
             arguments = encode_json(arguments)  # some loggers store the parsed object
@@ -184,14 +195,16 @@ def _answer(response: Mapping[str, Any], where: str, position: int) -> Conversat
     if choices is None:
         return None
     if not isinstance(choices, list):
-        raise TraceFormatError(f"{where}.choices: expected a list of choices")
+        raise TraceFormatError(_("{where}.choices: expected a list of choices").format(where=where))
     if not choices:
         return None
     first = choices[0]
     message = first.get("message") if isinstance(first, Mapping) else None
     at = f"{where}.choices[0].message"
     if not isinstance(message, Mapping):
-        raise TraceFormatError(f"{at}: expected the assistant's message (an object)")
+        raise TraceFormatError(
+            _("{at}: expected the assistant's message (an object)").format(at=at)
+        )
     return ConversationMessage(
         "assistant",
         _text(message.get("content"), f"{at}.content"),
@@ -218,12 +231,18 @@ def _usage(usage: Any, where: str) -> tuple[int, int] | None:
     if usage is None:
         return None
     if not isinstance(usage, Mapping):
-        raise TraceFormatError(f"{where}: expected an object (prompt_tokens, completion_tokens)")
+        raise TraceFormatError(
+            _("{where}: expected an object (prompt_tokens, completion_tokens)").format(where=where)
+        )
     counts = []
     for names in (("prompt_tokens", "input_tokens"), ("completion_tokens", "output_tokens")):
         value = next((usage[n] for n in names if n in usage), 0)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise TraceFormatError(f"{where}.{names[0]}: expected a whole number >= 0")
+            raise TraceFormatError(
+                _("{where}.{field}: expected a whole number >= 0").format(
+                    where=where, field=names[0]
+                )
+            )
         counts.append(value)
     return counts[0], counts[1]
 
@@ -240,7 +259,9 @@ def _text(content: Any, where: str) -> str | None:
             and part.get("type") in ("text", "input_text", "output_text")
         ]
         return "\n".join(texts)
-    raise TraceFormatError(f"{where}: expected text or a list of content parts")
+    raise TraceFormatError(
+        _("{where}: expected text or a list of content parts").format(where=where)
+    )
 
 
 def _created(response: Mapping[str, Any] | None, record: Mapping[str, Any]) -> int | None:

@@ -25,6 +25,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from seatrial.i18n import gettext as _
 from seatrial.trace._format_error import TraceFormatError
 from seatrial.trace._normalize import OI_SPAN_KIND
 from seatrial.trace._span import Span, SpanEvent, Trace
@@ -74,7 +75,7 @@ def _is_span(record: Mapping[str, Any]) -> bool:
 
 def _span(record: Any, where: str) -> Span:
     if not isinstance(record, Mapping):
-        raise TraceFormatError(f"{where}: expected a span object")
+        raise TraceFormatError(_("{where}: expected a span object").format(where=where))
     context = record.get("context")
     if isinstance(context, Mapping):
         trace_id, span_id = context.get("trace_id"), context.get("span_id")
@@ -82,12 +83,16 @@ def _span(record: Any, where: str) -> Span:
         trace_id, span_id = record.get("context.trace_id"), record.get("context.span_id")
     if not isinstance(trace_id, str) or not trace_id or not isinstance(span_id, str) or not span_id:
         raise TraceFormatError(
-            f"{where}: needs `context.trace_id` and `context.span_id` as strings"
+            _("{where}: needs `context.trace_id` and `context.span_id` as strings").format(
+                where=where
+            )
         )
     start = to_unix_nanos(record.get("start_time"))
     if start is None:
         raise TraceFormatError(
-            f"{where}.start_time: expected an ISO 8601 time or epoch milliseconds"
+            _("{where}.start_time: expected an ISO 8601 time or epoch milliseconds").format(
+                where=where
+            )
         )
     attributes = _attributes(record, where)
     kind = record.get("span_kind")
@@ -114,7 +119,7 @@ def _attributes(record: Mapping[str, Any], where: str) -> dict[str, Any]:
     nested = record.get("attributes")
     if nested is not None:
         if not isinstance(nested, Mapping):
-            raise TraceFormatError(f"{where}.attributes: expected an object")
+            raise TraceFormatError(_("{where}.attributes: expected an object").format(where=where))
         _flatten(nested, "", flat)
     for column, value in record.items():
         if column.startswith(_ATTRIBUTE_COLUMN):
@@ -149,11 +154,13 @@ def _events(raw: Any, start: int, where: str) -> list[SpanEvent]:
     if raw is None:
         return []
     if not isinstance(raw, list):
-        raise TraceFormatError(f"{where}.events: expected a list of events")
+        raise TraceFormatError(_("{where}.events: expected a list of events").format(where=where))
     events = []
     for index, event in enumerate(raw):
         if not isinstance(event, Mapping):
-            raise TraceFormatError(f"{where}.events[{index}]: expected an object")
+            raise TraceFormatError(
+                _("{where}.events[{index}]: expected an object").format(where=where, index=index)
+            )
         attributes: dict[str, Any] = {}
         if isinstance(event.get("attributes"), Mapping):
             _flatten(event["attributes"], "", attributes)

@@ -19,6 +19,7 @@ import math
 from collections.abc import Mapping
 from typing import Any
 
+from seatrial.i18n import gettext as _
 from seatrial.trace import _attrs as A
 from seatrial.trace._span import Span, SpanEvent, SpanLink, Trace
 
@@ -84,7 +85,11 @@ def _list(obj: Mapping[str, Any], camel: str, where: str) -> list[Any]:
     if value is None:
         return []
     if not isinstance(value, list):
-        raise OtlpFormatError(f"{where}.{camel}: expected a list, got {_kind(value)}")
+        raise OtlpFormatError(
+            _("{where}.{camel}: expected a list, got {kind}").format(
+                where=where, camel=camel, kind=_kind(value)
+            )
+        )
     return value
 
 
@@ -93,7 +98,9 @@ def _hex_id(value: Any, length: int, where: str) -> str | None:
     if value in (None, ""):
         return None
     if not isinstance(value, str):
-        raise OtlpFormatError(f"{where}: an id must be a string, got {_kind(value)}")
+        raise OtlpFormatError(
+            _("{where}: an id must be a string, got {kind}").format(where=where, kind=_kind(value))
+        )
     text = value.strip()
     if len(text) == length and _HEX_DIGITS.issuperset(text):
         return text.lower()
@@ -101,10 +108,14 @@ def _hex_id(value: Any, length: int, where: str) -> str | None:
         raw = base64.b64decode(text, validate=True)
     except (binascii.Error, ValueError) as exc:
         raise OtlpFormatError(
-            f"{where}: expected {length} hex digits or base64, got neither"
+            _("{where}: expected {length} hex digits or base64, got neither").format(
+                where=where, length=length
+            )
         ) from exc
     if len(raw) * 2 != length:
-        raise OtlpFormatError(f"{where}: expected a {length // 2}-byte id")
+        raise OtlpFormatError(
+            _("{where}: expected a {size}-byte id").format(where=where, size=length // 2)
+        )
     return raw.hex()
 
 
@@ -114,13 +125,19 @@ def _nanos(value: Any, where: str) -> int | None:
     try:
         return int(value)
     except (TypeError, ValueError) as exc:
-        raise OtlpFormatError(f"{where}: expected a time in nanoseconds (digits)") from exc
+        raise OtlpFormatError(
+            _("{where}: expected a time in nanoseconds (digits)").format(where=where)
+        ) from exc
 
 
 def decode_any_value(value: Any, where: str = "value") -> Any:
     """Turn an OTLP ``AnyValue`` into Python: scalars, lists and dicts (empty -> None)."""
     if type(value) is not dict and not isinstance(value, Mapping):
-        raise OtlpFormatError(f"{where}: expected an AnyValue object, got {_kind(value)}")
+        raise OtlpFormatError(
+            _("{where}: expected an AnyValue object, got {kind}").format(
+                where=where, kind=_kind(value)
+            )
+        )
     if not value:
         return None
     kind, inner = next(iter(value.items()))
@@ -148,17 +165,27 @@ def decode_any_value(value: Any, where: str = "value") -> Any:
     except (TypeError, ValueError, AttributeError) as exc:
         if isinstance(exc, OtlpFormatError):
             raise
-        raise OtlpFormatError(f"{where}: {kind} does not hold a value of its type") from exc
-    raise OtlpFormatError(f"{where}: unknown AnyValue kind {kind!r}")
+        raise OtlpFormatError(
+            _("{where}: {kind} does not hold a value of its type").format(where=where, kind=kind)
+        ) from exc
+    raise OtlpFormatError(
+        _("{where}: unknown AnyValue kind {kind}").format(where=where, kind=repr(kind))
+    )
 
 
 def _decode_attributes(pairs: Any, where: str) -> dict[str, Any]:
     if not isinstance(pairs, list):
-        raise OtlpFormatError(f"{where}: attributes must be a list of {{key, value}}")
+        raise OtlpFormatError(
+            _("{where}: attributes must be a list of {{key, value}}").format(where=where)
+        )
     result: dict[str, Any] = {}
     for i, pair in enumerate(pairs):
         if (type(pair) is not dict and not isinstance(pair, Mapping)) or "key" not in pair:
-            raise OtlpFormatError(f"{where}[{i}]: expected {{key, value}}, got {_kind(pair)}")
+            raise OtlpFormatError(
+                _("{where}[{i}]: expected {{key, value}}, got {kind}").format(
+                    where=where, i=i, kind=_kind(pair)
+                )
+            )
         key = str(pair["key"])
         value = pair.get("value") or {}
         if type(value) is dict and len(value) == 1:
@@ -187,29 +214,31 @@ def _decode_status(status: Any, where: str) -> tuple[str, str]:
     if not status:
         return "unset", ""
     if not isinstance(status, Mapping):
-        raise OtlpFormatError(f"{where}: status must be an object")
+        raise OtlpFormatError(_("{where}: status must be an object").format(where=where))
     code = status.get("code", 0)
     # A list or an object as the code would make the lookup itself fail (unhashable).
     if not isinstance(code, int | str) or code not in _STATUS_FROM_CODE:
-        raise OtlpFormatError(f"{where}.code: unknown status code (expected 0, 1 or 2)")
+        raise OtlpFormatError(
+            _("{where}.code: unknown status code (expected 0, 1 or 2)").format(where=where)
+        )
     return _STATUS_FROM_CODE[code], str(status.get("message") or "")
 
 
 def _decode_span(raw: Any, where: str) -> Span:
     if type(raw) is not dict and not isinstance(raw, Mapping):
-        raise OtlpFormatError(f"{where}: a span must be an object")
+        raise OtlpFormatError(_("{where}: a span must be an object").format(where=where))
     trace_id = _hex_id(_field(raw, "traceId"), 32, f"{where}.traceId")
     span_id = _hex_id(_field(raw, "spanId"), 16, f"{where}.spanId")
     if trace_id is None or span_id is None:
-        raise OtlpFormatError(f"{where}: traceId and spanId are required")
+        raise OtlpFormatError(_("{where}: traceId and spanId are required").format(where=where))
     start = _nanos(_field(raw, "startTimeUnixNano"), f"{where}.startTimeUnixNano")
     if start is None:
-        raise OtlpFormatError(f"{where}: startTimeUnixNano is required")
+        raise OtlpFormatError(_("{where}: startTimeUnixNano is required").format(where=where))
     events = []
     for i, event in enumerate(_list(raw, "events", where)):
         at = f"{where}.events[{i}]"
         if not isinstance(event, Mapping):
-            raise OtlpFormatError(f"{at}: an event must be an object")
+            raise OtlpFormatError(_("{at}: an event must be an object").format(at=at))
         events.append(
             SpanEvent(
                 name=str(event.get("name") or ""),
@@ -221,11 +250,11 @@ def _decode_span(raw: Any, where: str) -> Span:
     for i, link in enumerate(_list(raw, "links", where)):
         at = f"{where}.links[{i}]"
         if not isinstance(link, Mapping):
-            raise OtlpFormatError(f"{at}: a link must be an object")
+            raise OtlpFormatError(_("{at}: a link must be an object").format(at=at))
         linked_trace = _hex_id(_field(link, "traceId"), 32, f"{at}.traceId")
         linked_span = _hex_id(_field(link, "spanId"), 16, f"{at}.spanId")
         if linked_trace is None or linked_span is None:
-            raise OtlpFormatError(f"{at}: traceId and spanId are required")
+            raise OtlpFormatError(_("{at}: traceId and spanId are required").format(at=at))
         links.append(
             SpanLink(
                 trace_id=linked_trace,
@@ -256,17 +285,17 @@ def _decode_span(raw: Any, where: str) -> Span:
 def _resource_spans(data: Mapping[str, Any]) -> list[tuple[dict[str, Any], list[Span]]]:
     """Each ``resourceSpans`` entry: its resource's attributes and its spans."""
     if not isinstance(data, Mapping):
-        raise OtlpFormatError("an OTLP/JSON export must be an object with `resourceSpans`")
+        raise OtlpFormatError(_("an OTLP/JSON export must be an object with `resourceSpans`"))
     if _field(data, "resourceSpans") is None:
-        raise OtlpFormatError("an OTLP/JSON export needs `resourceSpans`")
+        raise OtlpFormatError(_("an OTLP/JSON export needs `resourceSpans`"))
     groups: list[tuple[dict[str, Any], list[Span]]] = []
     for r, resource_spans in enumerate(_list(data, "resourceSpans", "")):
         where = f"resourceSpans[{r}]"
         if not isinstance(resource_spans, Mapping):
-            raise OtlpFormatError(f"{where}: expected an object")
+            raise OtlpFormatError(_("{where}: expected an object").format(where=where))
         resource = resource_spans.get("resource") or {}
         if not isinstance(resource, Mapping):
-            raise OtlpFormatError(f"{where}.resource: expected an object")
+            raise OtlpFormatError(_("{where}.resource: expected an object").format(where=where))
         attributes = _decode_attributes(
             _list(resource, "attributes", f"{where}.resource"), f"{where}.resource.attributes"
         )
@@ -274,7 +303,7 @@ def _resource_spans(data: Mapping[str, Any]) -> list[tuple[dict[str, Any], list[
         for s, scope in enumerate(_list(resource_spans, "scopeSpans", where)):
             at = f"{where}.scopeSpans[{s}]"
             if not isinstance(scope, Mapping):
-                raise OtlpFormatError(f"{at}: expected an object")
+                raise OtlpFormatError(_("{at}: expected an object").format(at=at))
             for i, raw in enumerate(_list(scope, "spans", at)):
                 spans.append(_decode_span(raw, f"{at}.spans[{i}]"))
         groups.append((attributes, spans))

@@ -34,6 +34,7 @@ from google.protobuf.message import DecodeError, Message
 from opentelemetry.proto.collector.trace.v1.trace_service_pb2 import ExportTraceServiceRequest
 from opentelemetry.proto.common.v1.common_pb2 import KeyValue
 
+from seatrial.i18n import gettext as _
 from seatrial.trace._otlp import OtlpFormatError
 from seatrial.trace._span import Span, SpanEvent, SpanLink, Trace
 from seatrial.trace._trusted import trusted_model
@@ -154,11 +155,11 @@ def _span(raw: Any, known: _Known) -> Span:
     has_parent = parent and parent != _NO_PARENT
     start = raw.start_time_unix_nano
     if not start:
-        raise OtlpFormatError("start_time_unix_nano: required, and missing")
+        raise OtlpFormatError(_("start_time_unix_nano: required, and missing"))
     status = raw.status
     code = status.code
     if code not in _STATUS:
-        raise OtlpFormatError("status.code: expected 0, 1 or 2 (unset, ok, error)")
+        raise OtlpFormatError(_("status.code: expected 0, 1 or 2 (unset, ok, error)"))
     # upb's repeated fields iterate by index until an IndexError, which costs more than
     # the rest of an empty loop: most spans have no events and no links, so the loops are
     # entered only for spans that have some, and the attributes are read off a slice.
@@ -215,8 +216,12 @@ def _span(raw: Any, known: _Known) -> Span:
 def _hex(value: bytes, size: int, field: str) -> str:
     if len(value) != size:
         if not value:
-            raise OtlpFormatError(f"{field}: required, and missing")
-        raise OtlpFormatError(f"{field}: expected a {size}-byte id, got {len(value)} bytes")
+            raise OtlpFormatError(_("{field}: required, and missing").format(field=field))
+        raise OtlpFormatError(
+            _("{field}: expected a {size}-byte id, got {count} bytes").format(
+                field=field, size=size, count=len(value)
+            )
+        )
     return value.hex()
 
 
@@ -331,4 +336,4 @@ def _value(value: Any) -> Any:
             raise OtlpFormatError(f".{exc}") from None
     if kind == "bytes_value":
         return base64.b64encode(value.bytes_value).decode("ascii")
-    raise OtlpFormatError(": an AnyValue of a kind this Seatrial does not know")
+    raise OtlpFormatError(_(": an AnyValue of a kind this Seatrial does not know"))

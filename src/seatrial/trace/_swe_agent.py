@@ -21,6 +21,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from seatrial.i18n import gettext as _
 from seatrial.trace import _attrs as A
 from seatrial.trace._conversation import (
     CONVERSATION_STEP_NS,
@@ -88,12 +89,16 @@ def read(data: Any, *, start_ns: int | None = None) -> list[Trace]:
     for index, document in enumerate(documents):
         where = prefix.format(index)
         if not isinstance(document, Mapping):
-            raise TraceFormatError(f"{where}: expected a SWE-agent trajectory (an object)")
+            raise TraceFormatError(
+                _("{where}: expected a SWE-agent trajectory (an object)").format(where=where)
+            )
         history = _history(document.get("history"), f"{where}.history")
         messages = _problem(history, document) + _steps(document, history, where)
         info = document.get("info", {})
         if not isinstance(info, Mapping):
-            raise TraceFormatError(f"{where}.info: expected an object (exit_status, model_stats)")
+            raise TraceFormatError(
+                _("{where}.info: expected an object (exit_status, model_stats)").format(where=where)
+            )
         conversation = build_conversation(
             messages,
             agent=AGENT,
@@ -113,11 +118,15 @@ def _history(history: Any, where: str) -> list[Mapping[str, Any]]:
     if history is None:
         return []
     if not isinstance(history, list):
-        raise TraceFormatError(f"{where}: expected a list of messages")
+        raise TraceFormatError(_("{where}: expected a list of messages").format(where=where))
     kept = []
     for position, message in enumerate(history):
         if not isinstance(message, Mapping) or not isinstance(message.get("role"), str):
-            raise TraceFormatError(f"{where}[{position}]: expected a message with a `role`")
+            raise TraceFormatError(
+                _("{where}[{position}]: expected a message with a `role`").format(
+                    where=where, position=position
+                )
+            )
         if not message.get("is_demo"):
             kept.append(message)
     return kept
@@ -143,14 +152,18 @@ def _steps(
     if steps is None:
         return _steps_from_history(history)
     if not isinstance(steps, list):
-        raise TraceFormatError(f"{where}.trajectory: expected a list of steps")
+        raise TraceFormatError(
+            _("{where}.trajectory: expected a list of steps").format(where=where)
+        )
     # The i-th assistant message wrote the i-th step, unless the history was cut short.
     paired = len(turns) == len(steps)
     messages = []
     for index, step in enumerate(steps):
         at = f"{where}.trajectory[{index}]"
         if not isinstance(step, Mapping) or not isinstance(step.get("action"), str):
-            raise TraceFormatError(f"{at}.action: expected the command the agent ran (a string)")
+            raise TraceFormatError(
+                _("{at}.action: expected the command the agent ran (a string)").format(at=at)
+            )
         turn = turns[index] if paired else {}
         calls = _calls(turn, step["action"], index)
         thought = step.get("thought") if step.get("thought") is not None else step.get("response")
@@ -232,7 +245,9 @@ def _root_attributes(
     stats = info.get("model_stats")
     if stats is not None:
         if not isinstance(stats, Mapping):
-            raise TraceFormatError(f"{where}.model_stats: expected an object (tokens_sent, ...)")
+            raise TraceFormatError(
+                _("{where}.model_stats: expected an object (tokens_sent, ...)").format(where=where)
+            )
         attributes[MODEL_STATS] = encode_json(stats)
         for key, name in (("tokens_sent", A.INPUT_TOKENS), ("tokens_received", A.OUTPUT_TOKENS)):
             attributes[name] = _count(stats.get(key, 0), f"{where}.model_stats.{key}")
@@ -279,15 +294,17 @@ def _seconds(value: Any, where: str) -> float | None:
     try:
         seconds = float(value)
     except (TypeError, ValueError):
-        raise TraceFormatError(f"{where}: expected a number of seconds") from None
+        raise TraceFormatError(
+            _("{where}: expected a number of seconds").format(where=where)
+        ) from None
     if not math.isfinite(seconds) or seconds < 0:
-        raise TraceFormatError(f"{where}: expected a number of seconds >= 0")
+        raise TraceFormatError(_("{where}: expected a number of seconds >= 0").format(where=where))
     return seconds
 
 
 def _count(value: Any, where: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise TraceFormatError(f"{where}: expected a whole number >= 0")
+        raise TraceFormatError(_("{where}: expected a whole number >= 0").format(where=where))
     return value
 
 
