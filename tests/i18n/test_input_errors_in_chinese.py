@@ -43,7 +43,8 @@ def bad_suite(tmp_path, monkeypatch):
 
 
 CHINESE_PROBLEMS = [
-    "  bad.yaml:3：`defaults` 中有未知字段 `repeat`；是不是想写 `repeats`？（修正：改名为 `repeats`）",
+    "  bad.yaml:3：`defaults` 中有未知字段 `repeat`；是不是想写 `repeats`？"
+    "（修正：改名为 `repeats`）",
     "  bad.yaml:7：用例 `a`：`limits.tool_calls` 应为整数（>= 0），实际为 -1"
     "（修正：请写整数（>= 0），例如 `tool_calls: 3`）",
     "  bad.yaml:8：用例 id `a` 重复（第 5 行已用过）"
