@@ -234,3 +234,30 @@ def test_an_invalid_assertion_argument_reads_in_chinese(tmp_path, monkeypatch):
         "  s.yaml:6：用例 `a`：断言 `length`：需要设置 `min`、`max` 或两者都设"
         "（修正：修改该值，使其满足：需要设置 `min`、`max` 或两者都设）"
     )
+
+
+def test_a_simulated_case_that_also_writes_input_is_a_problem_not_dropped(tmp_path, monkeypatch):
+    """It used to vanish from the suite without a word: its model error mentions `input`, and
+    the loader skipped such errors as reported already."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "sim.yaml").write_text(
+        "cases:\n"
+        "  - id: a\n"
+        "    input: hi\n"
+        "    user_simulator: {persona: p, goal: g}\n"
+        "  - {id: b, input: hello}\n",
+        encoding="utf-8",
+    )
+
+    english = seatrial("validate", "sim.yaml")
+    chinese = seatrial("validate", "sim.yaml", "--lang", "zh")
+
+    assert english.exit_code == chinese.exit_code == 2
+    assert english.stderr.splitlines()[1] == (
+        "  sim.yaml:2: case `a`: a case with `user_simulator` has no `input` or `turns`: the "
+        "simulator writes the user's messages (give `user_simulator.opening` for a fixed first "
+        "one) (fix: remove `input` and `turns`, or remove `user_simulator`)"
+    )
+    assert chinese.stderr.splitlines()[1].endswith(
+        "（修正：删除 `input` 和 `turns`，或删除 `user_simulator`）"
+    )

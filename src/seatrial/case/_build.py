@@ -15,7 +15,7 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from seatrial.case._assertions import check_assertions
-from seatrial.case._explain import explain, suggest
+from seatrial.case._explain import INPUT_AND_TURNS, NO_INPUT, explain, suggest
 from seatrial.case._gates import GateSpec
 from seatrial.case._locate import Locator, Path_
 from seatrial.case._model import Case, Gate, Suite
@@ -308,7 +308,8 @@ def _build_case(
         case = Case.model_validate(merged)
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
-            if not error["loc"] and "`input`" in error["msg"]:
+            reason = str(error.get("ctx", {}).get("error", ""))
+            if not error["loc"] and reason in (_(NO_INPUT), _(INPUT_AND_TURNS)):
                 continue  # already reported above, with a better line
             said = explain(error, Case, also_known=["task"])
             loc, message, fix = said.loc, said.message, said.fix

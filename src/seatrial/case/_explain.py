@@ -31,6 +31,11 @@ INPUT_AND_TURNS = N_("a case has either `input` or `turns`, not both")
 """A case's model error (``seatrial.case._model``), whose fix :func:`explain` knows."""
 NO_INPUT = N_("a case needs `input` (one message) or `turns` (a list of messages)")
 """A case's model error (``seatrial.case._model``), whose fix :func:`explain` knows."""
+SIMULATED_WITH_INPUT = N_(
+    "a case with `user_simulator` has no `input` or `turns`: the simulator writes the user's "
+    "messages (give `user_simulator.opening` for a fixed first one)"
+)
+"""A case's model error (``seatrial.case._model``), whose fix :func:`explain` knows."""
 
 
 @dataclass(frozen=True)
@@ -164,6 +169,8 @@ def _field(model: type[BaseModel], key: str) -> FieldInfo | None:
 
 
 def _fix_for_reason(name: str, reason: str) -> str:
+    if reason == _(SIMULATED_WITH_INPUT):
+        return _("remove `input` and `turns`, or remove `user_simulator`")
     if reason == _(INPUT_AND_TURNS):
         return _("keep `input` for a one-message case or `turns` for a conversation, not both")
     if "`input`" in reason:
