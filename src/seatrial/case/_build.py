@@ -276,11 +276,6 @@ def _build_case(
         )
         return None
     case_id = data.get("id")
-    label = raw_case.label or (
-        _("case `{id}`").format(id=case_id)
-        if isinstance(case_id, str)
-        else _("case {number}").format(number=number)
-    )
     wrote_task = "task" in data and "input" not in data
     merged = merge_defaults(data, defaults)
     found: list[tuple[Path_, str, str]] = []
@@ -318,12 +313,21 @@ def _build_case(
                 message, fix = (t.replace("`input", "`task") for t in (message, fix))
             found.append((loc, message, fix))
     found.extend(check_assertions(merged.get("assertions")))
+    # Named only when something is wrong: a suite of a thousand good cases builds no label.
+    label = (raw_case.label or _case_label(case_id, number)) if found else ""
     for loc, message, fix in found:
         line, base = raw.locator.locate(loc, bases)
         # A problem in an inherited default is the same for every case: say it once.
         text = message if base == 1 else _("{case}: {problem}").format(case=label, problem=message)
         problems.append(Problem(raw.shown, line, text, fix))
     return case if not found else None
+
+
+def _case_label(case_id: Any, number: int) -> str:
+    """How a problem names a case: by its id, else by its place in the file."""
+    if isinstance(case_id, str):
+        return _("case `{id}`").format(id=case_id)
+    return _("case {number}").format(number=number)
 
 
 def _resolve_fixture(
