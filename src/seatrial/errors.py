@@ -28,6 +28,7 @@ reason, and :class:`ModelFailure` into a FAIL. Every message says what to do nex
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -53,9 +54,18 @@ class Problem:
     fix: str = ""
 
     def __str__(self) -> str:
+        return self.said()
+
+    def said(self, _: Callable[[str], str] = str) -> str:
+        """The problem in one line, ``PATH:LINE: MESSAGE (fix: FIX)``, its framing read through
+        ``_`` (``seatrial.i18n.gettext`` for the reader's language; English without it). The
+        message and fix are in the language they were built in.
+
+        The translation is passed in: ``seatrial.i18n`` imports this module.
+        """
         where = f"{self.path}:{self.line}" if self.line else self.path
-        text = f"{where}: {self.message}"
-        return f"{text} (fix: {self.fix})" if self.fix else text
+        text = _("{where}: {message}").format(where=where, message=self.message)
+        return _("{problem} (fix: {fix})").format(problem=text, fix=self.fix) if self.fix else text
 
 
 class SuiteError(InputError):

@@ -113,7 +113,9 @@ def test_validate_with_lang_zh_counts_the_valid_files_in_chinese(tmp_path, monke
     assert english_two.output == "ok: 2 files valid\n"
 
 
-def test_validate_counts_the_problems_in_chinese_and_quotes_them_as_written(tmp_path, monkeypatch):
+def test_validate_counts_and_says_the_problems_in_chinese_quoting_what_was_written(
+    tmp_path, monkeypatch
+):
     monkeypatch.chdir(tmp_path)
     (tmp_path / "bad.yaml").write_text(
         "suite: bad\ncases:\n  - id: a\n    input: hi\n    repeats: three\n", encoding="utf-8"
@@ -125,8 +127,14 @@ def test_validate_counts_the_problems_in_chinese_and_quotes_them_as_written(tmp_
     assert chinese.exit_code == english.exit_code == 2
     assert chinese.stderr.splitlines()[0] == "1 个问题："
     assert english.stderr.splitlines()[0] == "1 problem:"
-    assert chinese.stderr.splitlines()[1:] == english.stderr.splitlines()[1:]
-    assert "bad.yaml:5" in english.stderr
+    assert chinese.stderr.splitlines()[1:] == [
+        "  bad.yaml:5：用例 `a`：`repeats` 应为整数（>= 1），实际为 'three'"
+        "（修正：请写整数（>= 1），例如 `repeats: 3`）"
+    ]
+    assert english.stderr.splitlines()[1:] == [
+        "  bad.yaml:5: case `a`: `repeats` must be a whole number >= 1, got 'three' "
+        "(fix: write a whole number >= 1, e.g. `repeats: 3`)"
+    ]
 
 
 def test_validate_reads_the_locale_and_the_projects_language(tmp_path, monkeypatch):

@@ -48,6 +48,6 @@ def test_the_files_own_problems_read_in_the_readers_language(tmp_path):
         load_config(tmp_path)
     said = str(caught.value)
     assert said.startswith("seatrial.yaml 有误：")
-    assert "seatrial.yaml:5:" in said and "'Asia/Shanghia' 不是 IANA 时区" in said
+    assert "seatrial.yaml:5：" in said and "'Asia/Shanghia' 不是 IANA 时区" in said
     with pytest.raises(ConfigError, match="'Asia/Shanghia' is not an IANA time zone"):
         load_config(tmp_path)

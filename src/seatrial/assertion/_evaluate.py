@@ -25,6 +25,7 @@ from seatrial.assertion._registry import (
 from seatrial.case import Case, check_assertion
 from seatrial.errors import Problem, SuiteError
 from seatrial.i18n import Message, english, phrased, phrased_plural
+from seatrial.i18n import gettext as _
 from seatrial.record import AssertionResult, Level
 from seatrial.trace import trusted_model
 
@@ -98,7 +99,7 @@ def _checked(
     The messages are the suite loader's own; ``where`` takes the place of its file and line.
     """
     checked = check_assertion(name, raw)
-    problems.extend(Problem(where, None, message, fix) for _, message, fix in checked.problems)
+    problems.extend(Problem(where, None, message, fix) for _loc, message, fix in checked.problems)
     if checked.kind is None or checked.params is None:
         return None
     return checked.kind, checked.params
@@ -112,7 +113,8 @@ def plan(case: Case) -> tuple[Planned, ...]:
     problems: list[Problem] = []
     written: list[tuple[str, AssertionType, AssertionParams, Level, bool | None, float]] = []
     for number, spec in enumerate(case.assertions, start=1):
-        found = _checked(spec.type, spec.params, f"case `{case.id}`, assertion {number}", problems)
+        where = _("case `{id}`, assertion {number}").format(id=case.id, number=number)
+        found = _checked(spec.type, spec.params, where, problems)
         if found is not None:
             kind, params = found
             level = spec.level or kind.level
@@ -121,7 +123,9 @@ def plan(case: Case) -> tuple[Planned, ...]:
     written_types = {kind.name for _, kind, *_ in written}
     for name, raw in _automatic(case):
         if name not in written_types:
-            where = f"case `{case.id}`, the `{name}` check its fields imply"
+            where = _("case `{id}`, the `{check}` check its fields imply").format(
+                id=case.id, check=name
+            )
             found = _checked(name, raw, where, problems)
             if found is not None:
                 kind, params = found

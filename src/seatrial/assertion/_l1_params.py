@@ -11,6 +11,7 @@ from pydantic import model_validator
 from seatrial.assertion._common import as_text, each, mismatch, schema_error, short, with_called
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.i18n import Message, phrased
+from seatrial.i18n import gettext as _
 from seatrial.trace import TraceToolCall
 
 
@@ -33,22 +34,28 @@ class ToolParamsParams(AssertionParams):
     @model_validator(mode="after")
     def _consistent(self) -> ToolParamsParams:
         if (self.expected is None) == (self.params is None):
-            raise ValueError("write the expected arguments as `expected` (or `params`), once")
+            raise ValueError(_("write the expected arguments as `expected` (or `params`), once"))
         wanted = self.wanted
         if self.match in ("subset", "regex") and not isinstance(wanted, Mapping):
-            raise ValueError(f"match `{self.match}` needs a mapping of argument names to values")
+            raise ValueError(
+                _("match `{match}` needs a mapping of argument names to values").format(
+                    match=self.match
+                )
+            )
         if self.match == "regex":
             _compile_all(wanted)
         if self.match == "json_schema":
             if not isinstance(wanted, Mapping):
-                raise ValueError("match `json_schema` needs a JSON schema (a mapping)")
+                raise ValueError(_("match `json_schema` needs a JSON schema (a mapping)"))
             import jsonschema  # only a suite that gives a schema pays for it
             from jsonschema.exceptions import SchemaError
 
             try:
                 jsonschema.validators.validator_for(wanted).check_schema(dict(wanted))
             except SchemaError as exc:
-                raise ValueError(f"invalid JSON schema: {exc.message}") from exc
+                raise ValueError(
+                    _("invalid JSON schema: {error}").format(error=exc.message)
+                ) from exc
         return self
 
     @property
@@ -64,11 +71,19 @@ def _compile_all(patterns: Mapping[str, Any], where: str = "") -> None:
             _compile_all(pattern, path)
             continue
         if not isinstance(pattern, str):
-            raise ValueError(f"`{path}`: match `regex` needs a string pattern, got {pattern!r}")
+            raise ValueError(
+                _("`{path}`: match `regex` needs a string pattern, got {value}").format(
+                    path=path, value=repr(pattern)
+                )
+            )
         try:
             re.compile(pattern)
         except re.error as exc:
-            raise ValueError(f"`{path}`: invalid regular expression {pattern!r}: {exc}") from exc
+            raise ValueError(
+                _("`{path}`: invalid regular expression {pattern}: {error}").format(
+                    path=path, pattern=repr(pattern), error=exc
+                )
+            ) from exc
 
 
 def _regex_mismatch(patterns: Mapping[str, Any], actual: Any, where: str = "") -> Message | None:

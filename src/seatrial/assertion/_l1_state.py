@@ -14,6 +14,7 @@ from pydantic import Field, field_validator, model_validator
 from seatrial.assertion._common import Names, as_text, mismatch, short
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.i18n import Message, phrased
+from seatrial.i18n import gettext as _
 
 _COMPARATORS = ("equals", "contains", "matches", "expected")
 _MISSING = object()
@@ -22,7 +23,9 @@ _MISSING = object()
 def _relative_path(value: str) -> str:
     path = PurePosixPath(value)
     if path.is_absolute() or ".." in path.parts:
-        raise ValueError(f"`{value}` must be a path inside the workspace, without `..`")
+        raise ValueError(
+            _("`{path}` must be a path inside the workspace, without `..`").format(path=value)
+        )
     return value
 
 
@@ -56,17 +59,25 @@ class SideEffectParams(AssertionParams):
     def _consistent(self) -> SideEffectParams:
         targets = [key for key in ("check", "path", "file") if getattr(self, key) is not None]
         if len(targets) != 1:
-            raise ValueError("name exactly one of `check`, `path` (final state) or `file`")
+            raise ValueError(_("name exactly one of `check`, `path` (final state) or `file`"))
         given = [key for key in _COMPARATORS if key in self.model_fields_set]
         if len(given) > 1:
-            raise ValueError(f"use one of {', '.join(_COMPARATORS)}, not {' and '.join(given)}")
+            raise ValueError(
+                _("use one of {comparisons}, not {given}").format(
+                    comparisons=", ".join(_COMPARATORS), given=" and ".join(given)
+                )
+            )
         if given and self.exists is False:
-            raise ValueError("`exists: false` cannot be combined with a comparison")
+            raise ValueError(_("`exists: false` cannot be combined with a comparison"))
         if self.matches is not None:
             try:
                 re.compile(self.matches)
             except re.error as exc:
-                raise ValueError(f"invalid regular expression {self.matches!r}: {exc}") from exc
+                raise ValueError(
+                    _("invalid regular expression {pattern}: {error}").format(
+                        pattern=repr(self.matches), error=exc
+                    )
+                ) from exc
         return self
 
     @property

@@ -19,6 +19,7 @@ from seatrial.assertion._common import (
 )
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.i18n import Message, phrased
+from seatrial.i18n import gettext as _
 from seatrial.trace import TraceToolCall
 
 
@@ -41,7 +42,7 @@ class ToolCalledParams(AssertionParams):
     @model_validator(mode="after")
     def _bounds(self) -> ToolCalledParams:
         if self.max_times is not None and self.max_times < self.min_times:
-            raise ValueError("max_times must be at least min_times")
+            raise ValueError(_("max_times must be at least min_times"))
         return self
 
 

@@ -9,6 +9,7 @@ from pydantic import Field, model_validator
 from seatrial.assertion._common import NameMatch, Names, name_matches, times
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.i18n import Message, english, phrased, phrased_plural
+from seatrial.i18n import gettext as _
 from seatrial.trace import Span, Trace, TraceToolCall
 from seatrial.trace import attrs as A
 
@@ -142,7 +143,7 @@ class LimitsParams(AssertionParams):
     def _some_limit(self) -> LimitsParams:
         if all(value is None for value in self.model_dump().values()):
             raise ValueError(
-                "set at least one of tool_calls, model_calls, wall_time_ms, tokens, cost_usd"
+                _("set at least one of tool_calls, model_calls, wall_time_ms, tokens, cost_usd")
             )
         return self
 

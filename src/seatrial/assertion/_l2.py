@@ -22,6 +22,7 @@ from seatrial.assertion._common import Target, mismatch, replies, short
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.assertion._values import Text, TextList, js_number_text
 from seatrial.i18n import Message, phrased, phrased_plural
+from seatrial.i18n import gettext as _
 
 
 class TextParams(AssertionParams):
@@ -66,7 +67,11 @@ class RegexParams(TextParams):
         try:
             re.compile(value)
         except re.error as exc:
-            raise ValueError(f"invalid regular expression {value!r}: {exc}") from exc
+            raise ValueError(
+                _("invalid regular expression {pattern}: {error}").format(
+                    pattern=repr(value), error=exc
+                )
+            ) from exc
         return value
 
     def pattern(self) -> re.Pattern[str]:
@@ -85,9 +90,9 @@ class LengthParams(TextParams):
     @model_validator(mode="after")
     def _bounds(self) -> LengthParams:
         if self.min is None and self.max is None:
-            raise ValueError("set `min`, `max` or both")
+            raise ValueError(_("set `min`, `max` or both"))
         if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError("`min` must not exceed `max`")
+            raise ValueError(_("`min` must not exceed `max`"))
         return self
 
 

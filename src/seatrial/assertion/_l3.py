@@ -28,6 +28,7 @@ from seatrial.assertion._registry import (
 from seatrial.case import Case
 from seatrial.errors import GatewayError, SeatrialError
 from seatrial.i18n import Message, english, phrased, phrased_plural
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     # Annotations only: the judge package loads when a judge is set up, not with the registry.
@@ -231,7 +232,7 @@ class LlmJudgeParams(AssertionParams):
     @model_validator(mode="after")
     def _one_spelling(self) -> LlmJudgeParams:
         if self.criteria is not None and self.value is not None:
-            raise ValueError("write the criteria as `criteria` or `value`, not both")
+            raise ValueError(_("write the criteria as `criteria` or `value`, not both"))
         return self
 
     @property
@@ -297,7 +298,7 @@ class FactualityParams(AssertionParams):
     @model_validator(mode="after")
     def _one_reference(self) -> FactualityParams:
         if (self.value is None) == (self.reference is None):
-            raise ValueError("give the reference facts as `value` or `reference`, once")
+            raise ValueError(_("give the reference facts as `value` or `reference`, once"))
         return self
 
 

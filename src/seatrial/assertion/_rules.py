@@ -18,6 +18,7 @@ from seatrial.assertion._ids import SuppliedText, ascii_forms, find_ids, prefixe
 from seatrial.assertion._registry import AssertionContext, AssertionParams, Check, assertion
 from seatrial.errors import InputError
 from seatrial.i18n import Message, english, phrased, phrased_plural
+from seatrial.i18n import gettext as _
 from seatrial.pii import PiiKind, find_pii, pii_prefilter
 
 BUILT_IN_RULES: dict[str, frozenset[str]] = {
@@ -32,7 +33,11 @@ def _compiles(pattern: str, what: str) -> None:
     try:
         re.compile(pattern)
     except re.error as exc:
-        raise ValueError(f"{what}: invalid regular expression {pattern!r}: {exc}") from exc
+        raise ValueError(
+            _("{what}: invalid regular expression {pattern}: {error}").format(
+                what=what, pattern=repr(pattern), error=exc
+            )
+        ) from exc
 
 
 class BusinessRuleParams(AssertionParams):
@@ -67,26 +72,34 @@ class BusinessRuleParams(AssertionParams):
         spec = self.custom
         if spec is not None:
             if ":" not in spec.strip(":"):
-                raise ValueError(f"custom rule `{spec}` must be written `module:function`")
+                raise ValueError(
+                    _("custom rule `{spec}` must be written `module:function`").format(spec=spec)
+                )
             return self
         if self.rule not in BUILT_IN_RULES:
             known = ", ".join([*BUILT_IN_RULES, "python:module:function"])
-            raise ValueError(f"unknown rule `{self.rule}`; known rules: {known}")
+            raise ValueError(
+                _("unknown rule `{rule}`; known rules: {known}").format(rule=self.rule, known=known)
+            )
         given = set(self.model_fields_set) | set(self.model_extra or {})
         stray = sorted(given - BUILT_IN_RULES[self.rule] - {"rule"})
         if stray:
-            raise ValueError(f"rule `{self.rule}` does not take {', '.join(stray)}")
+            raise ValueError(
+                _("rule `{rule}` does not take {options}").format(
+                    rule=self.rule, options=", ".join(stray)
+                )
+            )
         if self.rule == "no_fabricated_ids":
             if self.pattern is not None and self.prefix is not None:
-                raise ValueError("give `pattern` or `prefix`, not both")
+                raise ValueError(_("give `pattern` or `prefix`, not both"))
             if self.pattern is not None:
                 _compiles(self.pattern, "pattern")
         if self.rule == "confirm_before":
             if not self.tool or not self.fields:
-                raise ValueError("rule `confirm_before` needs `tool` and `fields`")
+                raise ValueError(_("rule `confirm_before` needs `tool` and `fields`"))
             if isinstance(self.fields, dict):
                 for name, field_pattern in self.fields.items():
-                    _compiles(field_pattern, f"field `{name}`")
+                    _compiles(field_pattern, _("field `{name}`").format(name=name))
         return self
 
     @property
@@ -94,12 +107,12 @@ class BusinessRuleParams(AssertionParams):
         """The ``module:function`` of a custom rule, if this is one."""
         if self.python is not None:
             if self.rule not in (None, "python"):
-                raise ValueError("write a custom rule as `python: module:function` alone")
+                raise ValueError(_("write a custom rule as `python: module:function` alone"))
             return self.python.strip()
         if self.rule is not None and self.rule.startswith("python:"):
             return self.rule.removeprefix("python:").strip()
         if self.rule is None:
-            raise ValueError("name the rule: `rule: no_pii_leak` (or another) or `python: ...`")
+            raise ValueError(_("name the rule: `rule: no_pii_leak` (or another) or `python: ...`"))
         return None
 
 

@@ -16,6 +16,7 @@ from pydantic import BeforeValidator
 
 from seatrial.assertion._common import short
 from seatrial.assertion._json_formats import KNOWN_FORMATS, named_formats
+from seatrial.i18n import gettext as _
 
 # JavaScript's \s and String.prototype.trim(): promptfoo splits and trims with these, which
 # differ from str.isspace() (U+FEFF is one; U+001C..U+001F and U+0085 are not).
@@ -33,7 +34,7 @@ def js_number_text(value: int | float) -> str:
     if isinstance(value, int):
         return str(value)
     if math.isnan(value):
-        raise ValueError("`value` is NaN, which matches nothing: write the text to look for")
+        raise ValueError(_("`value` is NaN, which matches nothing: write the text to look for"))
     if math.isinf(value):
         return "Infinity" if value > 0 else "-Infinity"
     if value == 0:
@@ -86,8 +87,10 @@ def _quoted_value(text: str, start: int) -> tuple[str, int]:
             out.append(char)
             index += 1
     raise ValueError(
-        f"the quoted value that starts at character {start + 1} of {short(text)} is never "
-        'closed: add the closing `"`, or write `value` as a YAML list'
+        _(
+            "the quoted value that starts at character {position} of {text} is never closed: "
+            'add the closing `"`, or write `value` as a YAML list'
+        ).format(position=start + 1, text=short(text))
     )
 
 
@@ -111,8 +114,10 @@ def split_values(text: str) -> list[str]:
             index = _skip_spaces(text, after)
             if index < len(text) and text[index] != ",":
                 raise ValueError(
-                    f"{short(text)} has {short(text[index:], 20)} after the closing quote of "
-                    f"{short(value)}: put a comma between values, or write `value` as a YAML list"
+                    _(
+                        "{text} has {rest} after the closing quote of {value}: put a comma "
+                        "between values, or write `value` as a YAML list"
+                    ).format(text=short(text), rest=short(text[index:], 20), value=short(value))
                 )
         else:
             end = text.find(",", index)
@@ -127,7 +132,11 @@ def _text_list(value: Any) -> Any:
     if isinstance(value, str):
         values = split_values(value)
         if not values:
-            raise ValueError(f"{short(value)} names no text to look for: give at least one value")
+            raise ValueError(
+                _("{value} names no text to look for: give at least one value").format(
+                    value=short(value)
+                )
+            )
         return values
     if isinstance(value, int | float) and not isinstance(value, bool):
         return [js_number_text(value)]
@@ -145,13 +154,17 @@ def _schema(value: Any) -> Any:
     if isinstance(value, str):
         if value.startswith("file://"):
             raise ValueError(
-                "Seatrial does not read a schema from a `file://` reference: write the schema "
-                "under `value` (YAML), or load it in a plugin assertion"
+                _(
+                    "Seatrial does not read a schema from a `file://` reference: write the "
+                    "schema under `value` (YAML), or load it in a plugin assertion"
+                )
             )
         try:
             value = yaml.safe_load(value)
         except yaml.YAMLError as exc:
-            raise ValueError(f"`value` is text but not a YAML or JSON schema: {exc}") from exc
+            raise ValueError(
+                _("`value` is text but not a YAML or JSON schema: {error}").format(error=exc)
+            ) from exc
     return value
 
 
@@ -163,12 +176,14 @@ def check_schema(schema: dict[str, Any] | bool) -> None:
         # A bare true/false is a valid schema (everything / nothing); the stubs say mapping.
         jsonschema.validators.validator_for(schema).check_schema(schema)  # type: ignore[arg-type]
     except SchemaError as exc:
-        raise ValueError(f"invalid JSON schema: {exc.message}") from exc
+        raise ValueError(_("invalid JSON schema: {error}").format(error=exc.message)) from exc
     unknown = sorted(set(named_formats(schema)) - KNOWN_FORMATS)
     if unknown:
         raise ValueError(
-            f"the schema names the format {', '.join(map(repr, unknown))}, which Seatrial "
-            "cannot check (nor can promptfoo): use one of " + ", ".join(sorted(KNOWN_FORMATS))
+            _(
+                "the schema names the format {formats}, which Seatrial cannot check (nor can "
+                "promptfoo): use one of {known}"
+            ).format(formats=", ".join(map(repr, unknown)), known=", ".join(sorted(KNOWN_FORMATS)))
         )
 
 

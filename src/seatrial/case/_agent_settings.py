@@ -9,6 +9,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from seatrial.i18n import gettext as _
+
 MODEL_PREFIX = "model:"
 """The spec prefix of model agents: ``model:NAME`` (NAME under seatrial.yaml ``models:``)."""
 
@@ -54,5 +56,5 @@ class ModelAgentSettings(BaseModel):
     @model_validator(mode="after")
     def _one_prompt(self) -> ModelAgentSettings:
         if self.system_prompt is not None and self.system_prompt_file is not None:
-            raise ValueError("give `system_prompt` or `system_prompt_file`, not both")
+            raise ValueError(_("give `system_prompt` or `system_prompt_file`, not both"))
         return self

@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from seatrial.case._explain import explain, suggest
 from seatrial.case._locate import Path_
 from seatrial.case._model import AssertionSpec
+from seatrial.i18n import gettext as _
 from seatrial.registry import AssertionParams, AssertionType, aliases, known_types, lookup
 
 COMMON_KEYS = tuple(AssertionSpec.model_fields)
@@ -47,7 +48,8 @@ def check_assertion(name: str, params: Mapping[str, Any]) -> CheckedAssertion:
         problems: list[Found] = []
         for error in exc.errors(include_url=False):
             said = explain(error, kind.params, noun="parameter", also_known=COMMON_KEYS)
-            problems.append((said.loc, f"assertion `{name}`: {said.message}", said.fix))
+            message = _("assertion `{type}`: {problem}").format(type=name, problem=said.message)
+            problems.append((said.loc, message, said.fix))
         return CheckedAssertion(kind, problems=problems)
 
 
@@ -69,12 +71,17 @@ def check_assertions(items: Any) -> list[Found]:
 
 def _unknown_type(name: str, known: list[str], aliases: dict[str, str]) -> Found:
     close = suggest(name, [*known, *aliases])
-    hint = f"; did you mean `{close}`?" if close else ";"
-    listed = ", ".join(known) if known else "(none registered)"
+    listed = ", ".join(known) if known else _("(none registered)")
     return (
         ("type",),
-        f"unknown assertion type `{name}`{hint} known types: {listed}",
-        f"change it to `{close}`"
+        _("unknown assertion type `{type}`; did you mean `{close}`? known types: {known}").format(
+            type=name, close=close, known=listed
+        )
         if close
-        else "use one of the known types, or install the plugin that registers this one",
+        else _("unknown assertion type `{type}`; known types: {known}").format(
+            type=name, known=listed
+        ),
+        _("change it to `{close}`").format(close=close)
+        if close
+        else _("use one of the known types, or install the plugin that registers this one"),
     )

@@ -15,11 +15,13 @@ from typing import Any
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from seatrial.case._assertions import check_assertions
-from seatrial.case._explain import explain, suggest
+from seatrial.case._explain import INPUT_AND_TURNS, NO_INPUT, explain, suggest
 from seatrial.case._gates import GateSpec
 from seatrial.case._locate import Locator, Path_
 from seatrial.case._model import Case, Gate, Suite
 from seatrial.errors import Problem
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 
 MAPPING_FIELDS = ("context", "limits", "permissions", "metadata")
 """Case fields whose keys are filled one by one from the suite defaults."""
@@ -74,14 +76,17 @@ class RawSuite:
     cases: list[RawCase]
     locator: Locator
     problems: list[Problem] = field(default_factory=list)
-    empty_fix: str = "add cases under `cases:`, each with an `id` and an `input`"
+    empty_fix: str = N_("add cases under `cases:`, each with an `id` and an `input`")
+    """The fix of a suite with no cases (marked English, translated where it is said; a
+    format string, its braces doubled)."""
 
 
 def build_suite(raw: RawSuite) -> tuple[Suite | None, list[Problem]]:
     """Validate a raw suite; the suite, or None and every problem found."""
     problems = list(raw.problems)
     if _nested_too_deep({key: value for key, value in raw.head.items() if key != "cases"}):
-        problems.append(_too_deep(raw, "the suite (outside its cases)", raw.locator.line(())))
+        where = _("the suite (outside its cases)")
+        problems.append(_too_deep(raw, where, raw.locator.line(())))
         return None, problems
     head = _check_head(raw, problems)
     defaults = _check_defaults(raw, problems)
@@ -90,7 +95,8 @@ def build_suite(raw: RawSuite) -> tuple[Suite | None, list[Problem]]:
     for number, raw_case in enumerate(raw.cases, start=1):
         if _nested_too_deep(raw_case.data):
             line = raw.locator.line((), [raw_case.path])
-            problems.append(_too_deep(raw, raw_case.label or f"case {number}", line))
+            what = raw_case.label or _("case {number}").format(number=number)
+            problems.append(_too_deep(raw, what, line))
             continue
         case = _build_case(raw, raw_case, number, defaults, problems)
         if case is not None:
@@ -102,19 +108,29 @@ def build_suite(raw: RawSuite) -> tuple[Suite | None, list[Problem]]:
         if case_id not in first_line:
             first_line[case_id] = line
             continue
-        unit = "row" if raw_case.label else "line"
+        first = first_line[case_id]
+        duplicate = (
+            _("duplicate case id `{id}` (first used on row {row})").format(id=case_id, row=first)
+            if raw_case.label
+            else _("duplicate case id `{id}` (first used on line {line})").format(
+                id=case_id, line=first
+            )
+        )
         problems.append(
             Problem(
                 raw.shown,
                 line,
-                f"duplicate case id `{case_id}` (first used on {unit} {first_line[case_id]})",
-                "give each case its own `id`; runs are compared case by case through it",
+                duplicate,
+                _("give each case its own `id`; runs are compared case by case through it"),
             )
         )
     if not raw.cases and not problems and head.dataset is None:
         problems.append(
             Problem(
-                raw.shown, raw.locator.line(("cases",)), "the suite has no cases", raw.empty_fix
+                raw.shown,
+                raw.locator.line(("cases",)),
+                _("the suite has no cases"),
+                _(raw.empty_fix).format(),
             )
         )
     problems = _unique_in_order(problems)
@@ -167,8 +183,10 @@ def _too_deep(raw: RawSuite, what: str, line: int | None) -> Problem:
     return Problem(
         raw.shown,
         line,
-        f"{what} nests lists or mappings more than {MAX_NESTING} levels deep",
-        "flatten the nesting; a case needs only a few levels",
+        _("{what} nests lists or mappings more than {levels} levels deep").format(
+            what=what, levels=MAX_NESTING
+        ),
+        _("flatten the nesting; a case needs only a few levels"),
     )
 
 
@@ -196,21 +214,23 @@ def _check_defaults(raw: RawSuite, problems: list[Problem]) -> dict[str, Any]:
                 Problem(
                     raw.shown,
                     line,
-                    "`id` cannot have a default: every case needs its own",
-                    "remove `id` from `defaults` and give each case an `id`",
+                    _("`id` cannot have a default: every case needs its own"),
+                    _("remove `id` from `defaults` and give each case an `id`"),
                 )
             )
         elif key not in known:
             close = suggest(str(key), known)
-            hint = f"; did you mean `{close}`?" if close else ""
+            unknown = _("unknown field `{key}` in `defaults`").format(key=key)
             problems.append(
                 Problem(
                     raw.shown,
                     line,
-                    f"unknown field `{key}` in `defaults`{hint}",
-                    f"rename it to `{close}`"
+                    _("{unknown}; did you mean `{close}`?").format(unknown=unknown, close=close)
                     if close
-                    else "remove it; `defaults` takes case fields",
+                    else unknown,
+                    _("rename it to `{close}`").format(close=close)
+                    if close
+                    else _("remove it; `defaults` takes case fields"),
                 )
             )
         else:
@@ -248,15 +268,14 @@ def _build_case(
             Problem(
                 raw.shown,
                 raw.locator.line((), [raw_case.path]),
-                f"case {number} must be a mapping of fields, got {type(data).__name__}",
-                "write the case as `id: ...`, `input: ...` keys",
+                _("case {number} must be a mapping of fields, got {type}").format(
+                    number=number, type=type(data).__name__
+                ),
+                _("write the case as `id: ...`, `input: ...` keys"),
             )
         )
         return None
     case_id = data.get("id")
-    label = raw_case.label or (
-        f"case `{case_id}`" if isinstance(case_id, str) else f"case {number}"
-    )
     wrote_task = "task" in data and "input" not in data
     merged = merge_defaults(data, defaults)
     found: list[tuple[Path_, str, str]] = []
@@ -265,14 +284,18 @@ def _build_case(
     # A simulated user writes the messages: the Case model checks that one has neither.
     if not has_input and not has_turns and merged.get("user_simulator") is None:
         found.append(
-            ((), "has no `input` or `turns`", "add `input: <the user's message>` or `turns: [...]`")
+            (
+                (),
+                _("has no `input` or `turns`"),
+                _("add `input: <the user's message>` or `turns: [...]`"),
+            )
         )
     elif has_input and has_turns:
         found.append(
             (
                 ("turns",),
-                "has both `input` and `turns`",
-                "keep `input` for a one-message case or `turns` for a conversation, not both",
+                _("has both `input` and `turns`"),
+                _("keep `input` for a one-message case or `turns` for a conversation, not both"),
             )
         )
     case: Case | None = None
@@ -280,7 +303,8 @@ def _build_case(
         case = Case.model_validate(merged)
     except ValidationError as exc:
         for error in exc.errors(include_url=False):
-            if not error["loc"] and "`input`" in error["msg"]:
+            reason = str(error.get("ctx", {}).get("error", ""))
+            if not error["loc"] and reason in (_(NO_INPUT), _(INPUT_AND_TURNS)):
                 continue  # already reported above, with a better line
             said = explain(error, Case, also_known=["task"])
             loc, message, fix = said.loc, said.message, said.fix
@@ -289,12 +313,21 @@ def _build_case(
                 message, fix = (t.replace("`input", "`task") for t in (message, fix))
             found.append((loc, message, fix))
     found.extend(check_assertions(merged.get("assertions")))
+    # Named only when something is wrong: a suite of a thousand good cases builds no label.
+    label = (raw_case.label or _case_label(case_id, number)) if found else ""
     for loc, message, fix in found:
         line, base = raw.locator.locate(loc, bases)
         # A problem in an inherited default is the same for every case: say it once.
-        text = message if base == 1 else f"{label}: {message}"
+        text = message if base == 1 else _("{case}: {problem}").format(case=label, problem=message)
         problems.append(Problem(raw.shown, line, text, fix))
     return case if not found else None
+
+
+def _case_label(case_id: Any, number: int) -> str:
+    """How a problem names a case: by its id, else by its place in the file."""
+    if isinstance(case_id, str):
+        return _("case `{id}`").format(id=case_id)
+    return _("case {number}").format(number=number)
 
 
 def _resolve_fixture(
@@ -310,13 +343,19 @@ def _resolve_fixture(
     merged["fixture"] = str(folder)
     if folder.is_dir():
         return
-    what = "is a file, not a folder" if folder.exists() else "does not exist"
+    message = (
+        _("fixture folder `{fixture}` is a file, not a folder (looked at {folder})")
+        if folder.exists()
+        else _("fixture folder `{fixture}` does not exist (looked at {folder})")
+    )
     found.append(
         (
             ("fixture",),
-            f"fixture folder `{fixture}` {what} (looked at {folder})",
-            "create the folder or correct the path; a relative path is read from the folder "
-            "that holds the suite file",
+            message.format(fixture=fixture, folder=folder),
+            _(
+                "create the folder or correct the path; a relative path is read from the folder "
+                "that holds the suite file"
+            ),
         )
     )
 

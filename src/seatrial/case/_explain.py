@@ -18,7 +18,24 @@ from pydantic import BaseModel
 from pydantic.fields import FieldInfo
 from pydantic_core import ErrorDetails
 
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
+
 _TYPE_ERRORS_WITHOUT_DESCRIPTION = {"value_error", "assertion_error"}
+
+NOUNS = {"field": N_("field"), "parameter": N_("parameter"), "key": N_("key")}
+"""What an unknown key is called, by the ``noun`` a caller gives; another noun is shown as
+given."""
+
+INPUT_AND_TURNS = N_("a case has either `input` or `turns`, not both")
+"""A case's model error (``seatrial.case._model``), whose fix :func:`explain` knows."""
+NO_INPUT = N_("a case needs `input` (one message) or `turns` (a list of messages)")
+"""A case's model error (``seatrial.case._model``), whose fix :func:`explain` knows."""
+SIMULATED_WITH_INPUT = N_(
+    "a case with `user_simulator` has no `input` or `turns`: the simulator writes the user's "
+    "messages (give `user_simulator.opening` for a fixed first one)"
+)
+"""A case's model error (``seatrial.case._model``), whose fix :func:`explain` knows."""
 
 
 @dataclass(frozen=True)
@@ -72,26 +89,43 @@ def explain(
         return _unknown_key(loc, model, noun, also_known)
     if kind == "missing":
         example = _example(annotation, info)
-        return Explained(loc, f"`{name}` is required", f"add `{loc[-1]}: {example}`")
-    if kind in _TYPE_ERRORS_WITHOUT_DESCRIPTION:
-        reason = str(error.get("ctx", {}).get("error", error["msg"]))
-        where = f"`{name}`: " if name else ""
-        return Explained(loc, f"{where}{reason}", _fix_for_reason(name, reason))
-    got = "" if hide_value else f", got {shown_value(error['input'])}"
-    description = _describe(annotation, info) if annotation is not None else None
-    if description is None:
         return Explained(
             loc,
-            f"`{name}` is invalid: {error['msg'].lower()}{got}",
-            f"change `{name}` ({error['msg'].lower()})",
+            _("`{name}` is required").format(name=name),
+            _("add `{key}: {example}`").format(key=loc[-1], example=example),
+        )
+    if kind in _TYPE_ERRORS_WITHOUT_DESCRIPTION:
+        reason = str(error.get("ctx", {}).get("error", error["msg"]))
+        message = _("`{name}`: {reason}").format(name=name, reason=reason) if name else reason
+        return Explained(loc, message, _fix_for_reason(name, reason))
+    got = None if hide_value else shown_value(error["input"])
+    description = _describe(annotation, info) if annotation is not None else None
+    if description is None:
+        said = error["msg"].lower()
+        return Explained(
+            loc,
+            _("`{name}` is invalid: {error}").format(name=name, error=said)
+            if got is None
+            else _("`{name}` is invalid: {error}, got {value}").format(
+                name=name, error=said, value=got
+            ),
+            _("change `{name}` ({error})").format(name=name, error=said),
         )
     example = _example(annotation, info)
     return Explained(
         loc,
-        f"`{name}` must be {description}{got}",
-        f"write {description}, e.g. `{loc[-1]}: {example}`"
+        _("`{name}` must be {description}").format(name=name, description=description)
+        if got is None
+        else _("`{name}` must be {description}, got {value}").format(
+            name=name, description=description, value=got
+        ),
+        _("write {description}, e.g. `{key}: {example}`").format(
+            description=description, key=loc[-1], example=example
+        )
         if isinstance(loc[-1], str)
-        else f"write {description}, e.g. `{example}`",
+        else _("write {description}, e.g. `{example}`").format(
+            description=description, example=example
+        ),
     )
 
 
@@ -99,21 +133,27 @@ def _unknown_key(
     loc: tuple[str | int, ...], model: type[BaseModel], noun: str, also_known: Iterable[str]
 ) -> Explained:
     key = str(loc[-1])
-    owner, _ = _annotation_at(model, loc[:-1])
+    owner, _info = _annotation_at(model, loc[:-1])
     owner = owner if isinstance(owner, type) and issubclass(owner, BaseModel) else model
     known = [*_keys(owner), *also_known] if owner is model else [*_keys(owner)]
     close = suggest(key, known)
-    where = f" in `{dotted(loc[:-1])}`" if len(loc) > 1 else ""
+    said = _(NOUNS[noun]) if noun in NOUNS else noun
+    if len(loc) > 1:
+        unknown = _("unknown {noun} `{key}` in `{parent}`").format(
+            noun=said, key=key, parent=dotted(loc[:-1])
+        )
+    else:
+        unknown = _("unknown {noun} `{key}`").format(noun=said, key=key)
     if close is not None:
         return Explained(
             loc,
-            f"unknown {noun} `{key}`{where}; did you mean `{close}`?",
-            f"rename it to `{close}`",
+            _("{unknown}; did you mean `{close}`?").format(unknown=unknown, close=close),
+            _("rename it to `{close}`").format(close=close),
         )
     return Explained(
         loc,
-        f"unknown {noun} `{key}`{where}",
-        f"remove it, or use one of: {', '.join(sorted(known))}",
+        unknown,
+        _("remove it, or use one of: {keys}").format(keys=", ".join(sorted(known))),
     )
 
 
@@ -129,12 +169,15 @@ def _field(model: type[BaseModel], key: str) -> FieldInfo | None:
 
 
 def _fix_for_reason(name: str, reason: str) -> str:
-    if "`input`" in reason and "not both" in reason:
-        return "keep `input` for a one-message case or `turns` for a conversation, not both"
+    if reason == _(SIMULATED_WITH_INPUT):
+        return _("remove `input` and `turns`, or remove `user_simulator`")
+    if reason == _(INPUT_AND_TURNS):
+        return _("keep `input` for a one-message case or `turns` for a conversation, not both")
     if "`input`" in reason:
-        return "add `input: <the user's message>` or `turns: [<message>, ...]`"
-    target = f"`{name}`" if name else "the value"
-    return f"change {target} so that it satisfies: {reason}"
+        return _("add `input: <the user's message>` or `turns: [<message>, ...]`")
+    if name:
+        return _("change `{name}` so that it satisfies: {reason}").format(name=name, reason=reason)
+    return _("change the value so that it satisfies: {reason}").format(reason=reason)
 
 
 def _unwrap_optional(annotation: Any) -> Any:
@@ -181,44 +224,54 @@ def _number_words(noun: str, bounds: dict[str, Any]) -> str:
     def plain(number: Any) -> str:
         return str(int(number)) if float(number).is_integer() else str(number)
 
+    whole = noun == "a whole number"
     if "ge" in bounds and "le" in bounds:
-        return f"{noun} from {plain(bounds['ge'])} to {plain(bounds['le'])}"
-    parts = [noun]
+        low, high = plain(bounds["ge"]), plain(bounds["le"])
+        if whole:
+            return _("a whole number from {low} to {high}").format(low=low, high=high)
+        return _("a number from {low} to {high}").format(low=low, high=high)
+    parts = []
     for key, sign in (("ge", ">="), ("gt", ">"), ("le", "<="), ("lt", "<")):
         if key in bounds:
             parts.append(f"{sign} {plain(bounds[key])}")
-    return " ".join(parts)
+    said = _("a whole number") if whole else _("a number")
+    if not parts:
+        return said
+    return _("{number} {bounds}").format(number=said, bounds=" ".join(parts))
 
 
 def _describe(annotation: Any, info: FieldInfo | None) -> str | None:
     bounds = _bounds(info)
     if annotation is bool:
-        return "true or false"
+        return _("true or false")
     if annotation is int:
         return _number_words("a whole number", bounds)
     if annotation is float:
         return _number_words("a number", bounds)
     if annotation is str:
-        return "non-empty text" if bounds.get("min_length") else "text"
+        return _("non-empty text") if bounds.get("min_length") else _("text")
     origin = get_origin(annotation)
     if origin is Literal:
-        return "one of " + ", ".join(str(v) for v in get_args(annotation))
+        listed = ", ".join(str(v) for v in get_args(annotation))
+        return _("one of {values}").format(values=listed)
     if origin is list:
         inner = _describe(_unwrap_optional(get_args(annotation)[0]), None)
-        return f"a list of {_plural(inner)}" if inner else "a list"
+        return _("a list of {items}").format(items=_plural(inner)) if inner else _("a list")
     if origin is dict or annotation is dict:
-        return "a mapping (key: value)"
+        return _("a mapping (key: value)")
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-        return "a mapping with the keys " + ", ".join(_keys(annotation))
+        return _("a mapping with the keys {keys}").format(keys=", ".join(_keys(annotation)))
     return None
 
 
-def _plural(description: str | None) -> str:
+def _plural(description: str) -> str:
+    """The items of a list, said from one item's description: in English the plural
+    (``texts``, ``mappings with ...``); a translation's description is its own plural."""
     if description == "text":
         return "texts"
-    if description is not None and description.startswith("a mapping"):
+    if description.startswith("a mapping"):
         return "mappings" + description.removeprefix("a mapping")
-    return (description or "items").removeprefix("a ").removeprefix("one of ")
+    return description.removeprefix("a ").removeprefix("one of ")
 
 
 def _example(annotation: Any, info: FieldInfo | None) -> str:

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from seatrial.case._explain import explain
 from seatrial.case._yaml import parse_yaml, read_text
 from seatrial.errors import Problem, SuiteError
+from seatrial.i18n import gettext as _
 
 Priority = Literal["P0", "P1", "P2"]
 """A case's priority: P0 cases fail the run when they fail."""
@@ -92,10 +93,14 @@ class GateSpec(BaseModel):
     @model_validator(mode="after")
     def _has_check(self) -> GateSpec:
         if not any(getattr(self, name) not in (None, {}) for name in CHECKS):
-            raise ValueError(f"a gate needs at least one check: {', '.join(CHECKS)}")
+            raise ValueError(
+                _("a gate needs at least one check: {checks}").format(checks=", ".join(CHECKS))
+            )
         for failure_type, most in self.max_failures_of_type.items():
             if most < 0:
-                raise ValueError(f"max_failures_of_type.{failure_type} must be 0 or more")
+                raise ValueError(
+                    _("max_failures_of_type.{type} must be 0 or more").format(type=failure_type)
+                )
         return self
 
     @property
@@ -174,8 +179,10 @@ def _read(path: str | Path, model: type[_Model]) -> _Model:
             Problem(
                 shown,
                 document.locator.line(()),
-                "a gates file holds a mapping with `gates:`, a list of gates",
-                "write e.g. `gates:` then `- {category: booking, min_pass_rate: 0.9}`",
+                _("a gates file holds a mapping with `gates:`, a list of gates"),
+                _(
+                    "write e.g. `gates:` then `- {{category: booking, min_pass_rate: 0.9}}`"
+                ).format(),
             )
         )
     if problems:

@@ -10,6 +10,8 @@ from seatrial.case._build import RawCase, RawSuite
 from seatrial.case._locate import Locator
 from seatrial.case._yaml import json_problem, read_text, unreadable
 from seatrial.errors import Problem
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 
 HEAD_KEYS = frozenset({"suite", "defaults", "rubrics", "gate", "agent", "dataset"})
 """Keys of the optional first line; a line with only these keys is not a case."""
@@ -24,7 +26,7 @@ def read_jsonl(file: Path, shown: str) -> RawSuite:
         head={},
         cases=[],
         locator=locator,
-        empty_fix='add one case per line, e.g. {"id": "refund-1", "input": "..."}',
+        empty_fix=N_('add one case per line, e.g. {{"id": "refund-1", "input": "..."}}'),
     )
     text, raw.problems = read_text(file, shown)
     if text is None:
@@ -57,8 +59,10 @@ def read_jsonl(file: Path, shown: str) -> RawSuite:
                     Problem(
                         shown,
                         number,
-                        f"each line must be one JSON object (a case), got {type(data).__name__}",
-                        'write the case as {"id": ..., "input": ...} on one line',
+                        _("each line must be one JSON object (a case), got {type}").format(
+                            type=type(data).__name__
+                        ),
+                        _('write the case as {{"id": ..., "input": ...}} on one line').format(),
                     )
                 )
             else:

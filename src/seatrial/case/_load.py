@@ -17,6 +17,7 @@ from seatrial.case._model import Suite
 from seatrial.case._xlsx import read_xlsx
 from seatrial.case._yaml import parse_json, parse_yaml, read_text
 from seatrial.errors import Problem, SuiteError
+from seatrial.i18n import gettext as _
 
 SUITE_SUFFIXES = (".yaml", ".yml", ".json", ".jsonl", ".xlsx")
 """File extensions read as suites."""
@@ -52,8 +53,10 @@ def validate_paths(paths: list[Path]) -> list[Problem]:
                 Problem(
                     str(path),
                     None,
-                    "the folder holds no suite files",
-                    f"put suite files ({', '.join(SUITE_SUFFIXES)}) in it, or name the files",
+                    _("the folder holds no suite files"),
+                    _("put suite files ({suffixes}) in it, or name the files").format(
+                        suffixes=", ".join(SUITE_SUFFIXES)
+                    ),
                 )
             )
         for file in files:
@@ -85,13 +88,13 @@ def _read(path: Path) -> tuple[Suite | None, list[Problem]]:
             Problem(
                 shown,
                 None,
-                f"`{suffix or path.name}` is not a suite format",
-                f"use a file ending in {', '.join(SUITE_SUFFIXES)}",
+                _("`{suffix}` is not a suite format").format(suffix=suffix or path.name),
+                _("use a file ending in {suffixes}").format(suffixes=", ".join(SUITE_SUFFIXES)),
             )
         ]
     if path.is_dir():
         return None, [
-            Problem(shown, None, "this is a folder, not a suite file", "name a suite file")
+            Problem(shown, None, _("this is a folder, not a suite file"), _("name a suite file"))
         ]
     # Absolute, so fixtures and the stored suite path do not depend on the working folder.
     file = path.resolve()
@@ -128,8 +131,11 @@ def _read_document(file: Path, shown: str, *, as_json: bool) -> RawSuite:
             Problem(
                 shown,
                 document.locator.line(()),
-                f"the file holds {type(data).__name__}, not a suite",
-                "write a mapping with `suite:` and `cases:`, one case mapping, or a list of cases",
+                _("the file holds {type}, not a suite").format(type=type(data).__name__),
+                _(
+                    "write a mapping with `suite:` and `cases:`, one case mapping, or a list of "
+                    "cases"
+                ),
             )
         )
     return raw

@@ -6,9 +6,11 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from seatrial.case._explain import INPUT_AND_TURNS, NO_INPUT, SIMULATED_WITH_INPUT
 from seatrial.case._faults import ToolFault
 from seatrial.case._gates import GateSpec, Priority
 from seatrial.case._simulator import UserSimulator
+from seatrial.i18n import gettext as _
 
 CaseType = Literal["single_turn", "multi_turn", "tool_chain"]
 Env = Literal["dev", "staging", "production"]
@@ -155,16 +157,12 @@ class Case(BaseModel):
     def _has_input(self) -> Case:
         if self.user_simulator is not None:
             if self.input is not None or self.turns:
-                raise ValueError(
-                    "a case with `user_simulator` has no `input` or `turns`: the simulator "
-                    "writes the user's messages (give `user_simulator.opening` for a fixed first "
-                    "one)"
-                )
+                raise ValueError(_(SIMULATED_WITH_INPUT))
             return self
         if self.input is None and not self.turns:
-            raise ValueError("a case needs `input` (one message) or `turns` (a list of messages)")
+            raise ValueError(_(NO_INPUT))
         if self.input is not None and self.turns:
-            raise ValueError("a case has either `input` or `turns`, not both")
+            raise ValueError(_(INPUT_AND_TURNS))
         return self
 
     @property

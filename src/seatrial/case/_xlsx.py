@@ -28,6 +28,8 @@ from seatrial.case._build import RawCase, RawSuite
 from seatrial.case._explain import suggest
 from seatrial.case._locate import Locator
 from seatrial.errors import Problem
+from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 
 COLUMNS = {
     "question": "Question",
@@ -54,7 +56,7 @@ def read_xlsx(file: Path, shown: str) -> RawSuite:
         head={},
         cases=[],
         locator=Locator(lines={(): 1}),
-        empty_fix="add one row per case under the header row, with at least a Question",
+        empty_fix=N_("add one row per case under the header row, with at least a Question"),
     )
     try:
         import openpyxl
@@ -63,7 +65,7 @@ def read_xlsx(file: Path, shown: str) -> RawSuite:
             Problem(
                 shown,
                 None,
-                "reading .xlsx suites needs the openpyxl package, which is not installed",
+                _("reading .xlsx suites needs the openpyxl package, which is not installed"),
                 'pip install "seatrial[excel]"',
             )
         )
@@ -78,7 +80,7 @@ def read_xlsx(file: Path, shown: str) -> RawSuite:
         finally:
             workbook.close()
     except FileNotFoundError:
-        raw.problems.append(Problem(shown, None, "file not found", "check the path"))
+        raw.problems.append(Problem(shown, None, _("file not found"), _("check the path")))
         return raw
     except (zipfile.BadZipFile, KeyError, ValueError, OSError) as exc:
         raw.problems.append(_not_a_workbook(shown, str(exc)))
@@ -89,7 +91,7 @@ def read_xlsx(file: Path, shown: str) -> RawSuite:
         kind = type(exc).__qualname__
         if type(exc).__module__ != "builtins":
             kind = f"{type(exc).__module__}.{kind}"
-        raw.problems.append(_not_a_workbook(shown, f"a damaged part: {kind}"))
+        raw.problems.append(_not_a_workbook(shown, _("a damaged part: {kind}").format(kind=kind)))
         return raw
     _read_rows(raw, rows)
     return raw
@@ -99,8 +101,8 @@ def _not_a_workbook(shown: str, why: str) -> Problem:
     return Problem(
         shown,
         None,
-        f"cannot read the file as an Excel workbook ({why})",
-        "save it from Excel as .xlsx (an .xls or a renamed .csv is not a workbook)",
+        _("cannot read the file as an Excel workbook ({why})").format(why=why),
+        _("save it from Excel as .xlsx (an .xls or a renamed .csv is not a workbook)"),
     )
 
 
@@ -120,14 +122,15 @@ def _read_rows(raw: RawSuite, rows: list[list[str]]) -> None:
                 Problem(
                     raw.shown,
                     number,
-                    f"row {number}: the Question cell is empty",
-                    "write the user's question in the Question column, or delete the row",
+                    _("row {row}: the Question cell is empty").format(row=number),
+                    _("write the user's question in the Question column, or delete the row"),
                 )
             )
             continue
         path = ("cases", len(raw.cases))
         raw.locator.lines[path] = number
-        raw.cases.append(RawCase(_case(raw.file.stem, number, cells), path, f"row {number}"))
+        label = _("row {row}").format(row=number)
+        raw.cases.append(RawCase(_case(raw.file.stem, number, cells), path, label))
 
 
 def _columns(raw: RawSuite, header: list[str], row: int) -> dict[int, str] | None:
@@ -143,8 +146,10 @@ def _columns(raw: RawSuite, header: list[str], row: int) -> dict[int, str] | Non
                     Problem(
                         raw.shown,
                         row,
-                        f"row {row}: the column `{COLUMNS[key]}` appears twice in the header",
-                        "delete or rename one of the two columns",
+                        _("row {row}: the column `{column}` appears twice in the header").format(
+                            row=row, column=COLUMNS[key]
+                        ),
+                        _("delete or rename one of the two columns"),
                     )
                 )
             columns[index] = key
@@ -156,21 +161,27 @@ def _columns(raw: RawSuite, header: list[str], row: int) -> dict[int, str] | Non
                 Problem(
                     raw.shown,
                     row,
-                    f"row {row}: unknown column `{title}`; did you mean `{COLUMNS[close]}`?",
-                    f"rename the header to `{COLUMNS[close]}`",
+                    _("row {row}: unknown column `{title}`; did you mean `{column}`?").format(
+                        row=row, title=title, column=COLUMNS[close]
+                    ),
+                    _("rename the header to `{column}`").format(column=COLUMNS[close]),
                 )
             )
             continue
         columns[index] = title
     if "question" not in columns.values():
-        found = ", ".join(f"`{title}`" for title in header if title) or "nothing"
+        found = ", ".join(f"`{title}`" for title in header if title) or _("nothing")
         raw.problems.append(
             Problem(
                 raw.shown,
                 row,
-                f"row {row}: the header row has no `Question` column (found {found})",
-                "name the column holding the user's messages `Question`; the header row is "
-                "the first non-empty row of the first sheet",
+                _("row {row}: the header row has no `Question` column (found {found})").format(
+                    row=row, found=found
+                ),
+                _(
+                    "name the column holding the user's messages `Question`; the header row is "
+                    "the first non-empty row of the first sheet"
+                ),
             )
         )
         return None

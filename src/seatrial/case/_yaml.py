@@ -19,6 +19,7 @@ import yaml
 
 from seatrial.case._locate import Locator
 from seatrial.errors import Problem
+from seatrial.i18n import gettext as _
 
 
 @dataclass
@@ -35,14 +36,16 @@ def read_text(path: Path, shown: str) -> tuple[str | None, list[Problem]]:
     try:
         return path.read_text(encoding="utf-8-sig"), []
     except FileNotFoundError:
-        return None, [Problem(shown, None, "file not found", "check the path and the folder")]
+        return None, [Problem(shown, None, _("file not found"), _("check the path and the folder"))]
     except UnicodeDecodeError as exc:
         return None, [
             Problem(
                 shown,
                 None,
-                f"the file is not UTF-8 text ({exc.reason} at byte {exc.start})",
-                "save it as UTF-8 (in most editors: Save As, encoding UTF-8)",
+                _("the file is not UTF-8 text ({reason} at byte {byte})").format(
+                    reason=exc.reason, byte=exc.start
+                ),
+                _("save it as UTF-8 (in most editors: Save As, encoding UTF-8)"),
             )
         ]
     except OSError as exc:
@@ -50,8 +53,8 @@ def read_text(path: Path, shown: str) -> tuple[str | None, list[Problem]]:
             Problem(
                 shown,
                 None,
-                f"cannot read the file: {exc.strerror}",
-                "check that the path names a readable file, not a folder",
+                _("cannot read the file: {error}").format(error=exc.strerror),
+                _("check that the path names a readable file, not a folder"),
             )
         ]
 
@@ -109,7 +112,7 @@ def parse_yaml(text: str, shown: str) -> Document:
             # place where it was opened is the line to look at.
             mark = exc.context_mark
         line = mark.line + 1 if mark is not None else None
-        what = exc.problem or exc.context or "invalid YAML"
+        what = exc.problem or exc.context or _("invalid YAML")
         if exc.context and exc.problem:
             what = f"{exc.context}, {exc.problem}"
         return Document(
@@ -117,22 +120,30 @@ def parse_yaml(text: str, shown: str) -> Document:
                 Problem(
                     shown,
                     line,
-                    f"YAML syntax error: {what}",
-                    "check the indentation and quoting on this line and the one above; quote "
-                    "values that contain `: ` or `#`, or start with `*`, `&`, `!`, `[` or `{`",
+                    _("YAML syntax error: {error}").format(error=what),
+                    _(
+                        "check the indentation and quoting on this line and the one above; quote "
+                        "values that contain `: ` or `#`, or start with `*`, `&`, `!`, `[` or `{{`"
+                    ).format(),
                 )
             ]
         )
     except yaml.YAMLError as exc:
-        return Document(problems=[Problem(shown, None, f"YAML error: {exc}", "fix the YAML")])
+        return Document(
+            problems=[
+                Problem(shown, None, _("YAML error: {error}").format(error=exc), _("fix the YAML"))
+            ]
+        )
     locator = Locator.from_yaml(node)
     problems = [
         Problem(
             shown,
             dup.line,
-            f"key `{dup.path[-1]}` is written twice in the same mapping (also on line "
-            f"{dup.first_line}); only the last value would be kept",
-            "delete one of the two",
+            _(
+                "key `{key}` is written twice in the same mapping (also on line {line}); only "
+                "the last value would be kept"
+            ).format(key=dup.path[-1], line=dup.first_line),
+            _("delete one of the two"),
         )
         for dup in locator.duplicates
     ]
@@ -166,14 +177,16 @@ def unreadable(
         return Problem(
             shown,
             line,
-            f"{language} error: the file nests lists or mappings too deeply to read",
-            "flatten the nesting; a suite needs only a few levels",
+            _("{language} error: the file nests lists or mappings too deeply to read").format(
+                language=language
+            ),
+            _("flatten the nesting; a suite needs only a few levels"),
         )
     return Problem(
         shown,
         line,
-        f"{language} error: a number has more digits than can be read",
-        "shorten the number, or quote it to keep it as text",
+        _("{language} error: a number has more digits than can be read").format(language=language),
+        _("shorten the number, or quote it to keep it as text"),
     )
 
 
@@ -182,7 +195,9 @@ def json_problem(exc: json.JSONDecodeError, shown: str, line: int) -> Problem:
     return Problem(
         shown,
         line,
-        f"invalid JSON: {exc.msg} (column {exc.colno})",
-        "check for a missing comma or quote, a trailing comma, or single quotes (JSON "
-        "needs double quotes)",
+        _("invalid JSON: {error} (column {column})").format(error=exc.msg, column=exc.colno),
+        _(
+            "check for a missing comma or quote, a trailing comma, or single quotes (JSON "
+            "needs double quotes)"
+        ),
     )

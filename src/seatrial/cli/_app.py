@@ -16,11 +16,13 @@ from typing import Any, NoReturn, TypeVar
 
 import typer
 from rich.console import Console, ConsoleDimensions
+from rich.markup import escape
 from rich.rule import Rule
 from rich.text import TextType
 
-from seatrial.errors import SeatrialError, SuiteError
-from seatrial.i18n import N_, counted
+from seatrial.errors import InputError, SeatrialError, SuiteError
+from seatrial.i18n import N_, ngettext, reader_language, set_language
+from seatrial.i18n import gettext as _
 
 app = typer.Typer(
     name="seatrial",
@@ -84,36 +86,64 @@ def guarded(fn: F) -> F:
     """Turn Seatrial's errors into their documented exit codes with a clear message.
 
     The command runs in a copy of the context: what it sets in a context variable (the
-    reader's language, ``seatrial.i18n.set_language``) ends with it.
+    reader's language, ``seatrial.i18n.set_language``) ends with it. The reader's language is
+    set first from what is known before the project is read (the command's ``lang``, else
+    ``SEATRIAL_LANG``, else the locale), so an error raised before the command sets it
+    (``speak_reader_language``) reads in it too; a value that names no language is left to the
+    command to refuse.
     """
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return contextvars.copy_context().run(fn, *args, **kwargs)
-        except SuiteError as exc:
-            problems = counted(len(exc.problems), "problem")
-            err_console.print(f"[red]invalid input ({problems}):[/]")
-            for problem in exc.problems:
-                err_console.print(f"  {problem}", markup=False)
-            raise typer.Exit(exc.exit_code) from None
-        except SeatrialError as exc:
-            err_console.print(f"[red]error:[/] {exc}", highlight=False)
-            raise typer.Exit(exc.exit_code) from None
-        except KeyboardInterrupt:
-            err_console.print("[yellow]interrupted[/]")
-            raise typer.Exit(130) from None
-        except typer.Exit:
-            raise
-        except Exception as exc:  # Seatrial's own bug: exit 3, say so
-            err_console.print(
-                f"[red]Seatrial itself failed:[/] {type(exc).__name__}: {exc}\n"
-                "This is a bug in Seatrial; please report it with the command you ran.",
-                highlight=False,
-            )
-            raise typer.Exit(3) from None
+        return contextvars.copy_context().run(_guarded_call, fn, args, kwargs)
 
     return wrapper  # type: ignore[return-value]
+
+
+def _guarded_call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+    """``fn(*args, **kwargs)`` in the reader's language, its errors said and turned into exit
+    codes (run inside the command's own copy of the context)."""
+    _speak_early(kwargs.get("lang"))
+    try:
+        return fn(*args, **kwargs)
+    except SuiteError as exc:
+        count = len(exc.problems)
+        heading = ngettext(
+            "[red]invalid input ({count} problem):[/]",
+            "[red]invalid input ({count} problems):[/]",
+            count,
+        )
+        err_console.print(heading.format(count=count))
+        for problem in exc.problems:
+            err_console.print(f"  {problem.said(_)}", markup=False)
+        raise typer.Exit(exc.exit_code) from None
+    except SeatrialError as exc:
+        err_console.print(
+            _("[red]error:[/] {error}").format(error=escape(str(exc))), highlight=False
+        )
+        raise typer.Exit(exc.exit_code) from None
+    except KeyboardInterrupt:
+        err_console.print(_("[yellow]interrupted[/]"))
+        raise typer.Exit(130) from None
+    except typer.Exit:
+        raise
+    except Exception as exc:  # Seatrial's own bug: exit 3, say so
+        failed = _("[red]Seatrial itself failed:[/] {error}").format(
+            error=escape(f"{type(exc).__name__}: {exc}")
+        )
+        bug = _("This is a bug in Seatrial; please report it with the command you ran.")
+        err_console.print(f"{failed}\n{escape(bug)}", highlight=False)
+        raise typer.Exit(3) from None
+
+
+def _speak_early(option: object) -> None:
+    """Set the reader's language from ``--lang`` (``option``), ``SEATRIAL_LANG`` or the
+    locale, when it names one Seatrial speaks; else leave it (the command says what is
+    wrong)."""
+    try:
+        set_language(reader_language(option if isinstance(option, str) else None))
+    except InputError:
+        pass
 
 
 COMMAND_GC_THRESHOLD = 50_000

@@ -11,10 +11,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, cases_app, console, guarded
-from seatrial.cli._context import open_store
+from seatrial.cli._context import open_store, project, speak_reader_language
 from seatrial.cli._options import AgentFilter, Db, StaleSuite, TextOrJson, chosen_format
 from seatrial.errors import RunNotFound
-from seatrial.i18n import N_
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.compare import StaleCase, StaleReport
@@ -25,14 +26,14 @@ app.add_typer(cases_app, name="cases")
 
 def _table(cases: tuple[StaleCase, ...], verdicts: bool) -> Table:
     table = Table(show_edge=False, pad_edge=False)
-    table.add_column("case", no_wrap=True)
-    table.add_column("runs", justify="right")
-    table.add_column("attempts", justify="right")
-    table.add_column("since run", no_wrap=True)
+    table.add_column(pgettext("stale column", "case"), no_wrap=True)
+    table.add_column(pgettext("stale column", "runs"), justify="right")
+    table.add_column(pgettext("stale column", "attempts"), justify="right")
+    table.add_column(pgettext("stale column", "since run"), no_wrap=True)
     if verdicts:
-        table.add_column("verdicts", no_wrap=True)
-    table.add_column("category")
-    table.add_column("name")
+        table.add_column(pgettext("stale column", "verdicts"), no_wrap=True)
+    table.add_column(pgettext("stale column", "category"))
+    table.add_column(pgettext("stale column", "name"))
     for case in cases:
         row = [escape(case.case_id), str(case.runs), str(case.attempts), case.oldest_run_id]
         if verdicts:
@@ -41,33 +42,45 @@ def _table(cases: tuple[StaleCase, ...], verdicts: bool) -> Table:
     return table
 
 
-def _runs(count: int) -> str:
-    return "the last run" if count == 1 else f"the last {count} runs"
-
-
 def _print(report: StaleReport) -> None:
-    who = f", agent {report.agent}" if report.agent else ", every agent"
-    console.print(
-        f"suite [bold]{escape(report.suite)}[/]{escape(who)}: {_runs(len(report.run_ids))} "
-        "read (finished runs, newest first, replays skipped)",
-        highlight=False,
+    runs = len(report.run_ids)
+    read = ngettext(
+        "the last run read (finished runs, newest first, replays skipped)",
+        "the last {count} runs read (finished runs, newest first, replays skipped)",
+        runs,
+    ).format(count=runs)
+    headline = (
+        _("suite [bold]{suite}[/], agent {agent}: {read}").format(
+            suite=escape(report.suite), agent=escape(report.agent), read=read
+        )
+        if report.agent
+        else _("suite [bold]{suite}[/], every agent: {read}").format(
+            suite=escape(report.suite), read=read
+        )
     )
+    console.print(headline, highlight=False)
     console.print(
-        f"\n[bold]graduate[/] ({len(report.graduate)}): passed every attempt of every run "
-        "they appear in; candidates to leave the golden set",
+        "\n"
+        + _(
+            "[bold]graduate[/] ({count}): passed every attempt of every run they appear in; "
+            "candidates to leave the golden set"
+        ).format(count=len(report.graduate)),
         highlight=False,
     )
     if report.graduate:
         console.print(_table(report.graduate, verdicts=False))
     console.print(
-        f"\n[bold]review[/] ({len(report.review)}): never passed in these runs; fix the agent, "
-        "or check the case asks for the right thing",
+        "\n"
+        + _(
+            "[bold]review[/] ({count}): never passed in these runs; fix the agent, or check the "
+            "case asks for the right thing"
+        ).format(count=len(report.review)),
         highlight=False,
     )
     if report.review:
         console.print(_table(report.review, verdicts=True))
     for note in report.notes:
-        console.print(f"note: {note}", markup=False, highlight=False)
+        console.print(_("note: {note}").format(note=note), markup=False, highlight=False)
 
 
 @cases_app.command()
@@ -84,13 +97,17 @@ def stale(
     from seatrial.compare import stale_cases
 
     chosen_format(format)
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(None, config)
+    with open_store(db, config) as store:
         if suite is None:
             newest = store.list_runs(limit=1, agent=agent)
             if not newest:
                 raise RunNotFound(
-                    f"the store at {store.url} holds no runs yet; run a suite first "
-                    "(`seatrial run SUITE`)"
+                    _(
+                        "the store at {url} holds no runs yet; run a suite first "
+                        "(`seatrial run SUITE`)"
+                    ).format(url=store.url)
                 )
             suite = newest[0].suite
         report = stale_cases(store, suite=suite, last=last, agent=agent)

@@ -88,7 +88,7 @@ def ci(
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM
-        err_console.print("[yellow]interrupted:[/] finished attempts are stored")
+        err_console.print(_("[yellow]interrupted:[/] finished attempts are stored"))
         raise typer.Exit(130) from None
     console.rule(_("tier {tier}").format(tier=tier))
     for done in outcome.runs:

@@ -75,7 +75,7 @@ def validate(
     """Check suite files without running anything; exit 2 listing every problem."""
     from seatrial.case import suite_files_in, validate_paths
     from seatrial.cli._help import configured_language
-    from seatrial.i18n import language_of, ngettext, reader_language, set_language
+    from seatrial.i18n import gettext, language_of, ngettext, reader_language, set_language
 
     # seatrial.yaml's `language:` read as help reads it, not with the project's settings:
     # loading those loads what a run needs, and validate stays light (tests/cli/test_startup.py).
@@ -87,7 +87,7 @@ def validate(
         heading = ngettext("[red]{count} problem:[/]", "[red]{count} problems:[/]", count)
         err_console.print(heading.format(count=count))
         for problem in problems:
-            err_console.print(f"  {problem}", markup=False)
+            err_console.print(f"  {problem.said(gettext)}", markup=False)
         raise typer.Exit(2)
     # A folder stands for the suite files in it: count those, not the arguments.
     files = sum(len(suite_files_in(path)) if path.is_dir() else 1 for path in paths)
@@ -204,16 +204,17 @@ def report(
     """Render a stored run as JSON, JUnit XML, Markdown or a GitHub pull-request comment;
     `seatrial report daily` writes the daily report (Markdown and HTML) over the day's runs."""
     from seatrial.compare import resolve_run_ref
+    from seatrial.i18n import gettext as _
     from seatrial.report import FORMATS, build_report, render
 
     if run_id == "daily":
         write_daily(date, output or Path("seatrial-report"), db, lang)
         return
     if date is not None:
-        raise InputError("--date goes with `seatrial report daily`, not with a run")
+        raise InputError(_("--date goes with `seatrial report daily`, not with a run"))
     chosen_format(format, (*FORMATS, "github"))
     if baseline is not None and format != "github":
-        raise InputError("--baseline goes with --format github")
+        raise InputError(_("--baseline goes with --format github"))
     config = project()
     speak_reader_language(lang, config)
     with open_store(db, config) as store:
@@ -226,17 +227,21 @@ def report(
         sys.stdout.write(text)
     else:
         output.write_text(text, encoding="utf-8")
-        console.print(f"wrote {output}")
+        console.print(_("wrote {path}").format(path=output), highlight=False)
 
 
 def _day(text: str | None) -> dt.date:
+    from seatrial.i18n import gettext as _
+
     if text is None:
         return dt.date.today()
     try:
         return dt.date.fromisoformat(text)
     except ValueError:
         raise InputError(
-            f"--date {text!r} is not a date: write it as YYYY-MM-DD, e.g. 2026-03-31"
+            _("--date {value} is not a date: write it as YYYY-MM-DD, e.g. 2026-03-31").format(
+                value=repr(text)
+            )
         ) from None
 
 

@@ -11,6 +11,7 @@ import typer
 from seatrial.cli._app import app, console, err_console, guarded
 from seatrial.errors import InputError
 from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 
 github_app = typer.Typer(
     help=N_("GitHub: the pull-request comment (one per pull request, updated on every run)."),
@@ -50,22 +51,34 @@ def comment(
         body = file.read_text(encoding="utf-8")
     except OSError as exc:
         raise InputError(
-            f"cannot read the comment file {file}: {exc.strerror or exc}; write it with "
-            "`seatrial ci --comment FILE` or `seatrial report RUN --format github -o FILE`"
+            _(
+                "cannot read the comment file {file}: {error}; write it with "
+                "`seatrial ci --comment FILE` or `seatrial report RUN --format github -o FILE`"
+            ).format(file=file, error=exc.strerror or exc)
         ) from None
     outcome = post_sticky_comment(body, marker=marker)
     # GitHub's words may hold brackets: printed as they are, not as Rich markup.
-    if outcome.action != "summary":
-        console.print(f"{outcome.action} the Seatrial comment: {outcome.url}", markup=False)
+    if outcome.action == "created":
+        console.print(
+            _("created the Seatrial comment: {url}").format(url=outcome.url), markup=False
+        )
+    elif outcome.action == "updated":
+        console.print(
+            _("updated the Seatrial comment: {url}").format(url=outcome.url), markup=False
+        )
     elif outcome.summary_file:
         console.print(
-            f"no pull-request comment ({outcome.reason}); wrote it to the job summary",
+            _("no pull-request comment ({reason}); wrote it to the job summary").format(
+                reason=outcome.reason
+            ),
             markup=False,
         )
     else:
         err_console.print(
-            f"no pull-request comment ({outcome.reason}) and no job summary "
-            "(GITHUB_STEP_SUMMARY is not set); the comment follows",
+            _(
+                "no pull-request comment ({reason}) and no job summary "
+                "(GITHUB_STEP_SUMMARY is not set); the comment follows"
+            ).format(reason=outcome.reason),
             markup=False,
         )
         sys.stdout.write(body)

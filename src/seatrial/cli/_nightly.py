@@ -32,8 +32,9 @@ def suite_files(config: Config) -> list[Path]:
 
     if not config.suites:
         raise ConfigError(
-            f"{config.file or CONFIG_FILE} lists no suites: add e.g. `suites: [suites/]` "
-            "for `seatrial nightly` to run"
+            _(
+                "{file} lists no suites: add e.g. `suites: [suites/]` for `seatrial nightly` to run"
+            ).format(file=config.file or CONFIG_FILE)
         )
     return config.suite_files()
 

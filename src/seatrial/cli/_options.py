@@ -18,6 +18,7 @@ import typer
 from seatrial.cli._help import filled
 from seatrial.errors import InputError
 from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 from seatrial.trace import TRACE_FORMATS
 
 # -- where and what: the store, the agent, the output ----------------------------------------
@@ -92,7 +93,11 @@ def chosen_format(value: str, formats: Sequence[str] = TEXT_OR_JSON) -> str:
     """``value`` when it is one of ``formats``; else the error every command gives for a
     ``--format`` it does not write (exit 2)."""
     if value not in formats:
-        raise InputError(f"unknown format {value!r}: use one of {', '.join(formats)}")
+        raise InputError(
+            _("unknown format {value}: use one of {formats}").format(
+                value=repr(value), formats=", ".join(formats)
+            )
+        )
     return value
 
 

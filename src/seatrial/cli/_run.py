@@ -89,9 +89,9 @@ def run(
     config = project()
     speak_reader_language(lang, config)
     if resume is None and suite_path is None and dataset is None:
-        raise InputError("give a SUITE file, --dataset NAME, or --resume RUN_ID")
+        raise InputError(_("give a SUITE file, --dataset NAME, or --resume RUN_ID"))
     if backend not in ("local", "celery"):
-        raise InputError(f"--backend {backend}: choose local or celery")
+        raise InputError(_("--backend {backend}: choose local or celery").format(backend=backend))
     options = default_options(
         config,
         repeats=repeats,
@@ -124,10 +124,13 @@ def run(
             )
         )
     except (KeyboardInterrupt, asyncio.CancelledError):  # Ctrl-C, or SIGTERM
+        command = f"seatrial run --resume {options.run_id or resume}" + (
+            " --backend celery" if backend == "celery" else ""
+        )
         err_console.print(
-            "[yellow]interrupted:[/] finished attempts are stored; "
-            f"continue with `seatrial run --resume {options.run_id or resume}"
-            f"{' --backend celery' if backend == 'celery' else ''}`",
+            _(
+                "[yellow]interrupted:[/] finished attempts are stored; continue with `{command}`"
+            ).format(command=command),
             highlight=False,
         )
         raise typer.Exit(130) from None

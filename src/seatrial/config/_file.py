@@ -317,5 +317,5 @@ def load_config(start: Path) -> Config:
 
 def _report(problems: list[Problem]) -> str:
     ordered = sorted(problems, key=lambda p: p.line or 0)
-    lines = "\n".join(f"  {problem}" for problem in ordered)
+    lines = "\n".join(f"  {problem.said(_)}" for problem in ordered)
     return _("{file} is invalid:").format(file=CONFIG_FILE) + f"\n{lines}"

@@ -10,6 +10,7 @@ from seatrial.case import parse_yaml, read_text
 from seatrial.compare import LATEST_PASSING, gate_settings, resolve_run_ref
 from seatrial.config import CONFIG_FILE, Config, TierConfig
 from seatrial.errors import ConfigError, Problem, RunNotFound
+from seatrial.i18n import gettext as _
 from seatrial.run import pull_request_target
 from seatrial.store import Store
 
@@ -29,22 +30,26 @@ def tier_config(config: Config, name: str) -> TierConfig:
         return tier
     shown = str(config.file or CONFIG_FILE)
     known = ", ".join(sorted(config.tiers))
-    message = f"no tier {name!r} under `tiers:`" + (
-        f" (known: {known})" if known else " (the file names no tiers)"
+    message = (
+        _("no tier {name} under `tiers:` (known: {known})").format(name=repr(name), known=known)
+        if known
+        else _("no tier {name} under `tiers:` (the file names no tiers)").format(name=repr(name))
     )
     fix = (
-        f"run one of them, or add `{name}:` under `tiers:`"
+        _("run one of them, or add `{name}:` under `tiers:`").format(name=name)
         if known
-        else f"add e.g. `tiers: {{{name}: {{suites: [suites/], repeats: 1}}}}` (docs/ci.md)"
+        else _(
+            "add e.g. `tiers: {{{name}: {{suites: [suites/], repeats: 1}}}}` (docs/ci.md)"
+        ).format(name=name)
     )
-    raise ConfigError(str(Problem(shown, _tiers_line(config.file), message, fix)))
+    raise ConfigError(Problem(shown, _tiers_line(config.file), message, fix).said(_))
 
 
 def _tiers_line(file: Path | None) -> int | None:
     """The line of ``tiers:`` in seatrial.yaml (None without one)."""
     if file is None:
         return None
-    text, _ = read_text(file, str(file))
+    text, _problems = read_text(file, str(file))
     return parse_yaml(text or "", str(file)).locator.line(("tiers",))
 
 

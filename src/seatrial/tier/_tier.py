@@ -25,6 +25,8 @@ from seatrial.compare import BRANCH_TAG
 from seatrial.config import Config, TierConfig, resolve_db_url
 from seatrial.dataset import parse_dataset_ref
 from seatrial.errors import ConfigError
+from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext
 from seatrial.run import Progress, RunOptions, git_refs
 from seatrial.store import Store
 from seatrial.tier._choose import baseline_on, target_branch, tier_config, tier_gates
@@ -97,8 +99,10 @@ def _jobs(
     paths = tier.suites or config.suites
     if not paths and not tier.datasets:
         raise ConfigError(
-            f"{config.file}: tier {name!r} runs nothing: give it `suites:` or `datasets:` "
-            "(or list `suites:` at the top of the file)"
+            _(
+                "{file}: tier {name} runs nothing: give it `suites:` or `datasets:` (or list "
+                "`suites:` at the top of the file)"
+            ).format(file=config.file, name=repr(name))
         )
     spec = agent or tier.agent
     suites = [load_suite(path) for path in config.suite_files(list(paths))] if paths else []
@@ -177,23 +181,27 @@ async def run_tier_async(
     jobs, gates = _jobs(config, name, tier, agent, options)
     for job in jobs:  # an agent that cannot start stops the tier before the store is touched
         await check_agent(job.adapter)
-    built = f"branch {branch}" if branch else "an unknown branch"
-    count = f"{len(jobs)} suite" + ("" if len(jobs) == 1 else "s")
-    say("info", f"tier {name}: {count} on {built}, baselines from {target}")
+    count = ngettext("{count} suite", "{count} suites", len(jobs)).format(count=len(jobs))
+    said = (
+        _("tier {name}: {suites} on branch {branch}, baselines from {target}")
+        if branch
+        else _("tier {name}: {suites} on an unknown branch, baselines from {target}")
+    )
+    say("info", said.format(name=name, suites=count, branch=branch, target=target))
     runs: list[TierRun] = []
     used: set[str] = set()
     with Store.open(resolve_db_url(db, config), project_dir=config.project_dir) as store:
         baselines = [baseline_on(store, job.name, target) for job in jobs]
         for job, baseline in zip(jobs, baselines, strict=True):
             if baseline is not None:
-                said = f"baseline {baseline} (latest passing run on {target})"
-                say("info", f"suite {job.name}: {said}")
+                said = _("suite {suite}: baseline {run} (latest passing run on {target})")
+                say("info", said.format(suite=job.name, run=baseline, target=target))
             else:
-                say(
-                    "warning",
-                    f"suite {job.name}: no baseline: no finished run on {target} met its gates; "
-                    "it runs without one",
+                said = _(
+                    "suite {suite}: no baseline: no finished run on {target} met its gates; it "
+                    "runs without one"
                 )
+                say("warning", said.format(suite=job.name, target=target))
         for job, baseline in zip(jobs, baselines, strict=True):
             result = await execute_suite_async(
                 job.suite,
