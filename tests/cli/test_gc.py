@@ -57,7 +57,7 @@ def test_gc_deletes_old_runs_and_keeps_young_tagged_and_newest(tmp_path: Path) -
     assert result.exit_code == 0, result.output
     assert "deleted 2 runs" in result.output
     assert "old-plain" in result.output and "old-replay" in result.output
-    assert "kept 1 old runs: 1 tagged" in result.output
+    assert "kept 1 old run: 1 tagged" in result.output
     assert stored(tmp_path) == {"old-release", "almost-old", "today"}
 
 

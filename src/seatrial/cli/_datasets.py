@@ -12,7 +12,12 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import default_who, open_store, project, speak_reader_language
+from seatrial.cli._context import (
+    default_who,
+    open_store,
+    speak_reader_language,
+    store_settings,
+)
 from seatrial.cli._options import Db, Lang, Note, Reason, TextOrJson, Who, chosen_format
 from seatrial.i18n import N_, ngettext, pgettext, use_language
 from seatrial.i18n import gettext as _
@@ -80,9 +85,9 @@ def _cases(count: int) -> str:
 
 def _store(db: str | None, lang: str | None) -> Store:
     """The store, once the rest of the command speaks the reader's language (``--lang``)."""
-    config = project()
-    speak_reader_language(lang, config)
-    return open_store(db, config)
+    settings = store_settings()
+    speak_reader_language(lang, settings)
+    return open_store(db, settings)
 
 
 @datasets_app.command("list")

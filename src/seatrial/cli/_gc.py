@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._context import open_store, speak_reader_language, store_settings
 from seatrial.cli._options import Db, Lang
 from seatrial.i18n import N_, ngettext, pgettext
 from seatrial.i18n import gettext as _
@@ -44,7 +44,7 @@ def gc(
     from seatrial.compare import REPLAY_TAG
     from seatrial.store import parse_age
 
-    config = project()
+    config = store_settings()
     speak_reader_language(lang, config)
     cutoff = time.time() - parse_age(older_than)
     with open_store(db, config) as store:
@@ -86,9 +86,11 @@ def gc(
         reasons = pgettext("list separator", ", ").join(
             _kept(reason).format(count=count) for reason, count in kept.items()
         )
-        # "old runs" whatever the count, as tests/cli/test_gc.py reads it.
+        count = sum(kept.values())
         console.print(
-            _("kept {count} old runs: {reasons}").format(count=sum(kept.values()), reasons=reasons),
+            ngettext(
+                "kept {count} old run: {reasons}", "kept {count} old runs: {reasons}", count
+            ).format(count=count, reasons=reasons),
             highlight=False,
         )
 

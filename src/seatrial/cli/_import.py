@@ -10,7 +10,7 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._context import open_store, speak_reader_language, store_settings
 from seatrial.cli._options import Db, ImportTags, Lang
 from seatrial.i18n import N_, ngettext
 from seatrial.i18n import gettext as _
@@ -40,7 +40,7 @@ def _import(
     db: str | None,
     lang: str | None,
 ) -> None:
-    config = project()
+    config = store_settings()
     speak_reader_language(lang, config)
     with open_store(db, config) as store:
         result = importer(file, store, tags=tags or ())
