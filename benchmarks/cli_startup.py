@@ -5,13 +5,12 @@ store holding four runs, each in a fresh process.
 Every figure is the best of ``--repeat`` runs (wall time, and the CPU time of that run), next to
 the floors: the interpreter alone; the interpreter importing Typer and Rich, which every command
 needs to parse its arguments and print; pydantic, which validating a suite needs; SQLAlchemy,
-which opening the store needs; and a Typer command with ``runs``' options printing a Rich
-table with SQLAlchemy imported, which is what ``seatrial runs`` cannot do without (running a
-command, not only importing Typer: Typer coerces each option through pydantic). The store is
-made once, in a temporary folder, by two ``seatrial demo`` runs. It also prints the load
-average the figures were taken at, and how many modules each command loads with the heavy
-libraries among them, and whether each of ``--help``, ``validate`` and ``runs`` starts in under
-:data:`GOAL_CPU_S` of CPU (issue 23).
+which opening the store needs; and, for scale, a plain Typer command with ``runs``' options
+printing a Rich table with SQLAlchemy imported (running a command, not only importing Typer:
+Typer coerces each option through pydantic). The store is made once, in a temporary folder, by
+two ``seatrial demo`` runs. It also prints the load average the figures were taken at, how many
+modules each command loads with the heavy libraries among them, and whether each of
+``--help``, ``validate`` and ``runs`` starts in under :data:`GOAL_CPU_S` of CPU (issue 23).
 
 Everything is compiled to bytecode first, as an installed package's is (pip compiles what it
 installs): Seatrial's modules and the environment's libraries, with ``compileall``, and the
@@ -68,6 +67,8 @@ sys.stderr.write(json.dumps([sorted({{m.split('.')[0] for m in sys.modules}} & {
 """
 
 _TYPER_COMMAND = """
+import gc
+gc.set_threshold(50_000, 20, 100)
 from typing import Optional
 import sqlalchemy, typer
 from rich.console import Console
@@ -79,11 +80,15 @@ def runs(limit: int = 20, suite: Optional[str] = None, agent: Optional[str] = No
     table.add_column("run")
     table.add_row("20261207-233235-d320d4")
     Console().print(table)
-typer.run(runs)
+app = typer.Typer(add_completion=False, pretty_exceptions_enable=False)
+app.command()(runs)
+app()
 """
-"""The floor ``seatrial runs`` cannot go under: a Typer command with the same options (Typer
+"""For scale beside ``seatrial runs``: a plain Typer command with the same options (Typer
 coerces each through a pydantic TypeAdapter, so running any command loads pydantic), printing a
-Rich table, with SQLAlchemy imported."""
+Rich table, with SQLAlchemy imported, and the garbage collector set as ``seatrial`` sets it
+while a command runs (``cli/_app.py``, ``command_gc``). It is not a floor: ``seatrial`` builds
+only the command it runs and loads less of Rich, so ``runs`` may take less."""
 
 GOAL_CPU_S = 0.3
 """Issue 23's goal: ``seatrial --help``, ``validate`` and ``runs`` each start in less CPU."""
@@ -163,7 +168,7 @@ def main() -> None:
             ("import typer, rich.table (the floor)", [python, "-c", "import typer, rich.table"]),
             ("  + import pydantic", [python, "-c", "import typer, rich.table, pydantic"]),
             ("  + import sqlalchemy", [python, "-c", "import typer, rich.table, sqlalchemy"]),
-            ("  + a Typer command like runs'", [python, "-c", _TYPER_COMMAND]),
+            ("a plain Typer command like runs'", [python, "-c", _TYPER_COMMAND]),
             ("import seatrial.cli", [python, "-c", "import seatrial.cli"]),
             ("seatrial --help", [seatrial, "--help"]),
             ("seatrial run --help", [seatrial, "run", "--help"]),
@@ -183,7 +188,7 @@ def main() -> None:
         for name, floor in (
             ("seatrial --help", "import typer, rich.table (the floor)"),
             ("seatrial validate (4 suite files)", "  + import pydantic"),
-            ("seatrial runs (4 runs)", "  + a Typer command like runs'"),
+            ("seatrial runs (4 runs)", "  + import sqlalchemy"),
         ):
             verdict = "met" if cpu_of[name] < GOAL_CPU_S else "NOT met"
             ratio = cpu_of[name] / cpu_of[floor]
