@@ -299,7 +299,7 @@ def confirm_before(params: BusinessRuleParams, ctx: AssertionContext) -> Check:
     if problems:
         found = list(problems.values())
         return Check.failed(
-            phrased("{problems}", problems=[said for said, _ in found]),
+            phrased("{problems}", problems=[said for said, _fix in found]),
             failure_type="business_rule",
             span_id=found[0][1],
         )
@@ -316,7 +316,7 @@ def _enumerated(items: list[Message]) -> Message:
 
 def load_function(spec: str) -> Callable[..., Any]:
     """The function a ``module:function`` or ``file.py:function`` spec names."""
-    target, _, name = spec.rpartition(":")
+    target, _colon, name = spec.rpartition(":")
     try:
         if target.endswith(".py"):
             path = Path(target).resolve()
@@ -330,12 +330,18 @@ def load_function(spec: str) -> Callable[..., Any]:
             module = importlib.import_module(target)
     except (ImportError, OSError) as exc:
         raise InputError(
-            f"custom rule `{spec}`: cannot import `{target}` ({exc}); make it importable from "
-            "the project folder or give a path to the .py file"
+            _(
+                "custom rule `{spec}`: cannot import `{target}` ({error}); make it importable "
+                "from the project folder or give a path to the .py file"
+            ).format(spec=spec, target=target, error=exc)
         ) from exc
     function: Callable[..., Any] | None = getattr(module, name, None)
     if not callable(function):
-        raise InputError(f"custom rule `{spec}`: `{target}` has no function `{name}`")
+        raise InputError(
+            _("custom rule `{spec}`: `{target}` has no function `{name}`").format(
+                spec=spec, target=target, name=name
+            )
+        )
     return function
 
 

@@ -66,7 +66,7 @@ def read_xlsx(file: Path, shown: str) -> RawSuite:
                 shown,
                 None,
                 _("reading .xlsx suites needs the openpyxl package, which is not installed"),
-                'pip install "seatrial[excel]"',
+                'pip install "seatrial[excel]"',  # untranslated: a command line
             )
         )
         return raw

@@ -47,8 +47,10 @@ def test(
     speak_reader_language(lang, config)
     if not config.alerts.channels:
         raise ConfigError(
-            f"{config.file or CONFIG_FILE} has no `alerts: channels:`; add one, e.g. "
-            "`alerts: {channels: {team: {kind: slack, url: '${SLACK_WEBHOOK_URL}'}}}`"
+            _("{file} has no `alerts: channels:`; add one, e.g. {example}").format(
+                file=config.file or CONFIG_FILE,
+                example="`alerts: {channels: {team: {kind: slack, url: '${SLACK_WEBHOOK_URL}'}}}`",
+            )
         )
     notification = Notification(
         event="test",

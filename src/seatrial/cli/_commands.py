@@ -45,7 +45,9 @@ def _print_version(asked: bool) -> None:
     if asked:
         from seatrial._version import __version__
 
-        console.print(f"seatrial {__version__}", markup=False, highlight=False)
+        console.print(
+            f"seatrial {__version__}", markup=False, highlight=False
+        )  # untranslated: a name
         raise typer.Exit(0)
 
 

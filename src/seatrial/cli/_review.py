@@ -172,11 +172,15 @@ def review(
             item_id, verdict = label
             verdict = verdict.strip().lower()
             if verdict not in ("pass", "fail"):
-                raise InputError(f"--label takes an item id and pass or fail, not {verdict!r}")
+                raise InputError(
+                    _("--label takes an item id and pass or fail, not {verdict}").format(
+                        verdict=repr(verdict)
+                    )
+                )
             if failure_type is not None and verdict == "pass":
-                raise InputError("--failure-type goes with a fail label; drop it for a pass")
+                raise InputError(_("--failure-type goes with a fail label; drop it for a pass"))
             if not person:
-                raise InputError("cannot tell who labels: give --who NAME")
+                raise InputError(_("cannot tell who labels: give --who NAME"))
             done = store.label_review_item(
                 item_id, "pass" if verdict == "pass" else "fail", failure_type, note, person
             )
@@ -188,7 +192,7 @@ def review(
             _list(items)
             return
         if not person:
-            raise InputError("cannot tell who labels: give --who NAME")
+            raise InputError(_("cannot tell who labels: give --who NAME"))
         for position, item in enumerate(items, start=1):
             _show(item, position, len(items))
             if not _ask(item, store, person):

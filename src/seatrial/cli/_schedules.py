@@ -58,8 +58,9 @@ def schedules(
     named = {schedule.name: schedule for schedule in config.schedules}
     if history is not None and history not in named:
         raise InputError(
-            f"--history {history}: no such schedule in {config.file}; known: "
-            f"{', '.join(sorted(named))}"
+            _("--history {name}: no such schedule in {file}; known: {known}").format(
+                name=history, file=config.file, known=", ".join(sorted(named)) or _("none")
+            )
         )
     with open_store(db, config) as store:
         if history is not None:

@@ -347,8 +347,10 @@ def trace_from_otlp(data: Mapping[str, Any]) -> Trace:
     traces = traces_from_otlp(data)
     if len(traces) != 1:
         raise OtlpFormatError(
-            f"expected spans of exactly one trace, found {len(traces)}; "
-            "use traces_from_otlp() for an export holding several traces"
+            _(
+                "expected spans of exactly one trace, found {count}; "
+                "use traces_from_otlp() for an export holding several traces"
+            ).format(count=len(traces))
         )
     return traces[0]
 

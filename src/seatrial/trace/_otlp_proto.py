@@ -76,6 +76,7 @@ def _traces(request: Any) -> list[Trace]:
         try:
             resource = _attributes(resource_spans.resource.attributes)
         except OtlpFormatError as exc:
+            # untranslated: a path in the message, which an exporter logs
             raise OtlpFormatError(f"resource_spans[{r}].resource.{exc}") from None
         for s, scope_spans in enumerate(resource_spans.scope_spans):
             for i, raw in enumerate(scope_spans.spans):
@@ -101,6 +102,7 @@ def _traces(request: Any) -> list[Trace]:
 
 def _not_an_export(body: bytes) -> OtlpFormatError:
     return OtlpFormatError(
+        # untranslated: the receiver's answer, which an exporter logs
         f"the body ({len(body)} bytes) is not an OTLP ExportTraceServiceRequest in "
         "protobuf; send Content-Type application/json for OTLP/JSON"
     )
@@ -168,6 +170,7 @@ def _span(raw: Any, known: _Known) -> Span:
         try:
             values = _attributes(event.attributes)
         except OtlpFormatError as exc:
+            # untranslated: a path in the message, which an exporter logs
             raise OtlpFormatError(f"events[{e}].attributes.{exc}") from None
         events.append(
             SpanEvent(
@@ -179,12 +182,14 @@ def _span(raw: Any, known: _Known) -> Span:
     try:
         attributes = _span_attributes(raw.attributes[:], known)
     except OtlpFormatError as exc:
+        # untranslated: a path in the message, which an exporter logs
         raise OtlpFormatError(f"attributes.{exc}") from None
     links = []
     for n, link in enumerate(raw.links) if raw.links else ():
         try:
             values = _attributes(link.attributes)
         except OtlpFormatError as exc:
+            # untranslated: a path in the message, which an exporter logs
             raise OtlpFormatError(f"links[{n}].attributes.{exc}") from None
         links.append(
             SpanLink(
