@@ -24,6 +24,7 @@ from seatrial.agent._tool import refuse_tool_call
 from seatrial.agent._turns import converse, execute_tool_call, tool_error_content
 from seatrial.case import MODEL_PREFIX, ModelAgentSettings
 from seatrial.errors import AgentError, AgentSpecError, ModelCallFailed, ModelFailure
+from seatrial.i18n import gettext as _
 
 _SHOWN = 300
 MALFORMED_TOOL_CALL = "malformed_tool_call"
@@ -64,8 +65,10 @@ class ModelAgent:
         self.model = spec.removeprefix(MODEL_PREFIX).strip()
         if not spec.startswith(MODEL_PREFIX) or not self.model:
             raise AgentSpecError(
-                f"`{spec}` is not a model agent spec; write model:NAME, NAME a model under "
-                "`models:` in seatrial.yaml"
+                _(
+                    "`{spec}` is not a model agent spec; write model:NAME, NAME a model under "
+                    "`models:` in seatrial.yaml"
+                ).format(spec=spec)
             )
         self.name = name or self.model
         self.settings = settings or ModelAgentSettings()
@@ -168,7 +171,7 @@ class ModelAgent:
         self, model: ModelHandle, session: Session, messages: list[dict[str, Any]], index: int
     ) -> str:
         """Call the model until it answers without tool calls; ``messages`` grows."""
-        for _ in range(self.settings.max_turns):
+        for _turn in range(self.settings.max_turns):
             said = await self._complete(model, session, messages)
             calls = said.get("tool_calls") or []
             assistant: dict[str, Any] = {"role": "assistant", "content": said.get("content")}

@@ -31,6 +31,7 @@ from seatrial.dataset._expand_variants import (
 )
 from seatrial.errors import ConfigError, GatewayError, InputError
 from seatrial.gateway import ChatRequest, Gateway, Message
+from seatrial.i18n import gettext as _
 from seatrial.judge import Embedder, PromptTemplate, parse_json_object
 
 EXPAND_PROMPT_VERSION = "v1"
@@ -84,9 +85,13 @@ def expand_kinds(names: Iterable[str]) -> tuple[str, ...]:
             styles.append(name)
         else:
             known = ", ".join([*KIND_GROUPS, *PARAPHRASE_KINDS, *ADVERSARIAL_KINDS])
-            raise InputError(f"unknown kind of variant {raw!r}: use one of {known}")
+            raise InputError(
+                _("unknown kind of variant {kind!r}: use one of {known}").format(
+                    kind=raw, known=known
+                )
+            )
     if not styles:
-        raise InputError("no kind of variant asked for: use paraphrase, adversarial or both")
+        raise InputError(_("no kind of variant asked for: use paraphrase, adversarial or both"))
     return tuple(dict.fromkeys(styles))
 
 
@@ -99,8 +104,10 @@ def load_expand_prompt(version: str = EXPAND_PROMPT_VERSION) -> PromptTemplate:
     entry = resources.files("seatrial.dataset").joinpath("prompts", f"expand_{version}.txt")
     if not entry.is_file():
         raise ConfigError(
-            f"the generation prompt expand_{version}.txt is not shipped with this Seatrial; "
-            f"use {EXPAND_PROMPT_VERSION}"
+            _(
+                "the generation prompt expand_{version}.txt is not shipped with this Seatrial; "
+                "use {shipped}"
+            ).format(version=version, shipped=EXPAND_PROMPT_VERSION)
         )
     return PromptTemplate(kind="expand", version=version, text=entry.read_text("utf-8"))
 
@@ -134,13 +141,15 @@ async def expand_case(
         GenerationError: a call failed, or its answer was not JSON on every try.
     """
     if n < 1:
-        raise InputError(f"--n must be at least 1, not {n}")
+        raise InputError(_("--n must be at least 1, not {n}").format(n=n))
     styles = expand_kinds(kinds)
     if model not in gateway.config.models:
-        known = ", ".join(sorted(gateway.config.models)) or "none"
+        known = ", ".join(sorted(gateway.config.models)) or _("none")
         raise ConfigError(
-            f"the generation model {model!r} is not among models: (known: {known}); "
-            "add it to seatrial.yaml or pass --model with a configured name"
+            _(
+                "the generation model {model!r} is not among models: (known: {known}); "
+                "add it to seatrial.yaml or pass --model with a configured name"
+            ).format(model=model, known=known)
         )
     template = load_expand_prompt()
     earlier = sum(1 for other in existing if other.metadata.get("parent") == case.id)
@@ -154,7 +163,7 @@ async def expand_case(
     )
     candidates: list[Candidate] = []
     dropped: list[tuple[str, str]] = []
-    for (style, size, _), items in zip(calls, answers, strict=True):
+    for (style, size, _seed), items in zip(calls, answers, strict=True):
         for item in items[:size]:
             turns, problem = _turns_of(item, len(case.user_turns), style)
             if turns is None:
@@ -214,8 +223,10 @@ async def _ask(
             response = await gateway.chat(request)
         except GatewayError as exc:
             raise GenerationError(
-                f"the generation model {model} could not be called: {exc}; "
-                "fix the model's settings under models: or retry later"
+                _(
+                    "the generation model {model} could not be called: {error}; "
+                    "fix the model's settings under models: or retry later"
+                ).format(model=model, error=exc)
             ) from exc
         text = response.message.text
         data = parse_json_object(text)
@@ -223,13 +234,15 @@ async def _ask(
         if isinstance(variants, list):
             return variants
         problem = (
-            f"a JSON object without a `variants` list: {_clip(text)!r}"
+            _("a JSON object without a `variants` list: {text!r}").format(text=_clip(text))
             if data is not None
-            else f"not JSON: {_clip(text)!r}"
+            else _("not JSON: {text!r}").format(text=_clip(text))
         )
     raise GenerationError(
-        f"the generation model {model} answered {style} variants of {case.id} with {problem} "
-        f"on {MAX_TRIES} tries; use a model that follows JSON instructions"
+        _(
+            "the generation model {model} answered {style} variants of {case_id} with "
+            "{problem} on {tries} tries; use a model that follows JSON instructions"
+        ).format(model=model, style=style, case_id=case.id, problem=problem, tries=MAX_TRIES)
     )
 
 
@@ -241,15 +254,19 @@ def _turns_of(item: Any, turn_count: int, style: str) -> tuple[list[str] | None,
     if isinstance(value, str):
         value = [value]
     if not isinstance(value, list) or not all(isinstance(turn, str) for turn in value):
-        return None, "not a list of turns (texts)"
+        return None, _("not a list of turns (texts)")
     turns = [turn.strip() for turn in value]
     if len(turns) != turn_count:
-        return None, f"{len(turns)} turns where the case has {turn_count}"
+        return None, _("{count} turns where the case has {expected}").format(
+            count=len(turns), expected=turn_count
+        )
     if not all(turns):
-        return None, "an empty turn"
+        return None, _("an empty turn")
     if style == "over_long_input" and max(map(len, turns)) < OVER_LONG_MIN_CHARS:
         longest = max(map(len, turns))
-        return None, f"over_long_input of {longest} characters (at least {OVER_LONG_MIN_CHARS})"
+        return None, _("over_long_input of {longest} characters (at least {minimum})").format(
+            longest=longest, minimum=OVER_LONG_MIN_CHARS
+        )
     return turns, ""
 
 

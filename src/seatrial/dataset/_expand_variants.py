@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from seatrial.case import AssertionSpec, Case
+from seatrial.i18n import gettext as _
 from seatrial.judge import (
     CACHE,
     MULTILINGUAL_MODEL,
@@ -92,27 +93,33 @@ def without_near_duplicates(
     for text, vector in zip(texts, vectors, strict=True):
         if text.strip() and not vector.any():
             raise UnembeddableText(
-                f"the embedding model {model.name!r} knows none of the words in {text[:40]!r}; "
-                f"use {MULTILINGUAL_MODEL!r} for Chinese, Japanese or Korean text"
+                _(
+                    "the embedding model {model!r} knows none of the words in {text!r}; "
+                    "use {multilingual!r} for Chinese, Japanese or Korean text"
+                ).format(model=model.name, text=text[:40], multilingual=MULTILINGUAL_MODEL)
             )
     numbering = _Numbering(case.id, taken)
     seen = {_normalized("\n".join(c.user_turns)): c.id for c in existing}
-    seen[_normalized(parent)] = f"the case {case.id}"
+    seen[_normalized(parent)] = _("the case {case_id}").format(case_id=case.id)
     kept: list[tuple[str, Candidate]] = []
     rows: dict[str, int] = {}
     dropped: list[tuple[str, str]] = []
     for row, candidate in enumerate(candidates, start=1):
         key = _normalized(candidate.text)
         if key in seen:
-            dropped.append((_joined(candidate.turns), f"the same text as {seen[key]}"))
+            dropped.append(
+                (_joined(candidate.turns), _("the same text as {other}").format(other=seen[key]))
+            )
             continue
         compared = [(vectors[rows[i]], i) for i, c in kept if _compared(candidate.kind, c.kind)]
         if candidate.kind in PARAPHRASE_KINDS and candidate.kind != "typos":
-            compared.insert(0, (vectors[0], f"the case {case.id}"))
+            compared.insert(0, (vectors[0], _("the case {case_id}").format(case_id=case.id)))
         scores = [(float(vectors[row] @ vector), what) for vector, what in compared]
         score, what = max(scores, default=(0.0, ""))
         if score >= limit:
-            reason = f"a near-duplicate of {what} (similarity {score:.3f} >= {limit})"
+            reason = _("a near-duplicate of {other} (similarity {score} >= {limit})").format(
+                other=what, score=f"{score:.3f}", limit=limit
+            )
             dropped.append((_joined(candidate.turns), reason))
             continue
         case_id = numbering.next(candidate.kind)
