@@ -16,7 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from seatrial.errors import InputError
-from seatrial.i18n import english, phrased
+from seatrial.i18n import N_, english, phrased
 from seatrial.i18n import gettext as _
 from seatrial.judge._labels import NO_ANSWER
 
@@ -339,11 +339,15 @@ def agreement_report(
     base_rate = list(human).count(positive_label) / len(human)
     if base_rate in (0.0, 1.0):
         one_kind = (
-            "every human label is not {label}: kappa and agreement say little about a judge "
-            "measured on one kind of item"
+            N_(
+                "every human label is not {label}: kappa and agreement say little about a judge "
+                "measured on one kind of item"
+            )
             if base_rate == 0.0
-            else "every human label is {label}: kappa and agreement say little about a judge "
-            "measured on one kind of item"
+            else N_(
+                "every human label is {label}: kappa and agreement say little about a judge "
+                "measured on one kind of item"
+            )
         )
         notes.append(phrased(one_kind, label=repr(positive_label)))
     notes += _unanswered_note(orders)

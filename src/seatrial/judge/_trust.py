@@ -101,9 +101,10 @@ def judge_trust(
         hash=prompt_hash[:12],
     )
     fix = phrased("run `seatrial judge calibrate --judge {model} --labels FILE`", model=model)
+    required = format(settings.min_agreement, ".0%")
     bar = phrased(
         "judge.min_agreement {share} on judge.min_labels {count} items",
-        share=f"{settings.min_agreement:.0%}",
+        share=required,
         count=settings.min_labels,
     )
     if not history:
@@ -114,10 +115,9 @@ def judge_trust(
         )
         return JudgeTrust(False, english(said), said=said)
     latest = history[0]
+    share = format(latest.agreement, ".1%")
     measured = phrased(
-        "{share} agreement on {count} labelled items",
-        share=f"{latest.agreement:.1%}",
-        count=latest.items,
+        "{share} agreement on {count} labelled items", share=share, count=latest.items
     )
     if meets_bar(latest, settings.min_agreement, settings.min_labels):
         said = phrased(
@@ -127,11 +127,12 @@ def judge_trust(
     alarm = None
     if len(history) > 1 and meets_bar(history[1], settings.min_agreement, settings.min_labels):
         before = history[1]
+        before_share = format(before.agreement, ".1%")
         alarm = phrased(
             "ALARM: {who} fell below the bar: {before} on {before_items} items, now {measured} "
             "(bar: {bar}); its FAIL no longer fails runs until it is recalibrated",
             who=who,
-            before=f"{before.agreement:.1%}",
+            before=before_share,
             before_items=before.items,
             measured=measured,
             bar=bar,
