@@ -334,3 +334,46 @@ def test_an_agent_spec_is_english_by_default_and_the_echo_agent_still_runs(proje
     done = command(project, "run", "suite.yaml", "--agent", agent_spec("echo"), "--lang", "zh")
 
     assert done.returncode in (0, 1), done.stdout + done.stderr
+
+
+# -- a run's progress, references to runs and attempts, bench ---------------------------------
+
+
+def test_a_runs_progress_lines_and_a_bad_reference_are_chinese(project):
+    (project / "suite.yaml").write_text(
+        "suite: s\ncases:\n  - {id: x, input: hi, assertions: [{type: contains, value: hi}]}\n",
+        "utf-8",
+    )
+    ran = command(project, "run", "suite.yaml", "--agent", agent_spec("echo"), "--lang", "zh")
+    unknown_run = command(project, "rerun", "nope:x", SEATRIAL_LANG="zh")
+    no_case = command(project, "rerun", "latest", "--lang", "zh")
+    english = command(project, "rerun", "latest")
+
+    assert ran.returncode == 0, ran.stdout + ran.stderr
+    assert "正在运行 1 次执行（已保存 0 次）" in ran.stdout
+    assert "[1/1] x #1: 通过" in ran.stdout
+    assert unknown_run.returncode == 2
+    assert "中没有运行 id、id 前缀或标签 'nope'；`seatrial runs` 可列出已存的运行" in (
+        unknown_run.stderr
+    )
+    assert no_case.returncode == 2
+    assert (
+        "'latest' 只指明了运行，没有用例；请写 latest:CASE 或加上 --case CASE（其中的用例：x）"
+        in (no_case.stderr)
+    )
+    assert english.returncode == 2
+    assert (
+        "'latest' names a run but no case; write latest:CASE or add --case CASE (its cases: x)"
+        in (english.stderr)
+    )
+
+
+def test_bench_needs_two_agents_in_chinese(project):
+    (project / "suite.yaml").write_text("suite: s\ncases:\n  - {id: x, input: hi}\n", "utf-8")
+    done = seatrial(project, "bench", "suite.yaml", "--agents", "model:a", "--lang", "zh")
+
+    assert done.exit_code == 2
+    assert (
+        "--agents 至少需要两个 Agent，用逗号分隔（例如 --agents model:gpt-4o,model:qwen-max）"
+        in (done.output)
+    )
