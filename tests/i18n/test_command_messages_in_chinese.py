@@ -377,3 +377,12 @@ def test_bench_needs_two_agents_in_chinese(project):
         "--agents 至少需要两个 Agent，用逗号分隔（例如 --agents model:gpt-4o,model:qwen-max）"
         in (done.output)
     )
+
+
+def test_a_recorded_agent_whose_file_is_missing_is_said_in_chinese(project):
+    (project / "suite.yaml").write_text("suite: s\ncases:\n  - {id: x, input: hi}\n", "utf-8")
+    done = command(project, "run", "suite.yaml", "--agent", "recorded:gone.jsonl", "--lang", "zh")
+
+    assert done.returncode == 2
+    assert "无法读取回放文件 " in done.stderr and "gone.jsonl" in done.stderr
+    assert "；请修正路径" in done.stderr

@@ -106,23 +106,35 @@ class ModelAgent:
                 prompt = file.read_text(encoding="utf-8")
             except OSError as exc:
                 raise AgentSpecError(
-                    f"{self._where}: cannot read system_prompt_file {file}: "
-                    f"{exc.strerror or exc}; fix the path (relative to {self._base_dir})"
+                    _(
+                        "{where}: cannot read system_prompt_file {path}: {why}; fix the path "
+                        "(relative to {folder})"
+                    ).format(
+                        where=self._where, path=file, why=exc.strerror or exc, folder=self._base_dir
+                    )
                 ) from exc
         tools = load_tools(settings.tools, self._base_dir, self._where)
         names = [tool["function"]["name"] for tool in tools]
         missing = [n for n in names if n not in settings.implementations]
         if missing:
+            example = (
+                "implementations: {" + missing[0] + ": python:MODULE:FUNCTION | sandbox | "
+                "recorded:FILE.jsonl}"
+            )
             raise AgentSpecError(
-                f"{self._where}: tool {', '.join(missing)} has no implementation; add "
-                f"`implementations: {{{missing[0]}: python:MODULE:FUNCTION | sandbox | "
-                "recorded:FILE.jsonl}`"
+                _("{where}: tool {tools} has no implementation; add `{example}`").format(
+                    where=self._where, tools=", ".join(missing), example=example
+                )
             )
         extra = sorted(set(settings.implementations) - set(names))
         if extra:
             raise AgentSpecError(
-                f"{self._where}: `implementations` names {', '.join(extra)}, which is not among "
-                f"the tools ({', '.join(names) or 'none'}); fix the name or add its schema"
+                _(
+                    "{where}: `implementations` names {extra}, which is not among the tools "
+                    "({tools}); fix the name or add its schema"
+                ).format(
+                    where=self._where, extra=", ".join(extra), tools=", ".join(names) or _("none")
+                )
             )
         self._implementations = {
             tool: implementation(
