@@ -386,3 +386,23 @@ def test_a_recorded_agent_whose_file_is_missing_is_said_in_chinese(project):
     assert done.returncode == 2
     assert "无法读取回放文件 " in done.stderr and "gone.jsonl" in done.stderr
     assert "；请修正路径" in done.stderr
+
+
+def test_the_recovery_table_reads_in_chinese_lined_up_by_width():
+    from seatrial.dataset import RecoveryRow, RecoveryTable, render_recovery_table
+
+    row = RecoveryRow(tool="get_order", fault="http_500", attempts=2, passed=1, repaired_in_1=1)
+    table = RecoveryTable(run_id="r1", rows=[row], min_pass_rate=0.8, gate_met=False)
+    with use_language("zh_CN"):
+        text = render_recovery_table(table)
+    english = render_recovery_table(table)
+
+    header, line, *summary = text.splitlines()
+    assert header.split() == ["工具", "故障", "执行次数", "通过", "1", "轮内修复", "2", "轮内",
+                              "修复后又出错", "未修复", "未调用", "原样重试"]  # fmt: skip
+    assert line.startswith("get_order  http_500")
+    assert summary[0] == "2 次执行中通过 1 次（50%）：门禁未通过（至少需要 80%）"
+    assert (
+        english.splitlines()[-2]
+        == "passed 1 of 2 attempts (50%): gate NOT met (needs at least 80%)"
+    )

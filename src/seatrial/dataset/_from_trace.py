@@ -33,6 +33,7 @@ from typing import Any
 from seatrial.case import Case, check_assertion
 from seatrial.dataset._from_trace_turns import recorded_tool_results, texts_of, user_turns
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.trace import Trace, TraceToolCall, encode_json
 from seatrial.trace import attrs as A
 
@@ -311,10 +312,16 @@ def case_from_trace(trace: Trace, *, case_id: str | None = None) -> ProposedCase
     turns = user_turns(trace)
     if not turns:
         raise InputError(
-            f"trace {trace.trace_id} records no user message (looked for {A.TURN} events, "
-            f"{A.INPUT_MESSAGES}, {A.LEGACY_PROMPT_PREFIX}N, llm.input_messages.N and "
-            "input.value); "
-            "a case needs what the user said"
+            _(
+                "trace {trace_id} records no user message (looked for {turn} events, "
+                "{messages}, {legacy}N, llm.input_messages.N and input.value); a case needs "
+                "what the user said"
+            ).format(
+                trace_id=trace.trace_id,
+                turn=A.TURN,
+                messages=A.INPUT_MESSAGES,
+                legacy=A.LEGACY_PROMPT_PREFIX,
+            )
         )
     calls = trace.tool_calls()
     said = texts_of(turns)

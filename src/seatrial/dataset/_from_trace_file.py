@@ -16,6 +16,7 @@ import yaml
 
 from seatrial.dataset._from_trace import Proposal, ProposedCase
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 
 HEADER = (
     "# Made by `seatrial cases from-trace` from masked production traces.\n"
@@ -106,9 +107,13 @@ def write_cases_file(
 ) -> Path:
     """Write ``cases`` as one suite file at ``path`` (named after the file unless ``suite``)."""
     if not cases:
-        raise InputError(f"{path}: no case to write")
+        raise InputError(_("{path}: no case to write").format(path=path))
     if path.exists() and not overwrite:
-        raise InputError(f"{path} exists already: choose another file, or overwrite it (--force)")
+        raise InputError(
+            _("{path} exists already: choose another file, or overwrite it (--force)").format(
+                path=path
+            )
+        )
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(cases_file_text(cases, suite or path.name.split(".")[0]), encoding="utf-8")
     return path
