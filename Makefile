@@ -63,7 +63,7 @@ chromium:
 # compiled into the .mo the package reads. tests/i18n checks that nothing is left undone.
 LOCALE := src/seatrial/i18n/locale
 catalogs: $(STAMP)
-	$(BIN)/pybabel --quiet extract -F babel.cfg --sort-output --no-location \
+	$(BIN)/pybabel --quiet extract -F babel.cfg --sort-output --no-location --ignore-dirs ".* __pycache__" \
 		-k phrased -k phrased_plural:1,2 --project Seatrial --copyright-holder "the Seatrial authors" \
 		--header-comment "# The strings Seatrial marks for translation, written by make catalogs." \
 		-o $(LOCALE)/seatrial.pot src

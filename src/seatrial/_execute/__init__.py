@@ -49,6 +49,8 @@ from seatrial.compare import REPLAY_TAG
 from seatrial.config import Config, JudgeSettings, load_config, resolve_db_url
 from seatrial.dataset import parse_dataset_ref
 from seatrial.errors import ConfigError, InputError
+from seatrial.i18n import gettext as _
+from seatrial.i18n import render
 from seatrial.notify import check_channels
 from seatrial.report import RunReport, build_report, write_reports
 from seatrial.run import (
@@ -147,9 +149,10 @@ async def _open_judge(
     gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
     stack.push_async_callback(gateway.aclose)
     runtime = JudgeRuntime.open(Judge(gateway, settings), store)
-    say("info", f"judge: {runtime.trust.reason}")
-    if runtime.trust.alarm is not None:
-        say("alarm", runtime.trust.alarm)
+    trust = runtime.trust
+    say("info", _("judge: {reason}").format(reason=render(trust.said, trust.reason)))
+    if trust.alarm is not None:
+        say("alarm", render(trust.alarm_said, trust.alarm))
     return runtime
 
 
@@ -174,19 +177,24 @@ async def _drive(
                 options.judge = await _open_judge(stack, config, judge, store, say)
             if gateway and options.dispatch is not None:
                 # Each worker starts its own proxy for the run (seatrial.distributed).
-                say("info", "gateway: each worker runs its own proxy for the run")
+                say("info", _("gateway: each worker runs its own proxy for the run"))
             elif gateway == "in_process":
                 await stack.enter_async_context(
                     gateway_in_process(
                         config.gateway_config(), store=store, project_dir=config.project_dir
                     )
                 )
-                say("info", "gateway: in process (the model agent's calls need no proxy)")
+                say("info", _("gateway: in process (the model agent's calls need no proxy)"))
             elif gateway is not None:
                 start = project_gateway if gateway == "proxy" else gateway
                 server = await stack.enter_async_context(start(store, config))
                 if server is not None:
-                    say("info", f"gateway: {server.base_url} (each attempt gets its own path)")
+                    say(
+                        "info",
+                        _("gateway: {url} (each attempt gets its own path)").format(
+                            url=server.base_url
+                        ),
+                    )
             if resume is not None:
                 return await resume_async(resume, adapter, store, progress, options)
             assert suite is not None
@@ -284,11 +292,14 @@ async def execute_suite_async(
     if gateway and backend == "local" and options.workers > 1:
         # Asked for in so many words: bad input, before anything is loaded or stored.
         raise InputError(
-            "--gateway runs the proxy in this process: use it with --workers 1 (the default)"
+            _("--gateway runs the proxy in this process: use it with --workers 1 (the default)")
         )
     if gateway is True and not config.models:
         raise ConfigError(
-            "--gateway needs models: add a `models:` section to seatrial.yaml (see docs/gateway.md)"
+            _(
+                "--gateway needs models: add a `models:` section to seatrial.yaml "
+                "(see docs/gateway.md)"
+            )
         )
     judged = judge_settings(config, judge) if options.judge is None else None
     loaded: Suite | None = None
@@ -296,7 +307,9 @@ async def execute_suite_async(
     adapter: AgentAdapter | None = None
     if resume is None:
         if suite is None and dataset is None:
-            raise InputError("give a suite to run, a golden set (--dataset), or the run to resume")
+            raise InputError(
+                _("give a suite to run, a golden set (--dataset), or the run to resume")
+            )
         if suite is None:
             loaded = Suite(name=parse_dataset_ref(str(dataset))[0], cases=[])
         else:
@@ -313,8 +326,10 @@ async def execute_suite_async(
         await check_agent(adapter)
     elif gates is not None or baseline is not None or dataset is not None:
         raise InputError(
-            "--gates, --baseline and --dataset are fixed when a run starts; a resumed run "
-            "keeps its own"
+            _(
+                "--gates, --baseline and --dataset are fixed when a run starts; a resumed run "
+                "keeps its own"
+            )
         )
     async with contextlib.AsyncExitStack() as stack:
         if store is None:
@@ -379,7 +394,12 @@ async def execute_suite_async(
             with_attempts=kept,
         )
         for drift in report.version_drift:
-            say("warning", f"{drift.line()}: not the pinned version (models: in seatrial.yaml)")
+            say(
+                "warning",
+                _("{drift}: not the pinned version (models: in seatrial.yaml)").format(
+                    drift=drift.line()
+                ),
+            )
         # A rerun (tag replay) looks at one attempt again: it is no release to alert about.
         alerting = not outcome.interrupted and REPLAY_TAG not in options.tags
         if config.alerts.channels and alerting:

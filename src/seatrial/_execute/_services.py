@@ -11,6 +11,8 @@ from seatrial._execute._notice import Backend, NoticeLevel, OnNotice
 from seatrial.agent import AgentAdapter
 from seatrial.case import Case
 from seatrial.config import Config
+from seatrial.i18n import N_, ngettext
+from seatrial.i18n import gettext as _
 from seatrial.report import RunReport
 from seatrial.run import Dispatch, RunOptions, gateway_for_run, gateway_record, pinned_here
 from seatrial.store import Store
@@ -55,10 +57,14 @@ def gateway_use(adapter: AgentAdapter, cases: Sequence[Case], *, asked: bool) ->
 
 
 _PINNED_NOTE = {
-    "judge": "the LLM judge runs in this process: --workers {n} is ignored for this run "
-    "(unset judge.model to use several processes)",
-    "gateway": "the gateway's proxy (simulated users with an agent that may call it) runs in "
-    "this process: --workers {n} is ignored for this run",
+    "judge": N_(
+        "the LLM judge runs in this process: --workers {n} is ignored for this run "
+        "(unset judge.model to use several processes)"
+    ),
+    "gateway": N_(
+        "the gateway's proxy (simulated users with an agent that may call it) runs in "
+        "this process: --workers {n} is ignored for this run"
+    ),
 }
 
 
@@ -76,7 +82,8 @@ def settle_workers(
         return
     pin = pinned_here(judge=judge, gateway=gateway)
     if pin is not None:
-        say("warning", "note: " + _PINNED_NOTE[pin].format(n=options.workers))
+        note = _(_PINNED_NOTE[pin]).format(n=options.workers)
+        say("warning", _("note: {note}").format(note=note))
         options.workers = 1
 
 
@@ -89,12 +96,12 @@ def note_limits_per_worker(
         return
     gateway = config.gateway_config()
     if gateway.redis_url is None and any(m.rpm or m.tpm for m in gateway.models.values()):
-        say(
-            "warning",
-            f"note: rate limits (rpm/tpm) hold per worker: each of the {options.workers} "
-            "workers calls the models through a gateway of its own; set gateway.redis_url in "
-            "seatrial.yaml to share one limit",
-        )
+        note = _(
+            "rate limits (rpm/tpm) hold per worker: each of the {n} workers calls the models "
+            "through a gateway of its own; set gateway.redis_url in seatrial.yaml to share "
+            "one limit"
+        ).format(n=options.workers)
+        say("warning", _("note: {note}").format(note=note))
 
 
 async def send_alerts(store: Store, report: RunReport, config: Config, say: OnNotice) -> None:
@@ -110,10 +117,18 @@ async def send_alerts(store: Store, report: RunReport, config: Config, say: OnNo
         for notification in notifications:
             for delivery in await notify(config.alerts, notification):
                 level: NoticeLevel = "info" if delivery.sent else "warning"
-                say(level, f"alert {'+'.join(notification.events)}: {delivery.line()}")
+                say(
+                    level,
+                    _("alert {events}: {delivery}").format(
+                        events="+".join(notification.events), delivery=delivery.line()
+                    ),
+                )
     except Exception as exc:  # the verdict is stored: an alert must not turn it into a crash
         # notify() keeps URLs and secrets out of what it raises; sends fail inside it.
-        say("warning", f"alerts not sent: {type(exc).__name__}: {exc}")
+        say(
+            "warning",
+            _("alerts not sent: {error}").format(error=f"{type(exc).__name__}: {exc}"),
+        )
 
 
 def celery_dispatch(
@@ -133,15 +148,25 @@ def celery_dispatch(
     if store.engine.url.get_backend_name() == "sqlite":
         say(
             "warning",
-            f"the store is a SQLite file ({store.url}): every worker must run on this machine "
-            "and open the same file; use PostgreSQL (SEATRIAL_DB_URL) for workers on other "
-            "machines",
+            _(
+                "the store is a SQLite file ({url}): every worker must run on this machine "
+                "and open the same file; use PostgreSQL (SEATRIAL_DB_URL) for workers on other "
+                "machines"
+            ).format(url=store.url),
         )
     dispatch.on_resend = lambda count, why: say(
-        "warning", f"{why}: sent {count} missing attempts again"
+        "warning",
+        ngettext(
+            "{why}: sent {n} missing attempt again", "{why}: sent {n} missing attempts again", count
+        ).format(why=why, n=count),
     )
     recorded.update(backend="celery")
     if gateway:
         recorded.update(gateway=gateway_record(config.gateway_config()))
-    say("info", f"backend: celery ({dispatch.broker.shown_url}, queue {dispatch.broker.queue})")
+    say(
+        "info",
+        _("backend: celery ({url}, queue {queue})").format(
+            url=dispatch.broker.shown_url, queue=dispatch.broker.queue
+        ),
+    )
     return dispatch

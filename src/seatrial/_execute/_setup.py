@@ -15,7 +15,8 @@ from seatrial.compare import LATEST, LATEST_PASSING, gate_settings, resolve_run_
 from seatrial.config import Config, JudgeSettings
 from seatrial.dataset import parse_dataset_ref
 from seatrial.errors import AgentSpecError, ConfigError, InputError, RunNotFound
-from seatrial.i18n import counted
+from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext
 from seatrial.run import RunOptions
 from seatrial.store import Store
 
@@ -33,8 +34,10 @@ def agent_for(
     chosen = spec or (suite.agent if suite else None)
     if not chosen:
         raise AgentSpecError(
-            "no agent given: pass --agent SPEC (python:module:function, http://host:port/path, "
-            "recorded:FILE, or a name from seatrial.yaml `agents:`)"
+            _(
+                "no agent given: pass --agent SPEC (python:module:function, "
+                "http://host:port/path, recorded:FILE, or a name from seatrial.yaml `agents:`)"
+            )
         )
     return resolve_agent(
         chosen,
@@ -76,10 +79,12 @@ def judge_settings(config: Config, model: str | None) -> JudgeSettings | None:
     settings = config.judge
     if model is not None:
         if model not in config.models:
-            known = ", ".join(sorted(config.models)) or "none"
+            known = ", ".join(sorted(config.models)) or _("none")
             raise ConfigError(
-                f"--judge {model}: no such model under models: in seatrial.yaml (known: "
-                f"{known}); add it there (see docs/judge.md)"
+                _(
+                    "--judge {model}: no such model under models: in seatrial.yaml (known: "
+                    "{known}); add it there (see docs/judge.md)"
+                ).format(model=model, known=known)
             )
         settings = settings.model_copy(update={"model": model})
     return settings if settings.model is not None else None
@@ -121,11 +126,11 @@ def baseline_for(store: Store, ref: str, suite: Suite, say: OnNotice) -> dict[st
     except RunNotFound as exc:
         if ref not in (LATEST, LATEST_PASSING):
             raise
-        say("warning", f"no baseline: {exc}")
+        say("warning", _("no baseline: {why}").format(why=exc))
         return {"ref": ref, "run_id": None}
     # A tier names its baseline by id and has said why it chose it: no second line then.
     if ref != run_id:
-        say("info", f"baseline: {run_id} ({ref})")
+        say("info", _("baseline: {run_id} ({ref})").format(run_id=run_id, ref=ref))
     return {"ref": ref, "run_id": run_id}
 
 
@@ -140,23 +145,40 @@ def with_golden_set(
     clash = [case.id for case in snapshot.cases if case.id in own]
     if clash:
         raise InputError(
-            f"the suite {suite.name!r} and golden set {snapshot.ref} both have the cases "
-            f"{', '.join(clash)}; rename the suite's cases or retire them from the set"
+            _(
+                "the suite {suite!r} and golden set {ref} both have the cases {cases}; rename "
+                "the suite's cases or retire them from the set"
+            ).format(suite=suite.name, ref=snapshot.ref, cases=", ".join(clash))
         )
     cases = [*suite.cases, *snapshot.cases]
     if not cases:
         raise InputError(
-            f"golden set {snapshot.ref} has no active cases and the suite none of its own: "
-            f"nothing to run (`seatrial datasets history {name}` shows what was retired)"
+            _(
+                "golden set {ref} has no active cases and the suite none of its own: nothing "
+                "to run (`seatrial datasets history {name}` shows what was retired)"
+            ).format(ref=snapshot.ref, name=name)
         )
-    say("info", f"dataset: {name} v{snapshot.version} ({counted(len(snapshot.cases), 'case')})")
+    count = len(snapshot.cases)
+    say(
+        "info",
+        _("dataset: {name} v{version} ({cases})").format(
+            name=name,
+            version=snapshot.version,
+            cases=ngettext("{n} case", "{n} cases", count).format(n=count),
+        ),
+    )
     # A history changed behind Seatrial's back still runs (the team may be mid-restore), but
     # never quietly: the warning names the rows, and the run's report says it did not verify.
     problems = store.golden_verify(name, snapshot.version)
     for problem in problems:
-        say("warning", f"golden set history changed in the database: {problem.message}")
+        say(
+            "warning",
+            _("golden set history changed in the database: {problem}").format(
+                problem=problem.message
+            ),
+        )
     if problems:
-        say("warning", f"`seatrial datasets verify {name}` lists what changed")
+        say("warning", _("`seatrial datasets verify {name}` lists what changed").format(name=name))
     head = next(v for v in store.golden_versions(name) if v.version == snapshot.version)
     merged = suite.model_copy(update={"cases": cases, "dataset": snapshot.ref})
     recorded = {

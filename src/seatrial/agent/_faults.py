@@ -41,6 +41,7 @@ from seatrial.agent._recorded import RecordedAgent
 from seatrial.agent._tool import tool_span
 from seatrial.case import Case, ToolFault
 from seatrial.errors import ConfigError
+from seatrial.i18n import gettext as _
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
 
@@ -308,15 +309,19 @@ def check_fault_support(adapter: AgentAdapter, cases: Sequence[Case]) -> None:
     if not faulted:
         return
     kind = (
-        "an HTTP agent runs its own tools"
+        _("an HTTP agent runs its own tools")
         if isinstance(adapter, HttpAgent)
-        else ("recorded sessions were played before")
+        else _("recorded sessions were played before")
     )
-    shown = ", ".join(faulted[:5]) + (f" and {len(faulted) - 5} more" if len(faulted) > 5 else "")
+    shown = ", ".join(faulted[:5])
+    if len(faulted) > 5:
+        shown = _("{cases} and {n} more").format(cases=shown, n=len(faulted) - 5)
     raise ConfigError(
-        f"case {shown} sets `tool_faults`, but agent `{adapter.spec}` cannot take injected "
-        f"faults: {kind}. Run these cases with a python: or model: agent, or remove "
-        "`tool_faults` (or inject the fault in the agent's own tool service)"
+        _(
+            "case {cases} sets `tool_faults`, but agent `{agent}` cannot take injected "
+            "faults: {why}. Run these cases with a python: or model: agent, or remove "
+            "`tool_faults` (or inject the fault in the agent's own tool service)"
+        ).format(cases=shown, agent=adapter.spec, why=kind)
     )
 
 

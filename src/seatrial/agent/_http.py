@@ -38,6 +38,7 @@ from seatrial.agent._protocol import AgentOutput, AttemptContext, clean_metadata
 from seatrial.agent._retry import RETRY_EVENT, AgentResponse, AgentRetry, post_with_retries
 from seatrial.agent._turns import converse
 from seatrial.errors import AgentError, AgentSpecError
+from seatrial.i18n import gettext as _
 from seatrial.record import DEFAULT_CONCURRENCY
 from seatrial.trace import Span, add_usage, record_tools_called
 
@@ -65,8 +66,10 @@ def resolve_headers(headers: Mapping[str, str] | None) -> dict[str, str]:
             name = match.group(1)
             if name not in os.environ:
                 raise AgentSpecError(
-                    f"header `{header}` refers to ${{{name}}}, which is not set; "
-                    f"export {name} before running"
+                    _(
+                        "header `{header}` refers to {reference}, which is not set; "
+                        "export {name} before running"
+                    ).format(header=header, reference="${" + name + "}", name=name)
                 )
             return os.environ[name]
 
@@ -112,7 +115,9 @@ class HttpAgent:
     ) -> None:
         parts = urlsplit(url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise AgentSpecError(f"`{url}` is not an http(s) URL; write http://host:port/path")
+            raise AgentSpecError(
+                _("`{url}` is not an http(s) URL; write http://host:port/path").format(url=url)
+            )
         self.url = url
         self.spec = spec or url
         self.name = name or parts.netloc
@@ -170,13 +175,15 @@ class HttpAgent:
         if self._transport is not None:
             return
         try:
-            _, writer = await asyncio.wait_for(
+            _reader, writer = await asyncio.wait_for(
                 asyncio.open_connection(self._host, self._port), timeout=10
             )
         except (OSError, TimeoutError) as exc:
             reason = str(exc) or type(exc).__name__
             raise AgentSpecError(
-                f"agent unreachable at {self.url}: {reason}; start the agent or fix the URL"
+                _("agent unreachable at {url}: {why}; start the agent or fix the URL").format(
+                    url=self.url, why=reason
+                )
             ) from exc
         writer.close()
         await writer.wait_closed()

@@ -24,6 +24,7 @@ from seatrial.agent._tool import refuse_tool_call
 from seatrial.agent._turns import converse, execute_tool_call, tool_error_content
 from seatrial.case import MODEL_PREFIX, ModelAgentSettings
 from seatrial.errors import AgentError, AgentSpecError, ModelCallFailed, ModelFailure
+from seatrial.i18n import gettext as _
 
 _SHOWN = 300
 MALFORMED_TOOL_CALL = "malformed_tool_call"
@@ -64,8 +65,10 @@ class ModelAgent:
         self.model = spec.removeprefix(MODEL_PREFIX).strip()
         if not spec.startswith(MODEL_PREFIX) or not self.model:
             raise AgentSpecError(
-                f"`{spec}` is not a model agent spec; write model:NAME, NAME a model under "
-                "`models:` in seatrial.yaml"
+                _(
+                    "`{spec}` is not a model agent spec; write model:NAME, NAME a model under "
+                    "`models:` in seatrial.yaml"
+                ).format(spec=spec)
             )
         self.name = name or self.model
         self.settings = settings or ModelAgentSettings()
@@ -103,23 +106,35 @@ class ModelAgent:
                 prompt = file.read_text(encoding="utf-8")
             except OSError as exc:
                 raise AgentSpecError(
-                    f"{self._where}: cannot read system_prompt_file {file}: "
-                    f"{exc.strerror or exc}; fix the path (relative to {self._base_dir})"
+                    _(
+                        "{where}: cannot read system_prompt_file {path}: {why}; fix the path "
+                        "(relative to {folder})"
+                    ).format(
+                        where=self._where, path=file, why=exc.strerror or exc, folder=self._base_dir
+                    )
                 ) from exc
         tools = load_tools(settings.tools, self._base_dir, self._where)
         names = [tool["function"]["name"] for tool in tools]
         missing = [n for n in names if n not in settings.implementations]
         if missing:
+            example = (
+                "implementations: {" + missing[0] + ": python:MODULE:FUNCTION | sandbox | "
+                "recorded:FILE.jsonl}"
+            )
             raise AgentSpecError(
-                f"{self._where}: tool {', '.join(missing)} has no implementation; add "
-                f"`implementations: {{{missing[0]}: python:MODULE:FUNCTION | sandbox | "
-                "recorded:FILE.jsonl}`"
+                _("{where}: tool {tools} has no implementation; add `{example}`").format(
+                    where=self._where, tools=", ".join(missing), example=example
+                )
             )
         extra = sorted(set(settings.implementations) - set(names))
         if extra:
             raise AgentSpecError(
-                f"{self._where}: `implementations` names {', '.join(extra)}, which is not among "
-                f"the tools ({', '.join(names) or 'none'}); fix the name or add its schema"
+                _(
+                    "{where}: `implementations` names {extra}, which is not among the tools "
+                    "({tools}); fix the name or add its schema"
+                ).format(
+                    where=self._where, extra=", ".join(extra), tools=", ".join(names) or _("none")
+                )
             )
         self._implementations = {
             tool: implementation(
@@ -168,7 +183,7 @@ class ModelAgent:
         self, model: ModelHandle, session: Session, messages: list[dict[str, Any]], index: int
     ) -> str:
         """Call the model until it answers without tool calls; ``messages`` grows."""
-        for _ in range(self.settings.max_turns):
+        for _turn in range(self.settings.max_turns):
             said = await self._complete(model, session, messages)
             calls = said.get("tool_calls") or []
             assistant: dict[str, Any] = {"role": "assistant", "content": said.get("content")}

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 from seatrial.agent._model import ModelAgent
 from seatrial.case import MODEL_AGENT_KEYS, MODEL_PREFIX, ModelAgentSettings, parse_yaml, read_text
 from seatrial.errors import AgentSpecError
+from seatrial.i18n import gettext as _
 
 CONFIG_FILE = "seatrial.yaml"
 _DEFAULTS = {key: getattr(ModelAgentSettings(), key) for key in MODEL_AGENT_KEYS}
@@ -37,7 +38,9 @@ def model_settings(entry: Mapping[str, Any], name: str, where: str) -> ModelAgen
         first = exc.errors()[0]
         key = ".".join(str(part) for part in first["loc"]) or "agent"
         raise AgentSpecError(
-            f"{where}: {key}: {first['msg']}; see docs/agents.md (Model agents)"
+            _("{where}: {key}: {why}; see docs/agents.md (Model agents)").format(
+                where=where, key=key, why=first["msg"]
+            )
         ) from exc
 
 
@@ -49,8 +52,10 @@ def check_not_model_keys(
     keys = [key for key, value in given.items() if value != _DEFAULTS[key]]
     if keys:
         raise AgentSpecError(
-            f"{where_in_config(folder, name)}: {', '.join(keys)} apply to `model:NAME` agents "
-            f"only, not to `{spec}`; remove them or make the spec model:NAME"
+            _(
+                "{where}: {keys} apply to `model:NAME` agents only, not to `{spec}`; remove "
+                "them or make the spec model:NAME"
+            ).format(where=where_in_config(folder, name), keys=", ".join(keys), spec=spec)
         )
 
 
@@ -74,11 +79,28 @@ def model_agent(
         if config is None:
             known = sorted(models)
             close = difflib.get_close_matches(model, known, n=1)
-            hint = f" Did you mean `model:{close[0]}`?" if close else ""
+            said = (
+                _(
+                    "{where}: no model `{model}` under `models:` in {file} (known: {known}). "
+                    "Did you mean `model:{close}`? Add it there, e.g. `{example}` "
+                    "(see docs/gateway.md)"
+                )
+                if close
+                else _(
+                    "{where}: no model `{model}` under `models:` in {file} (known: {known}). "
+                    "Add it there, e.g. `{example}` (see docs/gateway.md)"
+                )
+            )
+            example = "models: {" + model + ": {provider: openai, model: MODEL_ID, base_url: URL}}"
             raise AgentSpecError(
-                f"{shown}: no model `{model}` under `models:` in {CONFIG_FILE} (known: "
-                f"{', '.join(known) or 'none'}).{hint} Add it there, e.g. `models: {{{model}: "
-                "{provider: openai, model: MODEL_ID, base_url: URL}}` (see docs/gateway.md)"
+                said.format(
+                    where=shown,
+                    model=model,
+                    file=CONFIG_FILE,
+                    known=", ".join(known) or _("none"),
+                    close=close[0] if close else "",
+                    example=example,
+                )
             )
     settings = model_settings(entry, name or spec, shown) if entry is not None else None
     return ModelAgent(

@@ -18,6 +18,7 @@ import jsonschema
 import yaml
 
 from seatrial.errors import AgentSpecError
+from seatrial.i18n import gettext as _
 
 _METHODS = ("get", "post", "put", "patch", "delete")
 _NAME = re.compile(r"[^A-Za-z0-9-]+")
@@ -40,7 +41,11 @@ def load_tools(source: str | list[Any] | None, base_dir: Path, where: str) -> li
     names = [tool["function"]["name"] for tool in tools]
     twice = sorted({name for name in names if names.count(name) > 1})
     if twice:
-        raise AgentSpecError(f"{origin}: tool {', '.join(twice)} defined twice; rename one")
+        raise AgentSpecError(
+            _("{where}: tool {tools} defined twice; rename one").format(
+                where=origin, tools=", ".join(twice)
+            )
+        )
     return tools
 
 
@@ -49,13 +54,17 @@ def _read(path: Path, where: str) -> Any:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise AgentSpecError(
-            f"{where}: cannot read the tool file {path}: {exc.strerror or exc}; fix the path "
-            "(relative to the folder of seatrial.yaml)"
+            _(
+                "{where}: cannot read the tool file {path}: {why}; fix the path (relative to "
+                "the folder of seatrial.yaml)"
+            ).format(where=where, path=path, why=exc.strerror or exc)
         ) from exc
     try:
         return json.loads(text) if path.suffix == ".json" else yaml.safe_load(text)
     except (json.JSONDecodeError, yaml.YAMLError) as exc:
-        raise AgentSpecError(f"{path}: not valid JSON or YAML: {exc}") from exc
+        raise AgentSpecError(
+            _("{path}: not valid JSON or YAML: {error}").format(path=path, error=exc)
+        ) from exc
 
 
 def _tools_of(data: Any, origin: str) -> list[dict[str, Any]]:
@@ -65,8 +74,10 @@ def _tools_of(data: Any, origin: str) -> list[dict[str, Any]]:
         data = data["tools"]  # an MCP tools/list result, or {tools: [...]} written by hand
     if not isinstance(data, list):
         raise AgentSpecError(
-            f"{origin}: expected a list of tool schemas, an MCP `tools/list` result or an "
-            f"OpenAPI document, found {type(data).__name__}"
+            _(
+                "{where}: expected a list of tool schemas, an MCP `tools/list` result or an "
+                "OpenAPI document, found {type}"
+            ).format(where=origin, type=type(data).__name__)
         )
     return [_one(item, origin, index) for index, item in enumerate(data)]
 
@@ -76,14 +87,22 @@ def _one(item: Any, origin: str, index: int) -> dict[str, Any]:
         item = item["function"]
     if not isinstance(item, Mapping) or not isinstance(item.get("name"), str):
         raise AgentSpecError(
-            f"{origin}: tool {index + 1} has no `name`; write "
-            "{name, description, parameters} (OpenAI) or {name, description, inputSchema} (MCP)"
+            _("{where}: tool {n} has no `name`; write {openai} (OpenAI) or {mcp} (MCP)").format(
+                where=origin,
+                n=index + 1,
+                openai="{name, description, parameters}",
+                mcp="{name, description, inputSchema}",
+            )
         )
     parameters = item.get("parameters", item.get("inputSchema"))
     if parameters is None:
         parameters = {"type": "object", "properties": {}}
     if not isinstance(parameters, Mapping):
-        raise AgentSpecError(f"{origin}: tool `{item['name']}`: `parameters` must be a mapping")
+        raise AgentSpecError(
+            _("{where}: tool `{name}`: `parameters` must be a mapping").format(
+                where=origin, name=item["name"]
+            )
+        )
     function: dict[str, Any] = {"name": item["name"], "parameters": dict(parameters)}
     if item.get("description"):
         function["description"] = str(item["description"])
@@ -101,7 +120,9 @@ def _from_openapi(document: Mapping[str, Any], origin: str) -> list[dict[str, An
             if isinstance(operation, Mapping):
                 tools.append(_operation(document, path, method, operation, shared))
     if not tools:
-        raise AgentSpecError(f"{origin}: the OpenAPI document has no operations under `paths`")
+        raise AgentSpecError(
+            _("{where}: the OpenAPI document has no operations under `paths`").format(where=origin)
+        )
     return tools
 
 

@@ -25,6 +25,7 @@ from seatrial.agent._protocol import AgentOutput, AttemptContext
 from seatrial.agent._session import Session
 from seatrial.agent._turns import converse
 from seatrial.errors import AgentError, AgentSpecError
+from seatrial.i18n import gettext as _
 from seatrial.record import DEFAULT_CONCURRENCY
 
 PREFIX = "python:"
@@ -59,11 +60,13 @@ class PythonAgent:
         concurrency: int = DEFAULT_CONCURRENCY,
     ) -> None:
         target = spec.removeprefix(PREFIX)
-        location, _, function = target.rpartition(":")
+        location, _colon, function = target.rpartition(":")
         if not location or not function:
             raise AgentSpecError(
-                f"`{spec}` is not a python agent spec; write python:module:function "
-                "or python:path/to/file.py:function"
+                _(
+                    "`{spec}` is not a python agent spec; write python:module:function "
+                    "or python:path/to/file.py:function"
+                ).format(spec=spec)
             )
         self.spec = spec
         self.name = name or function
@@ -88,16 +91,20 @@ class PythonAgent:
                 return importlib.import_module(self._location)
             except Exception as exc:
                 raise AgentSpecError(
-                    f"cannot import module `{self._location}` for agent `{self.spec}`: "
-                    f"{_describe(exc)}; run from the project folder, install the module, or use "
-                    "python:path/to/file.py:function"
+                    _(
+                        "cannot import module `{module}` for agent `{spec}`: {error}; run from "
+                        "the project folder, install the module, or use "
+                        "python:path/to/file.py:function"
+                    ).format(module=self._location, spec=self.spec, error=_describe(exc))
                 ) from exc
         path = Path(self._location)
         path = (path if path.is_absolute() else self._base_dir / path).resolve()
         if not path.is_file():
             raise AgentSpecError(
-                f"agent file not found: {path} (from `{self.spec}`); fix the path, which is "
-                f"relative to {self._base_dir}"
+                _(
+                    "agent file not found: {path} (from `{spec}`); fix the path, which is "
+                    "relative to {folder}"
+                ).format(path=path, spec=self.spec, folder=self._base_dir)
             )
         digest = hashlib.sha1(str(path).encode()).hexdigest()[:8]
         module_name = f"seatrial_agent_{path.stem}_{digest}"
@@ -105,7 +112,9 @@ class PythonAgent:
             return sys.modules[module_name]
         module_spec = importlib.util.spec_from_file_location(module_name, path)
         if module_spec is None or module_spec.loader is None:
-            raise AgentSpecError(f"cannot load {path} as Python; give a .py file")
+            raise AgentSpecError(
+                _("cannot load {path} as Python; give a .py file").format(path=path)
+            )
         module = importlib.util.module_from_spec(module_spec)
         _on_path(path.parent)
         sys.modules[module_name] = module
@@ -114,7 +123,9 @@ class PythonAgent:
         except Exception as exc:
             del sys.modules[module_name]
             raise AgentSpecError(
-                f"loading {path} failed: {_describe(exc)}; fix the error and run again"
+                _("loading {path} failed: {error}; fix the error and run again").format(
+                    path=path, error=_describe(exc)
+                )
             ) from exc
         return module
 
@@ -129,10 +140,17 @@ class PythonAgent:
                 for n, v in vars(module).items()
                 if inspect.isfunction(v) and not n.startswith("_")
             )
-            what = "is not callable" if function is not None else "is not defined"
+            said = (
+                _("`{function}` is not callable in {module}; functions there: {found}")
+                if function is not None
+                else _("`{function}` is not defined in {module}; functions there: {found}")
+            )
             raise AgentSpecError(
-                f"`{self._function_name}` {what} in {self._location}; functions there: "
-                f"{', '.join(found) or 'none'}"
+                said.format(
+                    function=self._function_name,
+                    module=self._location,
+                    found=", ".join(found) or _("none"),
+                )
             )
         # An async callable object is not a coroutine function: it runs in a thread and its
         # coroutine is awaited in run(), which costs a thread hop and nothing else. Asked

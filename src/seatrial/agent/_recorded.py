@@ -22,6 +22,7 @@ from typing import Any
 
 from seatrial.agent._protocol import AgentOutput, AttemptContext
 from seatrial.errors import AgentError, AgentSpecError
+from seatrial.i18n import gettext as _
 from seatrial.trace import Span, Trace, new_id, trace_from_otlp, trace_from_tools_called
 from seatrial.trace import attrs as A
 
@@ -37,24 +38,36 @@ class _Session:
     def __init__(self, data: Mapping[str, Any], where: str) -> None:
         case_id = data.get("case_id")
         if not isinstance(case_id, str) or not case_id:
-            raise AgentSpecError(f"{where}: needs `case_id` (the id of the case it answers)")
+            raise AgentSpecError(
+                _("{where}: needs `case_id` (the id of the case it answers)").format(where=where)
+            )
         attempt = data.get("attempt")
         if attempt is not None and (isinstance(attempt, bool) or not isinstance(attempt, int)):
-            raise AgentSpecError(f"{where}: `attempt` must be a whole number, got {attempt!r}")
+            raise AgentSpecError(
+                _("{where}: `attempt` must be a whole number, got {attempt!r}").format(
+                    where=where, attempt=attempt
+                )
+            )
         if "responses" in data:
             responses = data["responses"]
             if not isinstance(responses, list) or not all(isinstance(r, str) for r in responses):
-                raise AgentSpecError(f"{where}: `responses` must be a list of strings")
+                raise AgentSpecError(
+                    _("{where}: `responses` must be a list of strings").format(where=where)
+                )
         elif isinstance(data.get("response"), str):
             responses = [data["response"]]
         else:
-            raise AgentSpecError(f"{where}: needs `response` (text) or `responses` (a list)")
+            raise AgentSpecError(
+                _("{where}: needs `response` (text) or `responses` (a list)").format(where=where)
+            )
         final_state = data.get("final_state")
         if final_state is not None and not isinstance(final_state, dict):
-            raise AgentSpecError(f"{where}: `final_state` must be an object")
+            raise AgentSpecError(_("{where}: `final_state` must be an object").format(where=where))
         if "otlp" in data and "tools_called" in data:
             raise AgentSpecError(
-                f"{where}: give the trajectory as `otlp` or `tools_called`, not both"
+                _("{where}: give the trajectory as `otlp` or `tools_called`, not both").format(
+                    where=where
+                )
             )
         self.case_id = case_id
         self.attempt: int | None = attempt
@@ -158,7 +171,9 @@ class RecordedAgent:
             lines = self.path.read_text(encoding="utf-8").split("\n")
         except OSError as exc:
             raise AgentSpecError(
-                f"cannot read replay file {self.path}: {exc.strerror or exc}; fix the path"
+                _("cannot read replay file {path}: {why}; fix the path").format(
+                    path=self.path, why=exc.strerror or exc
+                )
             ) from exc
         sessions = []
         for number, line in enumerate(lines, start=1):
@@ -169,22 +184,32 @@ class RecordedAgent:
                 data = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise AgentSpecError(
-                    f"{where}: not valid JSON ({exc.msg}, column {exc.colno})"
+                    _("{where}: not valid JSON ({why}, column {column})").format(
+                        where=where, why=exc.msg, column=exc.colno
+                    )
                 ) from exc
             except RecursionError:
                 raise AgentSpecError(
-                    f"{where}: the line nests lists or objects too deeply to read; a session "
-                    "needs only a few levels"
+                    _(
+                        "{where}: the line nests lists or objects too deeply to read; a session "
+                        "needs only a few levels"
+                    ).format(where=where)
                 ) from None
             except ValueError:
                 raise AgentSpecError(
-                    f"{where}: a number has more digits than can be read; shorten it"
+                    _("{where}: a number has more digits than can be read; shorten it").format(
+                        where=where
+                    )
                 ) from None
             if not isinstance(data, dict):
-                raise AgentSpecError(f"{where}: each line must be a JSON object (one session)")
+                raise AgentSpecError(
+                    _("{where}: each line must be a JSON object (one session)").format(where=where)
+                )
             sessions.append(_Session(data, where))
         if not sessions:
-            raise AgentSpecError(f"{self.path}: no recorded sessions; one JSON object per line")
+            raise AgentSpecError(
+                _("{path}: no recorded sessions; one JSON object per line").format(path=self.path)
+            )
         self._sessions = sessions
         return sessions
 

@@ -19,15 +19,17 @@ from seatrial.agent._recorded import RecordedAgent
 from seatrial.agent._retry import AgentRetry
 from seatrial.case import MODEL_PREFIX
 from seatrial.errors import AgentSpecError
+from seatrial.i18n import N_, current_language, pgettext
+from seatrial.i18n import gettext as _
 from seatrial.record import DEFAULT_CONCURRENCY
 
 FORMS = (
     "python:module:function",
     "python:path/to/agent.py:function",
-    "http://host:port/path (or https://)",
+    N_("http://host:port/path (or https://)"),
     "recorded:path/to/sessions.jsonl",
-    "model:NAME (NAME a model under `models:` in seatrial.yaml)",
-    "a name from `agents` in seatrial.yaml",
+    N_("model:NAME (NAME a model under `models:` in seatrial.yaml)"),
+    N_("a name from `agents` in seatrial.yaml"),
 )
 
 
@@ -41,7 +43,9 @@ def _entry(
         value = value.model_dump()
     if not isinstance(value, Mapping) or not isinstance(value.get("spec"), str):
         raise AgentSpecError(
-            f"agent `{name}` in seatrial.yaml must be a spec string or a mapping with `spec`"
+            _(
+                "agent `{name}` in seatrial.yaml must be a spec string or a mapping with `spec`"
+            ).format(name=name)
         )
     headers = value.get("headers")
     timeout = value.get("timeout_s")
@@ -59,8 +63,10 @@ def _retry(entry: Mapping[str, Any], name: str) -> AgentRetry | None:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"])
         raise AgentSpecError(
-            f"agent `{name}` in seatrial.yaml: retry.{where}: {first['msg']}; "
-            "see docs/agents.md (Retries) for tries, backoff_s, max_wait_s and on_status"
+            _(
+                "agent `{name}` in seatrial.yaml: retry.{where}: {why}; "
+                "see docs/agents.md (Retries) for tries, backoff_s, max_wait_s and on_status"
+            ).format(name=name, where=where, why=first["msg"])
         ) from exc
 
 
@@ -78,7 +84,11 @@ def _build(
 ) -> AgentAdapter | None:
     if spec.startswith(MODEL_PREFIX):
         if headers or transport is not None:
-            raise AgentSpecError(f"`headers` and a `transport` apply to http agents only: `{spec}`")
+            raise AgentSpecError(
+                _("`headers` and a `transport` apply to http agents only: `{spec}`").format(
+                    spec=spec
+                )
+            )
         return model_agent(
             spec,
             entry=None,
@@ -100,9 +110,13 @@ def _build(
             retry=retry,
         )
     if headers:
-        raise AgentSpecError(f"`headers` apply to http agents only, not to `{spec}`")
+        raise AgentSpecError(
+            _("`headers` apply to http agents only, not to `{spec}`").format(spec=spec)
+        )
     if transport is not None and spec.startswith((_python.PREFIX, *_recorded.PREFIXES)):
-        raise AgentSpecError(f"a `transport` applies to http agents only, not to `{spec}`")
+        raise AgentSpecError(
+            _("a `transport` applies to http agents only, not to `{spec}`").format(spec=spec)
+        )
     if spec.startswith(_python.PREFIX):
         return PythonAgent(spec, base_dir=base_dir, name=name, concurrency=concurrency)
     recorded = next((p for p in _recorded.PREFIXES if spec.startswith(p)), None)
@@ -158,8 +172,10 @@ def resolve_agent(
             where = where_in_config(folder, spec)
             if headers or retry:
                 raise AgentSpecError(
-                    f"{where}: `headers` and `retry` apply to http agents only, not to a "
-                    "model agent; remove them"
+                    _(
+                        "{where}: `headers` and `retry` apply to http agents only, not to a "
+                        "model agent; remove them"
+                    ).format(where=where)
                 )
             return model_agent(
                 target,
@@ -184,14 +200,23 @@ def resolve_agent(
         )
         if adapter is None:
             raise AgentSpecError(
-                f"agent `{spec}` in seatrial.yaml has spec `{target}`, which is none of: "
-                + "; ".join(FORMS[:-1])
+                _(
+                    "agent `{name}` in seatrial.yaml has spec `{target}`, which is none of: {forms}"
+                ).format(name=spec, target=target, forms=_forms(FORMS[:-1]))
             )
         return adapter
     names = sorted(agents or ())
-    hint = ""
+    said = [_("unknown agent `{spec}`.").format(spec=spec)]
     close = difflib.get_close_matches(spec, names, n=1)
     if close:
-        hint = f" Did you mean `{close[0]}`?"
-    known = f" Named agents: {', '.join(names)}." if names else ""
-    raise AgentSpecError(f"unknown agent `{spec}`.{hint} Write one of: {'; '.join(FORMS)}.{known}")
+        said.append(_("Did you mean `{name}`?").format(name=close[0]))
+    said.append(_("Write one of: {forms}.").format(forms=_forms(FORMS)))
+    if names:
+        said.append(_("Named agents: {names}.").format(names=", ".join(names)))
+    # English sentences are separated by a space; Chinese ones (ending in 。) by nothing.
+    raise AgentSpecError((" " if current_language() == "en" else "").join(said))
+
+
+def _forms(forms: tuple[str, ...]) -> str:
+    """The spec forms in the reader's language, as a list."""
+    return pgettext("list separator", "; ").join(_(form) for form in forms)

@@ -53,12 +53,18 @@ def parse_agents(value: str | None) -> list[str]:
     agents = [part.strip() for part in (value or "").split(",") if part.strip()]
     if len(agents) < 2:
         raise InputError(
-            "--agents needs at least two agents, comma-separated (e.g. --agents "
-            "model:gpt-4o,model:qwen-max): a benchmark compares agents"
+            _(
+                "--agents needs at least two agents, comma-separated (e.g. --agents "
+                "model:gpt-4o,model:qwen-max): a benchmark compares agents"
+            )
         )
     twice = sorted({agent for agent in agents if agents.count(agent) > 1})
     if twice:
-        raise InputError(f"--agents names {', '.join(twice)} more than once; name each once")
+        raise InputError(
+            _("--agents names {agents} more than once; name each once").format(
+                agents=", ".join(twice)
+            )
+        )
     return agents
 
 
@@ -240,10 +246,10 @@ def bench_command(
     speak_reader_language(lang, config)
     if show is None:
         if suite_path is None:
-            raise InputError("give a SUITE file to benchmark, or --show BENCH_ID")
+            raise InputError(_("give a SUITE file to benchmark, or --show BENCH_ID"))
         names = parse_agents(agents)
     elif suite_path is not None or agents is not None:
-        raise InputError("--show prints a stored benchmark: give it without SUITE and --agents")
+        raise InputError(_("--show prints a stored benchmark: give it without SUITE and --agents"))
     # A benchmark's runs keep to this process (seatrial.yaml's run.workers is not read).
     base = default_options(
         config,

@@ -16,12 +16,13 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import project
+from seatrial.cli._context import project, speak_reader_language
 from seatrial.cli._options import (
     TEXT_JSON_OR_MD,
     Concurrency,
     ContractAgent,
     Db,
+    Lang,
     Repeats,
     TableOutput,
     TextJsonOrMd,
@@ -30,6 +31,7 @@ from seatrial.cli._options import (
 )
 from seatrial.errors import InputError
 from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.agent import AgentAdapter
@@ -54,8 +56,9 @@ def parse_faults(value: str | None) -> list[str]:
     unknown = [f for f in faults if f not in known]
     if unknown or not faults:
         raise InputError(
-            f"--faults: unknown fault {', '.join(unknown) or '(none given)'}; give a "
-            f"comma-separated list of: {', '.join(known)}"
+            _("--faults: unknown fault {unknown}; give a comma-separated list of: {known}").format(
+                unknown=", ".join(unknown) or _("(none given)"), known=", ".join(known)
+            )
         )
     return faults
 
@@ -87,9 +90,13 @@ def _contract_agent(
     missing = [name for name in names if name not in own]
     if missing:
         raise InputError(
-            f"agent `{adapter.name}` has no tool {', '.join(missing)} of {tools_file}: give "
-            f"it these tools in seatrial.yaml, or pass --agent model:{adapter.model} (a bare "
-            "model gets the schema's tools, each answering a plain success)"
+            _(
+                "agent `{agent}` has no tool {missing} of {path}: give it these tools in "
+                "seatrial.yaml, or pass --agent model:{model} (a bare model gets the schema's "
+                "tools, each answering a plain success)"
+            ).format(
+                agent=adapter.name, missing=", ".join(missing), path=tools_file, model=adapter.model
+            )
         )
     return adapter
 
@@ -128,6 +135,7 @@ def contract_command(
     concurrency: Concurrency = None,
     timeout: Timeout = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Inject each fault into each tool of TOOLS at its first call and check that the model
     repairs its call within two model turns: after missing_param or bad_enum by changing the
@@ -144,14 +152,17 @@ def contract_command(
     from seatrial.run import progress_for
 
     chosen_format(format, TEXT_JSON_OR_MD)
-    kinds = parse_faults(faults)
     config = project()
+    speak_reader_language(lang, config)
+    kinds = parse_faults(faults)
     try:
         tools = load_tools(str(tools_file.resolve()), Path.cwd(), str(tools_file))
     except AgentSpecError as exc:
         raise InputError(str(exc)) from exc
     if not tools:
-        raise InputError(f"{tools_file} holds no tools; give a file of tool schemas")
+        raise InputError(
+            _("{path} holds no tools; give a file of tool schemas").format(path=tools_file)
+        )
     suite = contract_suite(
         tools, name=f"contract-{tools_file.stem}", faults=kinds, min_pass_rate=min_pass_rate
     )
@@ -187,11 +198,15 @@ def contract_command(
     text = render_recovery_table(table, "md" if format == "md" else format)
     if output is not None:
         output.write_text(text + "\n", encoding="utf-8")
-        chatter.print(f"recovery table written to {output}", highlight=False, markup=False)
+        chatter.print(
+            _("recovery table written to {path}").format(path=output), highlight=False, markup=False
+        )
     else:
         typer.echo(text)
     # The table ends with the gate's figure and verdict; the reasons say which gate held not.
     for reason in done.report.gate.reasons:
-        chatter.print(f"gate: {reason}", highlight=False, markup=False)
-    chatter.print(f"run {done.run_id} stored", highlight=False, markup=False)
+        chatter.print(_("gate: {reason}").format(reason=reason), highlight=False, markup=False)
+    chatter.print(
+        _("run {run_id} stored").format(run_id=done.run_id), highlight=False, markup=False
+    )
     raise typer.Exit(done.exit_code)

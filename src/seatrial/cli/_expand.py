@@ -16,12 +16,13 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import cases_app, console, guarded
-from seatrial.cli._context import default_who, open_store, project
+from seatrial.cli._context import default_who, open_store, project, speak_reader_language
 from seatrial.cli._options import (
     DatasetFilter,
     Db,
     ExpandDataset,
     JoinDataset,
+    Lang,
     Note,
     Reason,
     SuiteFile,
@@ -30,7 +31,8 @@ from seatrial.cli._options import (
     chosen_format,
 )
 from seatrial.errors import ConfigError, InputError
-from seatrial.i18n import N_, counted
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.case import Case
@@ -39,6 +41,17 @@ if TYPE_CHECKING:
 
 SHOWN_CHARS = 80
 """Characters of a case's user turns shown in a table row."""
+
+PENDING_COLUMNS = (
+    N_("pending id"),
+    N_("case"),
+    N_("kind"),
+    N_("parent"),
+    N_("dataset"),
+    N_("status"),
+    N_("user turns"),
+)
+"""The columns of the pending cases' table (translated with the ``pending column`` context)."""
 
 
 def _parent(store: Store, case_id: str, suite: Path | None, dataset: str | None) -> Case:
@@ -50,14 +63,18 @@ def _parent(store: Store, case_id: str, suite: Path | None, dataset: str | None)
         where = str(suite)
     elif dataset is not None:
         cases = store.golden_snapshot(dataset).cases
-        where = f"golden set {dataset!r}"
+        where = _("golden set {name!r}").format(name=dataset)
     else:
-        raise InputError("say where the case is: --suite FILE, or --dataset NAME (a golden set)")
+        raise InputError(_("say where the case is: --suite FILE, or --dataset NAME (a golden set)"))
     for case in cases:
         if case.id == case_id:
             return case
     known = ", ".join(case.id for case in cases[:20]) + (", ..." if len(cases) > 20 else "")
-    raise InputError(f"no case {case_id!r} in {where} (its cases: {known or 'none'})")
+    raise InputError(
+        _("no case {case_id!r} in {where} (its cases: {known})").format(
+            case_id=case_id, where=where, known=known or _("none")
+        )
+    )
 
 
 def _made_before(store: Store, dataset: str | None) -> tuple[list[Case], set[str]]:
@@ -80,10 +97,12 @@ async def _expand(
 
     config = project()
     if model is None:
-        known = ", ".join(sorted(config.models)) or "none configured"
+        known = ", ".join(sorted(config.models)) or _("none configured")
         raise ConfigError(
-            f"say which model writes the variants: --model NAME, a name under models: of "
-            f"seatrial.yaml (known: {known})"
+            _(
+                "say which model writes the variants: --model NAME, a name under models: of "
+                "seatrial.yaml (known: {known})"
+            ).format(known=known)
         )
     existing, retired = _made_before(store, dataset)
     gateway = Gateway(config.gateway_config(), store=store, project_dir=config.project_dir)
@@ -100,10 +119,19 @@ def _turns(case: Case) -> str:
     return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
 
 
+def _status_word(status: str) -> str:
+    words = {
+        "pending": pgettext("pending status", "pending"),
+        "approved": pgettext("pending status", "approved"),
+        "rejected": pgettext("pending status", "rejected"),
+    }
+    return words.get(status, status)
+
+
 def _pending_table(items: list[PendingCase]) -> Table:
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("pending id", "case", "kind", "parent", "dataset", "status", "user turns"):
-        table.add_column(column, no_wrap=column != "user turns")
+    for column in PENDING_COLUMNS:
+        table.add_column(pgettext("pending column", column), no_wrap=column != "user turns")
     for item in items:
         table.add_row(
             item.id[:12],
@@ -111,7 +139,7 @@ def _pending_table(items: list[PendingCase]) -> Table:
             item.kind,
             escape(item.parent_case_id or "-"),
             escape(item.dataset or "-"),
-            item.status + (f" v{item.version}" if item.version else ""),
+            _status_word(item.status) + (f" v{item.version}" if item.version else ""),
             escape(_turns(item.case)),
         )
     return table
@@ -148,6 +176,7 @@ def expand(
     ] = "paraphrase,adversarial",
     format: TextOrJson = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Ask a model for variants of a case's user turns; store them as pending cases.
 
@@ -161,7 +190,9 @@ def expand(
     from seatrial.store import PendingCase
 
     chosen_format(format)
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         parent = _parent(store, case_id, suite, dataset)
         expansion = asyncio.run(_expand(store, parent, model, n, kinds.split(","), dataset))
         items = [
@@ -181,22 +212,32 @@ def expand(
         document = {"pending": [_as_json(item) for item in items], "dropped": dropped}
         typer.echo(json.dumps(document, indent=2, ensure_ascii=False))
         return
+    made = ngettext("{n} pending case", "{n} pending cases", len(items)).format(n=len(items))
     console.print(
-        f"{counted(len(items), 'pending case')} from {escape(parent.id)} by "
-        f"{escape(expansion.model)}; "
-        f"{len(expansion.dropped)} dropped",
+        _("{made} from {parent} by {model}; {dropped} dropped").format(
+            made=made,
+            parent=escape(parent.id),
+            model=escape(expansion.model),
+            dropped=len(expansion.dropped),
+        ),
         highlight=False,
     )
     if items:
         console.print(_pending_table(items))
     for text, reason in expansion.dropped:
         shown = text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 3] + "..."
-        console.print(f"  dropped: {shown!r}: {reason}", markup=False, highlight=False)
+        console.print(
+            "  " + _("dropped: {text!r}: {reason}").format(text=shown, reason=reason),
+            markup=False,
+            highlight=False,
+        )
     if items:
         target = f" --dataset {dataset}" if dataset else " --dataset NAME"
         console.print(
-            f"next: seatrial cases approve ID...{target}, or --all{target}; "
-            "seatrial cases reject ID... --reason WHY",
+            _(
+                "next: seatrial cases approve ID...{target}, or --all{target}; "
+                "seatrial cases reject ID... --reason WHY"
+            ).format(target=target),
             markup=False,
         )
 
@@ -210,20 +251,33 @@ def pending(
     ] = "pending",
     format: TextOrJson = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """List generated cases waiting for a person (or decided ones), oldest first."""
     from seatrial.store import PENDING_STATUSES
 
     chosen_format(format)
+    config = project()
+    speak_reader_language(lang, config)
     if status != "all" and status not in PENDING_STATUSES:
-        raise InputError(f"--status is one of {', '.join(PENDING_STATUSES)} or all, not {status!r}")
-    with open_store(db) as store:
+        raise InputError(
+            _("--status is one of {statuses} or all, not {status!r}").format(
+                statuses=", ".join(PENDING_STATUSES), status=status
+            )
+        )
+    with open_store(db, config) as store:
         items = store.pending_cases(status=None if status == "all" else status, dataset=dataset)
     if format == "json":
         typer.echo(json.dumps([_as_json(item) for item in items], indent=2, ensure_ascii=False))
         return
     if not items:
-        console.print(f"no {'' if status == 'all' else status + ' '}cases", markup=False)
+        empty = {
+            "all": _("no cases"),
+            "pending": _("no pending cases"),
+            "approved": _("no approved cases"),
+            "rejected": _("no rejected cases"),
+        }
+        console.print(empty.get(status, empty["all"]), markup=False)
         return
     console.print(_pending_table(items))
 
@@ -243,8 +297,10 @@ def _resolve(store: Store, refs: list[str], dataset: str | None) -> list[str]:
         ]
         if len(matches) > 1:
             raise InputError(
-                f"{ref!r} names {len(matches)} pending cases; give more of the id "
-                "(`seatrial cases pending` lists them)"
+                _(
+                    "{ref!r} names {count} pending cases; give more of the id "
+                    "(`seatrial cases pending` lists them)"
+                ).format(ref=ref, count=len(matches))
             )
         ids.append(matches[0] if matches else ref)  # an unknown id: the store says so
     return ids
@@ -266,29 +322,40 @@ def approve(
     note: Note = "",
     who: Who = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Approve pending cases: one new version of the golden set holds them all."""
 
+    config = project()
+    speak_reader_language(lang, config)
     person = who or default_who()  # none at all: the store refuses, saying so
-    with open_store(db) as store:
+    with open_store(db, config) as store:
         if all_:
             if ids:
-                raise InputError("give pending ids or --all, not both")
+                raise InputError(_("give pending ids or --all, not both"))
             if dataset is None:
                 raise InputError(
-                    "--all needs --dataset NAME: the golden set whose cases to approve"
+                    _("--all needs --dataset NAME: the golden set whose cases to approve")
                 )
             chosen = [item.id for item in store.pending_cases(status="pending", dataset=dataset)]
             if not chosen:
-                console.print(f"no pending cases for {dataset}; nothing approved", markup=False)
+                console.print(
+                    _("no pending cases for {dataset}; nothing approved").format(dataset=dataset),
+                    markup=False,
+                )
                 return
         else:
             chosen = _resolve(store, ids or [], dataset)
         version = store.approve_pending(chosen, who=person, dataset=dataset, note=note)
         target = dataset or store.pending_case(chosen[0]).dataset
     console.print(
-        f"approved {counted(len(chosen), 'case')} into {target}: version {version} "
-        f"(run it with --dataset {target}@{version})",
+        ngettext(
+            "approved {n} case into {target}: version {version} "
+            "(run it with --dataset {target}@{version})",
+            "approved {n} cases into {target}: version {version} "
+            "(run it with --dataset {target}@{version})",
+            len(chosen),
+        ).format(n=len(chosen), target=target, version=version),
         markup=False,
     )
 
@@ -305,11 +372,19 @@ def reject(
     reason: Reason,
     who: Who = None,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Reject pending cases with a reason; they never join a golden set."""
 
+    config = project()
+    speak_reader_language(lang, config)
     person = who or default_who()
-    with open_store(db) as store:
+    with open_store(db, config) as store:
         chosen = _resolve(store, ids, None)
         store.reject_pending(chosen, who=person, reason=reason)
-    console.print(f"rejected {counted(len(chosen), 'case')}: {reason}", markup=False)
+    console.print(
+        ngettext("rejected {n} case: {reason}", "rejected {n} cases: {reason}", len(chosen)).format(
+            n=len(chosen), reason=reason
+        ),
+        markup=False,
+    )

@@ -14,17 +14,19 @@ from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, cases_app, console, guarded
-from seatrial.cli._context import open_store, project
+from seatrial.cli._context import open_store, project, speak_reader_language
 from seatrial.cli._options import (
     CheckLimit,
     Db,
+    Lang,
     TextOrJson,
     TraceFormat,
     TracesLimit,
     chosen_format,
 )
 from seatrial.errors import InputError
-from seatrial.i18n import N_, counted
+from seatrial.i18n import N_, ngettext, pgettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.dataset import ProposedCase
@@ -60,9 +62,14 @@ Tool = Annotated[str, typer.Option(help=N_("Only traces that called this tool.")
 def _summary(proposed: ProposedCase) -> str:
     kept = sum(1 for p in proposed.proposals if p.keep)
     turns = len(proposed.case.user_turns)
-    return (
-        f"case {proposed.case.id}: {turns} user turn{'s' if turns != 1 else ''}, "
-        f"{len(proposed.proposals)} proposed assertions ({kept} on)"
+    turn_count = ngettext("{n} user turn", "{n} user turns", turns).format(n=turns)
+    proposals = ngettext(
+        "{n} proposed assertion ({kept} on)",
+        "{n} proposed assertions ({kept} on)",
+        len(proposed.proposals),
+    ).format(n=len(proposed.proposals), kept=kept)
+    return _("case {case_id}: {turns}, {proposals}").format(
+        case_id=proposed.case.id, turns=turn_count, proposals=proposals
     )
 
 
@@ -74,23 +81,39 @@ def _cases_from_file(
     from seatrial.trace import TRACE_FORMATS, TraceFormatError, read_trace_file
 
     if fmt is not None and fmt not in TRACE_FORMATS:
-        raise InputError(f"unknown trace format {fmt!r}: use one of {', '.join(TRACE_FORMATS)}")
+        raise InputError(
+            _("unknown trace format {format!r}: use one of {formats}").format(
+                format=fmt, formats=", ".join(TRACE_FORMATS)
+            )
+        )
     try:
         found = read_trace_file(export)
     except TraceFormatError as exc:
         raise InputError(str(exc)) from None
     if fmt is not None and found.format != fmt:
-        raise InputError(f"{export} reads as a {found.format} file, not {fmt}")
+        raise InputError(
+            _("{path} reads as a {found} file, not {format}").format(
+                path=export, found=found.format, format=fmt
+            )
+        )
     trace_ids = list(dict.fromkeys(t.trace_id for t in found.traces))
     if case_id is not None and len(trace_ids) != 1:
-        raise InputError(f"--case-id names one case; {export} holds {len(trace_ids)} traces")
+        raise InputError(
+            _("--case-id names one case; {path} holds {count} traces").format(
+                path=export, count=len(trace_ids)
+            )
+        )
     masker = Masker(project().mask)
     outcome = ingest_traces(store, found.traces, source=found.format, masker=masker)
-    masked = ", ".join(f"{kind} {n}" for kind, n in sorted(outcome.masked.items())) or "nothing"
+    masked = ", ".join(f"{kind} {n}" for kind, n in sorted(outcome.masked.items()))
     console.print(
-        f"ingested {export} ({found.format}): {counted(outcome.traces, 'trace')}, "
-        f"{counted(outcome.spans, 'span')}; "
-        f"masked: {masked}",
+        _("ingested {path} ({format}): {traces}, {spans}; masked: {masked}").format(
+            path=export,
+            format=found.format,
+            traces=ngettext("{n} trace", "{n} traces", outcome.traces).format(n=outcome.traces),
+            spans=ngettext("{n} span", "{n} spans", outcome.spans).format(n=outcome.spans),
+            masked=masked or _("nothing"),
+        ),
         markup=False,
     )
     cases = []
@@ -99,8 +122,10 @@ def _cases_from_file(
             stored = store.ingested_trace(trace_id)
         except InputError:
             console.print(
-                f"trace {trace_id} joined a run's attempt (its trace id is the attempt's); "
-                "it has no case of its own",
+                _(
+                    "trace {trace_id} joined a run's attempt (its trace id is the attempt's); "
+                    "it has no case of its own"
+                ).format(trace_id=trace_id),
                 markup=False,
             )
             continue
@@ -132,6 +157,7 @@ def from_trace(
     ] = None,
     force: Annotated[bool, typer.Option(help=N_("Overwrite the suite file if it exists."))] = False,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Make a case from a production trace, to run with `seatrial run`.
 
@@ -140,9 +166,11 @@ def from_trace(
     """
     from seatrial.dataset import case_from_trace, write_cases_file
 
+    config = project()
+    speak_reader_language(lang, config)
     if (trace_id is None) == (file is None):
-        raise InputError("name one trace: a TRACE_ID, or --file EXPORT (not both)")
-    with open_store(db) as store:
+        raise InputError(_("name one trace: a TRACE_ID, or --file EXPORT (not both)"))
+    with open_store(db, config) as store:
         if file is not None:
             cases = _cases_from_file(store, file, format, case_id)
             default = Path(f"{file.name.split('.')[0]}.cases.yaml")
@@ -151,17 +179,29 @@ def from_trace(
             cases = [case_from_trace(store.ingested_trace(trace_id), case_id=case_id)]
             default = Path(f"{cases[0].case.id}.yaml")
     if not cases:
-        raise InputError("no case was made: the file's traces all joined runs' attempts")
+        raise InputError(_("no case was made: the file's traces all joined runs' attempts"))
     path = write_cases_file(cases, out or default, overwrite=force)
     for proposed in cases:
         console.print(_summary(proposed), markup=False)
-    console.print(f"wrote {path}; run it: seatrial run {path} --agent SPEC", markup=False)
+    console.print(
+        _("wrote {path}; run it: seatrial run {path} --agent SPEC").format(path=path), markup=False
+    )
 
 
 def _heads_table(heads: list[TraceHead]) -> Table:
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("trace", "started", "service", "spans", "error", "tools", "tokens", "masked"):
-        table.add_column(column, no_wrap=column in ("trace", "started"))
+    columns = (
+        ("trace", pgettext("traces column", "trace")),
+        ("started", pgettext("traces column", "started")),
+        ("service", pgettext("traces column", "service")),
+        ("spans", pgettext("traces column", "spans")),
+        ("error", pgettext("traces column", "error")),
+        ("tools", pgettext("traces column", "tools")),
+        ("tokens", pgettext("traces column", "tokens")),
+        ("masked", pgettext("traces column", "masked")),
+    )
+    for column, title in columns:
+        table.add_column(title, no_wrap=column in ("trace", "started"))
     for head in heads:
         masked = ", ".join(f"{kind} {n}" for kind, n in sorted(head.masked.items()))
         table.add_row(
@@ -169,7 +209,7 @@ def _heads_table(heads: list[TraceHead]) -> Table:
             _when(head.started_at),
             escape(head.service or "-"),
             str(head.span_count),
-            "error" if head.error else "",
+            pgettext("trace status", "error") if head.error else "",
             escape(", ".join(head.tools)),
             f"{head.input_tokens}/{head.output_tokens}",
             escape(masked),
@@ -195,20 +235,23 @@ def list_traces(
     limit: TracesLimit = 50,
     format: TextOrJson = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """List stored production traces, newest first."""
     from seatrial.dataset import TraceFilter
 
     chosen_format(format)
+    config = project()
+    speak_reader_language(lang, config)
     chosen = TraceFilter(since, until, service, tool, error, failed_check)
-    with open_store(db) as store:
+    with open_store(db, config) as store:
         heads = store.trace_heads(chosen.query(limit=limit))
     if format == "json":
         rows = [head.model_dump(mode="json") for head in heads]
         sys.stdout.write(json.dumps(rows, indent=2, ensure_ascii=False) + "\n")
         return
     if not heads:
-        console.print("no stored trace matches (`seatrial ingest FILE` stores some)")
+        console.print(_("no stored trace matches (`seatrial ingest FILE` stores some)"))
         return
     console.print(_heads_table(heads))
 
@@ -219,8 +262,15 @@ def _span_lines(trace: Trace) -> Table:
     start = min((s.start_time_unix_nano for s in trace.spans), default=0)
     calls = {call.span.span_id: call for call in trace.tool_calls()}
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("start ms", "duration ms", "span", "status", "detail"):
-        table.add_column(column, justify="right" if column.endswith("ms") else "left")
+    columns = (
+        ("start ms", pgettext("spans column", "start ms")),
+        ("duration ms", pgettext("spans column", "duration ms")),
+        ("span", pgettext("spans column", "span")),
+        ("status", pgettext("spans column", "status")),
+        ("detail", pgettext("spans column", "detail")),
+    )
+    for column, title in columns:
+        table.add_column(title, justify="right" if column.endswith("ms") else "left")
     for span in trace.spans:
         call = calls.get(span.span_id)
         detail = ""
@@ -243,23 +293,38 @@ def show_trace(
     trace_id: Annotated[str, typer.Argument(help=N_("The trace's id."))],
     format: TextOrJson = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Show one stored production trace: its summary, checks and spans."""
     chosen_format(format)
-    with open_store(db) as store:
+    config = project()
+    speak_reader_language(lang, config)
+    with open_store(db, config) as store:
         head = store.trace_head(trace_id)
         trace = store.ingested_trace(trace_id)
     if format == "json":
         data = {"head": head.model_dump(mode="json"), "trace": trace.model_dump(mode="json")}
         sys.stdout.write(json.dumps(data, indent=2, ensure_ascii=False) + "\n")
         return
+    spans = ngettext("{n} span", "{n} spans", head.span_count).format(n=head.span_count)
     console.print(
-        f"trace {head.trace_id} · {head.service or 'no service'} · {_when(head.started_at)} · "
-        f"{head.span_count} spans · from {head.source}",
+        _("trace {trace_id} · {service} · {started} · {spans} · from {source}").format(
+            trace_id=head.trace_id,
+            service=head.service or _("no service"),
+            started=_when(head.started_at),
+            spans=spans,
+            source=head.source,
+        ),
         markup=False,
     )
     for check in head.checks:
-        console.print(f"  check {check.id}: {check.verdict} {check.reason}", markup=False)
+        console.print(
+            "  "
+            + _("check {id}: {verdict} {reason}").format(
+                id=check.id, verdict=check.verdict, reason=check.reason
+            ),
+            markup=False,
+        )
     console.print(_span_lines(trace))
 
 
@@ -273,6 +338,7 @@ def check_traces(
     tool: Tool = "",
     limit: CheckLimit = CHECK_LIMIT,
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Run L1/L2 checks over stored production traces and record each verdict.
 
@@ -281,13 +347,21 @@ def check_traces(
     """
     from seatrial.dataset import TraceFilter, check_stored_traces, load_trace_checks
 
+    config = project()
+    speak_reader_language(lang, config)
     specs = load_trace_checks(checks)
     chosen = TraceFilter(since=since, until=until, service=service, tool=tool)
-    with open_store(db) as store:
+    with open_store(db, config) as store:
         outcome = check_stored_traces(store, specs, chosen.query(limit=limit))
     table = Table(show_edge=False, pad_edge=False)
-    for column in ("check", "pass", "fail", "not evaluated"):
-        table.add_column(column, justify="left" if column == "check" else "right")
+    columns = (
+        ("check", pgettext("checks column", "check")),
+        ("pass", pgettext("checks column", "pass")),
+        ("fail", pgettext("checks column", "fail")),
+        ("not evaluated", pgettext("checks column", "not evaluated")),
+    )
+    for column, title in columns:
+        table.add_column(title, justify="left" if column == "check" else "right")
     for check_id, verdicts in outcome.counts.items():
         table.add_row(
             escape(check_id),
@@ -295,11 +369,21 @@ def check_traces(
             str(verdicts.get("fail", 0)),
             str(verdicts.get("not_evaluated", 0)),
         )
-    checked = f"{counted(outcome.traces, 'trace')} with {counted(len(specs), 'check')}"
-    console.print(f"checked {checked}", markup=False)
+    console.print(
+        _("checked {traces} with {checks}").format(
+            traces=ngettext("{n} trace", "{n} traces", outcome.traces).format(n=outcome.traces),
+            checks=ngettext("{n} check", "{n} checks", len(specs)).format(n=len(specs)),
+        ),
+        markup=False,
+    )
     if outcome.counts:
         console.print(table)
     if outcome.failed_traces:
-        failed = counted(len(outcome.failed_traces), "trace")
-        console.print(f"{failed} failed a check", markup=False)
+        failed = len(outcome.failed_traces)
+        console.print(
+            ngettext("{n} trace failed a check", "{n} traces failed a check", failed).format(
+                n=failed
+            ),
+            markup=False,
+        )
         raise typer.Exit(1)

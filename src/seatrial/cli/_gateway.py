@@ -8,10 +8,11 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from seatrial.cli._app import app, console, guarded
-from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db, GatewayHost, Port
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Db, GatewayHost, Lang, Port
 from seatrial.errors import ConfigError
 from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.store import Store
@@ -36,8 +37,12 @@ async def _serve(config_dir: Path, host: str, port: int, store: Store | None) ->
         server = GatewayServer(gateway, host=host, port=port, handle_signals=True)
         await server.start()
         models = ", ".join(gateway.config.models)
-        console.print(f"gateway on [bold]{server.base_url}[/] (models: {models})")
-        console.print(f"point an agent at it: OPENAI_BASE_URL={server.base_url}")
+        console.print(
+            _("gateway on [bold]{url}[/] (models: {models})").format(
+                url=server.base_url, models=models
+            )
+        )
+        console.print(_("point an agent at it: OPENAI_BASE_URL={url}").format(url=server.base_url))
         await server.wait()
         await server.stop()
     finally:
@@ -53,6 +58,7 @@ def serve(
     no_ledger: Annotated[
         bool, typer.Option("--no-ledger", help=N_("Do not write model calls to the store."))
     ] = False,
+    lang: Lang = None,
 ) -> None:
     """Serve the OpenAI chat-completions and embeddings API in front of seatrial.yaml's models.
 
@@ -63,10 +69,13 @@ def serve(
     import asyncio
 
     config = project()
+    speak_reader_language(lang, config)
     if not config.models:
         raise ConfigError(
-            "no models configured: add a `models:` section to seatrial.yaml "
-            "(see docs/gateway.md) before starting the gateway"
+            _(
+                "no models configured: add a `models:` section to seatrial.yaml "
+                "(see docs/gateway.md) before starting the gateway"
+            )
         )
     store = None if no_ledger else open_store(db, config)
     try:

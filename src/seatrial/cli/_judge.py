@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
+from rich.markup import escape
 from rich.table import Table
 
 from seatrial.cli._app import app, console, err_console, guarded
@@ -123,8 +124,11 @@ def _print_text(report: AgreementReport) -> None:
                 f"{category.base_rate:.3f}",
             )
         console.print(table)
-    for note in report.notes:
-        console.print(_("note: {note}").format(note=note), markup=False)
+    from seatrial.i18n import render
+
+    said = [*report.said, *[None] * (len(report.notes) - len(report.said))]
+    for note, message in zip(report.notes, said, strict=True):
+        console.print(_("note: {note}").format(note=render(message, note)), markup=False)
 
 
 @judge_app.command()
@@ -278,4 +282,4 @@ def calibrate(
             said = _("not calibrated: its FAIL verdicts stay advisory WARNINGs (needs {bar})")
         console.print(_line(_("gate"), said.format(bar=bar)))
     if alarm is not None:
-        err_console.print(f"[bold red]{alarm}[/]", highlight=False)
+        err_console.print(f"[bold red]{escape(alarm)}[/]", highlight=False)

@@ -15,56 +15,76 @@ import typer
 from rich.markup import escape
 
 from seatrial.cli._app import app, console, err_console, guarded
-from seatrial.cli._context import open_store, project
-from seatrial.cli._options import Db, TextOrJson, chosen_format
-from seatrial.i18n import N_
+from seatrial.cli._context import open_store, project, speak_reader_language
+from seatrial.cli._options import Db, Lang, TextOrJson, chosen_format
+from seatrial.i18n import N_, ngettext
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from seatrial.run import RerunResult
 
 
 def _verdict(verdict: str, failure_type: str | None) -> str:
-    return verdict + (f" ({failure_type})" if failure_type else "")
+    from seatrial.record import failure_type_word, verdict_word
+
+    if not failure_type:
+        return verdict_word(verdict)
+    return _("{verdict} ({failure_type})").format(
+        verdict=verdict_word(verdict), failure_type=failure_type_word(failure_type)
+    )
 
 
 def _print_text(result: RerunResult, agent: str) -> None:
     from seatrial.compare import header_of, render_terminal
 
     how = (
-        f"model answers from the cassette {result.cassette}"
+        _("model answers from the cassette {cassette}").format(cassette=result.cassette)
         if result.mode == "cassette"
-        else "live"
+        else _("live")
     )
-    console.print(f"rerun of {result.source} ({escape(how)})")
+    console.print(
+        _("rerun of {attempt} ({how})").format(attempt=escape(str(result.source)), how=escape(how))
+    )
     if result.changes:
-        console.print("changed since the snapshot:")
+        console.print(_("changed since the snapshot:"))
         for change in result.changes:
             console.print(f"  {escape(change.line())}")
     else:
-        console.print("nothing changed since the snapshot")
+        console.print(_("nothing changed since the snapshot"))
     for note in result.notes:
-        console.print(f"[yellow]note:[/] {escape(note)}")
-    console.print(f"new run: {result.run_id} (tag replay)")
+        console.print(_("[yellow]note:[/] {note}").format(note=escape(note)))
+    console.print(_("new run: {run_id} (tag replay)").format(run_id=result.run_id))
     stored, replayed = result.stored, result.replayed
     console.print(
-        f"verdict: {_verdict(stored.verdict, stored.failure_type)} -> "
-        f"{_verdict(replayed.verdict, replayed.failure_type)}"
+        _("verdict: {stored} -> {replayed}").format(
+            stored=_verdict(stored.verdict, stored.failure_type),
+            replayed=_verdict(replayed.verdict, replayed.failure_type),
+        )
     )
     if result.reproduced:
+        steps = len(result.diff.rows)
         console.print(
-            f"[green]reproduced[/]: the trajectory is identical ({len(result.diff.rows)} steps)"
+            ngettext(
+                "[green]reproduced[/]: the trajectory is identical ({n} step)",
+                "[green]reproduced[/]: the trajectory is identical ({n} steps)",
+                steps,
+            ).format(n=steps)
         )
     else:
         console.print(
             render_terminal(result.diff, header_of(stored, agent), header_of(replayed, agent))
         )
         if result.mismatch:
-            console.print(f"gateway: {escape(result.mismatch)}")
+            console.print(_("gateway: {mismatch}").format(mismatch=escape(result.mismatch)))
     if result.live:
         if replayed.verdict == "PASS":
-            console.print("[green]live: the new attempt passes[/]")
+            console.print(_("[green]live: the new attempt passes[/]"))
         else:
-            console.print(f"[red]live: the new attempt does not pass[/] ({replayed.reason})")
+            console.print(
+                _("[red]live: the new attempt does not pass[/] ({reason})").format(
+                    reason=escape(replayed.reason)
+                )
+            )
 
 
 @app.command()
@@ -88,6 +108,7 @@ def rerun(
     ] = False,
     format: TextOrJson = "text",
     db: Db = None,
+    lang: Lang = None,
 ) -> None:
     """Re-run a stored attempt from its snapshot as a new run and diff it with the stored one.
 
@@ -99,6 +120,7 @@ def rerun(
 
     chosen_format(format)
     config = project()
+    speak_reader_language(lang, config)
     with open_store(db, config) as store:
         result = rerun_attempt(store, attempt, config=config, live=live)
         agent = store.get_run(result.source.run_id).agent
@@ -113,6 +135,6 @@ def rerun(
 @functools.wraps(rerun)
 def replay(*args: Any, **kwargs: Any) -> None:
     err_console.print(
-        "note: `seatrial replay` is now `seatrial rerun`; the old name goes in a later release"
+        _("note: `seatrial replay` is now `seatrial rerun`; the old name goes in a later release")
     )
     rerun(*args, **kwargs)

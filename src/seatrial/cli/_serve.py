@@ -14,6 +14,7 @@ from seatrial.cli._context import project
 from seatrial.cli._options import Db, Host, Lang, Port
 from seatrial.errors import ConfigError
 from seatrial.i18n import N_
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     import socket
@@ -53,19 +54,22 @@ def serve(
     """
     from seatrial.config import resolve_db_url
     from seatrial.gateway import listening_socket
-    from seatrial.i18n import reader_language
+    from seatrial.i18n import reader_language, set_language
     from seatrial.store import Store
     from seatrial.web import LOOPBACK_HOSTS, TOKEN_ENV, check_token
 
+    config = project()
+    language = reader_language(lang, config.language)  # a page's, when its reader says none
+    set_language(language)  # the lines printed here, and the errors (each page sets its own)
     token = token or os.environ.get(TOKEN_ENV) or None
     if host not in LOOPBACK_HOSTS and not token:
         raise ConfigError(
-            f"--host {host} lets other machines in: give --token TOKEN (or set {TOKEN_ENV}); "
-            "every request must then carry it"
+            _(
+                "--host {host} lets other machines in: give --token TOKEN (or set {env}); "
+                "every request must then carry it"
+            ).format(host=host, env=TOKEN_ENV)
         )
     check_token(token)  # before anything is opened: a short token changes nothing on disk
-    config = project()
-    language = reader_language(lang, config.language)  # a page's, when its reader says none
     # Bound first: a port in use is bad input, refused before an address is announced.
     with listening_socket(host, port) as sock:
         db_url = resolve_db_url(db, config)
@@ -119,7 +123,11 @@ def _serve(
     gc.set_threshold(SERVE_GC_THRESHOLD, 50, 100)
     port = sock.getsockname()[1]  # the one taken when --port 0
     shown = f"[{host}]" if ":" in host else host
-    console.print(f"Seatrial dashboard on http://{shown}:{port}/ (store {store.url})")
+    console.print(
+        _("Seatrial dashboard on {url} (store {store})").format(
+            url=f"http://{shown}:{port}/", store=store.url
+        )
+    )
     try:
         if scheduler is not None:
             scheduler.start()
@@ -141,5 +149,9 @@ def _scheduler(config: Config, store: Store, db_url: str | None) -> SchedulerThr
     scheduler = Scheduler(config, store, db=db_url, say=say)
     for schedule in config.schedules:
         due = schedule.next_after(dt.datetime.now(dt.UTC))
-        say(f"schedule {schedule.name}: {schedule.job}, next due {schedule.shown(due)}")
+        say(
+            _("schedule {name}: {job}, next due {due}").format(
+                name=schedule.name, job=schedule.job, due=schedule.shown(due)
+            )
+        )
     return SchedulerThread(scheduler)

@@ -11,6 +11,7 @@ from seatrial.compare._flaky import REPLAY_TAG
 from seatrial.compare._runs import load_run
 from seatrial.compare._verdict import run_meets_gates
 from seatrial.errors import RunNotFound
+from seatrial.i18n import gettext as _
 from seatrial.record import RunInfo
 from seatrial.store import Store
 
@@ -49,7 +50,11 @@ def resolve_run_ref(
     if ref == LATEST and suite is not None:
         runs = [r for r in store.list_runs(limit=SEARCHED, suite=suite) if REPLAY_TAG not in r.tags]
         if not runs:
-            raise RunNotFound(f"no run of suite {suite!r} is stored yet, so there is no `latest`")
+            raise RunNotFound(
+                _("no run of suite {suite!r} is stored yet, so there is no `latest`").format(
+                    suite=suite
+                )
+            )
         return runs[0].run_id
     if ref == LATEST_PASSING:
         return _latest_passing(store, suite, branch)
@@ -60,8 +65,10 @@ def resolve_run_ref(
         if tagged:
             return tagged[0].run_id
         raise RunNotFound(
-            f"no run id, id prefix or tag {ref!r} in the store at {store.url}; `seatrial runs` "
-            "lists the stored runs (`latest` and `latest-passing` also work)"
+            _(
+                "no run id, id prefix or tag {ref!r} in the store at {url}; `seatrial runs` "
+                "lists the stored runs (`latest` and `latest-passing` also work)"
+            ).format(ref=ref, url=store.url)
         ) from None
 
 
@@ -86,9 +93,25 @@ def _latest_passing(store: Store, suite: str | None, branch: str | None = None) 
         # baseline is not looked at.
         if run_meets_gates(load_run(store, info.run_id)).passed:
             return info.run_id
-    which = f"of suite {suite!r} " if suite else ""
-    where = f"on branch {branch!r} " if branch else ""
-    raise RunNotFound(
-        f"no finished run {which}{where}met its gates among the last {SEARCHED} runs, so there "
-        "is no `latest-passing`; name a baseline run id or tag instead"
-    )
+    if suite and branch:
+        said = _(
+            "no finished run of suite {suite!r} on branch {branch!r} met its gates among the "
+            "last {n} runs, so there is no `latest-passing`; name a baseline run id or tag "
+            "instead"
+        )
+    elif suite:
+        said = _(
+            "no finished run of suite {suite!r} met its gates among the last {n} runs, so "
+            "there is no `latest-passing`; name a baseline run id or tag instead"
+        )
+    elif branch:
+        said = _(
+            "no finished run on branch {branch!r} met its gates among the last {n} runs, so "
+            "there is no `latest-passing`; name a baseline run id or tag instead"
+        )
+    else:
+        said = _(
+            "no finished run met its gates among the last {n} runs, so there is no "
+            "`latest-passing`; name a baseline run id or tag instead"
+        )
+    raise RunNotFound(said.format(suite=suite, branch=branch, n=SEARCHED))

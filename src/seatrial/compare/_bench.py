@@ -14,6 +14,7 @@ from typing import Any
 
 from seatrial.compare._leaderboard import ALPHA, BoardRun, Leaderboard, rank_runs
 from seatrial.errors import RunNotFound
+from seatrial.i18n import gettext as _
 from seatrial.store import AgentRun, RunQuery, Store, runs_matching
 
 BENCH_TAG_PREFIX = "bench:"
@@ -49,8 +50,10 @@ def bench_leaderboard(store: Store, bench_id: str, alpha: float = ALPHA) -> Lead
     found = runs_matching(store, RunQuery(tag=bench_tag(bench_id)), limit=_MOST_AGENTS)
     if not found:
         raise RunNotFound(
-            f"no benchmark {bench_id!r} in the store at {store.url}: no run is tagged "
-            f"{bench_tag(bench_id)!r}; `seatrial runs` lists the stored runs and their tags"
+            _(
+                "no benchmark {bench_id!r} in the store at {url}: no run is tagged {tag!r}; "
+                "`seatrial runs` lists the stored runs and their tags"
+            ).format(bench_id=bench_id, url=store.url, tag=bench_tag(bench_id))
         )
     picked: dict[str, BoardRun] = {}
     order: dict[str, int] = {}

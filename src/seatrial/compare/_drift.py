@@ -55,9 +55,13 @@ class DriftThresholds:
         for metric in METRICS:
             value = getattr(self, metric)
             if not 0.0 <= value <= 1.0:
-                raise InputError(f"drift threshold {metric}={value} is not in [0, 1]")
+                raise InputError(
+                    _("drift threshold {metric}={value} is not in [0, 1]").format(
+                        metric=metric, value=value
+                    )
+                )
         if self.min_attempts < 1:
-            raise InputError(f"min_attempts={self.min_attempts} must be at least 1")
+            raise InputError(_("min_attempts={n} must be at least 1").format(n=self.min_attempts))
 
     @classmethod
     def uniform(cls, max_distance: float, min_attempts: int = 3) -> DriftThresholds:
@@ -224,8 +228,10 @@ def default_baseline(store: Store, run_id: str) -> tuple[str, str]:
                 "newest earlier finished run of suite {suite} and agent {agent}"
             ).format(suite=repr(info.suite), agent=repr(info.agent))
     raise RunNotFound(
-        f"run {run_id} has no baseline: no earlier finished run of suite {info.suite!r} with "
-        f"agent {info.agent!r} is stored (replay runs are skipped); give one with --baseline"
+        _(
+            "run {run_id} has no baseline: no earlier finished run of suite {suite!r} with "
+            "agent {agent!r} is stored (replay runs are skipped); give one with --baseline"
+        ).format(run_id=run_id, suite=info.suite, agent=info.agent)
     )
 
 
@@ -248,7 +254,9 @@ def probe_drift(
     else:
         reason = _("given")
     if baseline_run_id == run_id:
-        raise InputError(f"run {run_id} cannot be its own baseline; give an earlier run")
+        raise InputError(
+            _("run {run_id} cannot be its own baseline; give an earlier run").format(run_id=run_id)
+        )
     base_info = store.get_run(baseline_run_id)
     base = _by_case(store.attempts(baseline_run_id, with_traces=True))
     run = _by_case(store.attempts(run_id, with_traces=True))

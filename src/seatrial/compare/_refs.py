@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from seatrial.compare._baseline import resolve_run_ref
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord
 from seatrial.store import Store
 
@@ -44,9 +45,12 @@ def _cases_hint(store: Store, run_id: str) -> str:
     case_ids = [c.id for c in store.run_cases(run_id)]
     if not case_ids:
         case_ids = list(dict.fromkeys(a.case_id for a in store.attempts(run_id)))
+    if not case_ids:
+        return _("it holds no cases")
     shown = ", ".join(case_ids[:_SHOWN_CASES])
-    more = f", ... ({len(case_ids)} in all)" if len(case_ids) > _SHOWN_CASES else ""
-    return f"its cases: {shown}{more}" if case_ids else "it holds no cases"
+    if len(case_ids) > _SHOWN_CASES:
+        return _("its cases: {shown}, ... ({n} in all)").format(shown=shown, n=len(case_ids))
+    return _("its cases: {shown}").format(shown=shown)
 
 
 def parse_attempt_ref(
@@ -60,21 +64,25 @@ def parse_attempt_ref(
     run_ref, ref_case, ref_attempt = _split(ref)
     if not run_ref:
         raise InputError(
-            f"attempt reference {ref!r} names no run; write RUN:CASE or RUN:CASE#N "
-            "(RUN: a run id, a unique prefix, a tag, or `latest`)"
+            _(
+                "attempt reference {ref!r} names no run; write RUN:CASE or RUN:CASE#N "
+                "(RUN: a run id, a unique prefix, a tag, or `latest`)"
+            ).format(ref=ref)
         )
     run_id = resolve_run_ref(store, run_ref)
     case_id = ref_case or case
     if not case_id:
         raise InputError(
-            f"{ref!r} names a run but no case; write {run_ref}:CASE or add --case CASE "
-            f"({_cases_hint(store, run_id)})"
+            _(
+                "{ref!r} names a run but no case; write {run}:CASE or add --case CASE ({hint})"
+            ).format(ref=ref, run=run_ref, hint=_cases_hint(store, run_id))
         )
     records = store.attempts(run_id, case_id)
     if not records:
         raise InputError(
-            f"run {run_id} has no case {case_id!r} ({_cases_hint(store, run_id)}); "
-            f"write {run_ref}:CASE with one of them"
+            _(
+                "run {run_id} has no case {case_id!r} ({hint}); write {run}:CASE with one of them"
+            ).format(run_id=run_id, case_id=case_id, hint=_cases_hint(store, run_id), run=run_ref)
         )
     number = ref_attempt if ref_attempt is not None else attempt
     if number is None:
@@ -84,8 +92,10 @@ def parse_attempt_ref(
     if number not in {r.attempt for r in records}:
         stored = ", ".join(str(r.attempt) for r in records)
         raise InputError(
-            f"case {case_id!r} of run {run_id} has no attempt {number} (stored: {stored}); "
-            f"write {run_ref}:{case_id}#N with one of them"
+            _(
+                "case {case_id!r} of run {run_id} has no attempt {number} (stored: {stored}); "
+                "write {run}:{case_id}#N with one of them"
+            ).format(case_id=case_id, run_id=run_id, number=number, stored=stored, run=run_ref)
         )
     return AttemptRef(run_id=run_id, case_id=case_id, attempt=number)
 
@@ -95,4 +105,8 @@ def load_attempt(store: Store, ref: AttemptRef) -> AttemptRecord:
     for record in store.attempts(ref.run_id, ref.case_id, with_traces=True):
         if record.attempt == ref.attempt:
             return record
-    raise InputError(f"no stored attempt {ref}; `seatrial report {ref.run_id}` lists its cases")
+    raise InputError(
+        _("no stored attempt {ref}; `seatrial report {run_id}` lists its cases").format(
+            ref=ref, run_id=ref.run_id
+        )
+    )

@@ -12,6 +12,7 @@ from typing import Any
 
 from seatrial.compare._flaky import REPLAY_TAG
 from seatrial.errors import InputError, RunNotFound
+from seatrial.i18n import gettext as _
 from seatrial.record import RunInfo
 from seatrial.store import Store
 
@@ -84,18 +85,25 @@ def stale_cases(
     already left the golden set.
     """
     if last < 1:
-        raise InputError(f"--last {last}: give at least 1 run")
+        raise InputError(_("--last {last}: give at least 1 run").format(last=last))
     window = [
         info
         for info in store.list_runs(limit=None, suite=suite, agent=agent)
         if info.status == "finished" and REPLAY_TAG not in info.tags
     ][:last]
     if not window:
-        who = f" with agent {agent!r}" if agent else ""
-        raise RunNotFound(
-            f"no finished run of suite {suite!r}{who} is stored (replay runs are skipped); "
-            "`seatrial runs` lists the stored runs and their suites"
+        said = (
+            _(
+                "no finished run of suite {suite!r} with agent {agent!r} is stored (replay runs "
+                "are skipped); `seatrial runs` lists the stored runs and their suites"
+            )
+            if agent
+            else _(
+                "no finished run of suite {suite!r} is stored (replay runs are skipped); "
+                "`seatrial runs` lists the stored runs and their suites"
+            )
         )
+        raise RunNotFound(said.format(suite=suite, agent=agent))
     run_ids = [info.run_id for info in window]
     counts = store.case_verdict_counts(run_ids)
     cases = store.run_cases(run_ids[0])
@@ -140,7 +148,7 @@ def _evidence(
     case_id: str, name: str, category: str, seen: Sequence[tuple[RunInfo, Mapping[str, int]]]
 ) -> StaleCase:
     verdicts: dict[str, int] = {}
-    for _, run_counts in seen:
+    for _run, run_counts in seen:
         for verdict, count in run_counts.items():
             verdicts[verdict] = verdicts.get(verdict, 0) + count
     oldest = seen[-1][0]

@@ -19,6 +19,8 @@ from typing import Any, get_args
 from seatrial.assertion import recoveries
 from seatrial.case import Case, FaultKind, Gate, Suite
 from seatrial.compare import GateResult
+from seatrial.i18n import gettext as _
+from seatrial.i18n import pgettext
 from seatrial.record import AttemptRecord, CaseResult
 
 FAULTS: tuple[str, ...] = get_args(FaultKind)
@@ -94,7 +96,7 @@ def tool_message(tool: Mapping[str, Any]) -> str:
 def applicable_faults(tool: Mapping[str, Any], faults: Iterable[str]) -> list[str]:
     """The faults that make sense for ``tool``: ``missing_param`` needs a parameter,
     ``bad_enum`` a parameter with an ``enum`` of two values or more."""
-    properties, _ = _parameters(tool)
+    properties, _required = _parameters(tool)
     # An enum of one value has no other value for the model to pick.
     has_enum = any(
         isinstance(s.get("enum"), list) and len(s["enum"]) > 1 for s in properties.values()
@@ -272,18 +274,31 @@ def recovery_table(
     return table
 
 
-_HEADERS = (
-    "tool",
-    "fault",
-    "attempts",
-    "passed",
-    "repaired in 1",
-    "in 2",
-    "repaired, then error",
-    "not repaired",
-    "not called",
-    "identical retry",
-)
+def _headers() -> list[str]:
+    """The table's columns in the reader's language."""
+    return [
+        pgettext("recovery column", "tool"),
+        pgettext("recovery column", "fault"),
+        pgettext("recovery column", "attempts"),
+        pgettext("recovery column", "passed"),
+        pgettext("recovery column", "repaired in 1"),
+        pgettext("recovery column", "in 2"),
+        pgettext("recovery column", "repaired, then error"),
+        pgettext("recovery column", "not repaired"),
+        pgettext("recovery column", "not called"),
+        pgettext("recovery column", "identical retry"),
+    ]
+
+
+def _width(text: str) -> int:
+    """Terminal cells ``text`` takes (a Chinese character takes two)."""
+    from rich.cells import cell_len
+
+    return cell_len(text)
+
+
+def _padded(text: str, width: int) -> str:
+    return text + " " * max(width - _width(text), 0)
 
 
 def _percent(count: int, total: int) -> str:
@@ -309,11 +324,18 @@ def _cells(row: RecoveryRow) -> list[str]:
 def headline(table: RecoveryTable) -> str:
     """The figure the gate uses, and its verdict: ``passed 9 of 29 attempts (31%): gate NOT
     met (needs at least 80%)``."""
-    line = f"passed {table.passed} of {table.attempts} attempts ({table.pass_rate:.0%})"
+    line = _("passed {passed} of {attempts} attempts ({share})").format(
+        passed=table.passed, attempts=table.attempts, share=format(table.pass_rate, ".0%")
+    )
     if table.gate_met is None:
         return line
-    needs = f" (needs at least {table.min_pass_rate:.0%})" if table.min_pass_rate else ""
-    return line + (": gate met" if table.gate_met else ": gate NOT met") + needs
+    verdict = _("{line}: gate met") if table.gate_met else _("{line}: gate NOT met")
+    line = verdict.format(line=line)
+    if table.min_pass_rate:
+        line = _("{line} (needs at least {share})").format(
+            line=line, share=format(table.min_pass_rate, ".0%")
+        )
+    return line
 
 
 def render_recovery_table(table: RecoveryTable, form: str = "text") -> str:
@@ -341,16 +363,20 @@ def render_recovery_table(table: RecoveryTable, form: str = "text") -> str:
         }
         return json.dumps({**data, "rows": rows}, ensure_ascii=False, indent=2)
     lines = [_cells(row) for row in table.rows]
+    headers = _headers()
     summary = [
         headline(table),
-        f"repaired within {REPAIR_TURNS} model turns: {table.recovery_rate:.0%} of attempts "
-        "(a repair alone does not pass: every check must)",
+        _(
+            "repaired within {turns} model turns: {share} of attempts (a repair alone does not "
+            "pass: every check must)"
+        ).format(turns=REPAIR_TURNS, share=format(table.recovery_rate, ".0%")),
     ]
     if form == "md":
-        out = ["| " + " | ".join(_HEADERS) + " |", "|" + "---|" * len(_HEADERS)]
+        out = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
         out += ["| " + " | ".join(cells) + " |" for cells in lines]
-        return "\n".join([f"### Tool contract: run {table.run_id}", "", *out, "", *summary])
-    widths = [max([len(h), *(len(c[i]) for c in lines)]) for i, h in enumerate(_HEADERS)]
-    out = ["  ".join(h.ljust(w) for h, w in zip(_HEADERS, widths, strict=True))]
-    out += ["  ".join(c.ljust(w) for c, w in zip(cells, widths, strict=True)) for cells in lines]
+        title = _("### Tool contract: run {run_id}").format(run_id=table.run_id)
+        return "\n".join([title, "", *out, "", *summary])
+    widths = [max([_width(h), *(_width(c[i]) for c in lines)]) for i, h in enumerate(headers)]
+    out = ["  ".join(_padded(h, w) for h, w in zip(headers, widths, strict=True))]
+    out += ["  ".join(_padded(c, w) for c, w in zip(cells, widths, strict=True)) for cells in lines]
     return "\n".join([*(line.rstrip() for line in out), *summary])

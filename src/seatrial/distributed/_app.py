@@ -27,6 +27,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING
 
 from seatrial.errors import ConfigError
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     from celery import Celery
@@ -68,8 +69,12 @@ class BrokerSettings:
         url = os.environ.get(BROKER_URL_ENV, "").strip()
         if not url:
             raise ConfigError(
-                f"{BROKER_URL_ENV} is not set: the Celery backend needs a broker, e.g. "
-                f"`export {BROKER_URL_ENV}=redis://127.0.0.1:6379/0` (see docs/scale.md)"
+                _(
+                    "{env} is not set: the Celery backend needs a broker, e.g. `{example}` "
+                    "(see docs/scale.md)"
+                ).format(
+                    env=BROKER_URL_ENV, example=f"export {BROKER_URL_ENV}=redis://127.0.0.1:6379/0"
+                )
             )
         raw = os.environ.get(VISIBILITY_TIMEOUT_ENV, "").strip()
         try:
@@ -78,8 +83,10 @@ class BrokerSettings:
             visibility = -1.0
         if visibility <= 0:
             raise ConfigError(
-                f"{VISIBILITY_TIMEOUT_ENV}={raw!r} is not a positive number of seconds; set it "
-                "longer than the longest attempt (default 3600)"
+                _(
+                    "{setting} is not a positive number of seconds; set it longer than the "
+                    "longest attempt (default 3600)"
+                ).format(setting=f"{VISIBILITY_TIMEOUT_ENV}={raw!r}")
             )
         return cls(
             url=url,
@@ -94,7 +101,9 @@ def require_celery() -> None:
         import celery  # noqa: F401
     except ImportError as exc:
         raise ConfigError(
-            'the Celery backend needs Celery: pip install "seatrial[celery]"'
+            _("the Celery backend needs Celery: {command}").format(
+                command='pip install "seatrial[celery]"'
+            )
         ) from exc
 
 

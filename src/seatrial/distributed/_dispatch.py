@@ -32,6 +32,7 @@ from seatrial.case import Case
 from seatrial.distributed._app import RUN_ATTEMPT_TASK, BrokerSettings, celery_app
 from seatrial.distributed._lease import LeaseWatch, redis_for
 from seatrial.errors import ConfigError, InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord, Verdict
 from seatrial.store import Store
 
@@ -73,11 +74,14 @@ class CeleryDispatch:
         """
         broker = BrokerSettings.from_env(queue)
         if timeout_s is None or timeout_s >= broker.visibility_timeout_s:
-            shown = "no timeout" if timeout_s is None else f"--timeout {timeout_s:g}"
+            shown = _("no timeout") if timeout_s is None else f"--timeout {timeout_s:g}"
+            visibility = format(broker.visibility_timeout_s, "g")
             raise InputError(
-                f"{shown} is not shorter than the broker's visibility timeout "
-                f"({broker.visibility_timeout_s:g} s): an attempt still running would be "
-                "delivered again; give a shorter --timeout or raise SEATRIAL_VISIBILITY_TIMEOUT"
+                _(
+                    "{timeout} is not shorter than the broker's visibility timeout ({visibility} "
+                    "s): an attempt still running would be delivered again; give a shorter "
+                    "--timeout or raise SEATRIAL_VISIBILITY_TIMEOUT"
+                ).format(timeout=shown, visibility=visibility)
             )
         app = celery_app(broker)
         try:
@@ -85,8 +89,10 @@ class CeleryDispatch:
                 connection.ensure_connection(max_retries=0, timeout=BROKER_CHECK_TIMEOUT_S)
         except Exception as exc:  # kombu raises the transport's own errors
             raise ConfigError(
-                f"cannot reach the broker at {broker.shown_url} ({type(exc).__name__}: {exc}); "
-                "start it or fix SEATRIAL_BROKER_URL"
+                _(
+                    "cannot reach the broker at {url} ({error}); start it or fix "
+                    "SEATRIAL_BROKER_URL"
+                ).format(url=broker.shown_url, error=f"{type(exc).__name__}: {exc}")
             ) from exc
         return cls(store=store, broker=broker)
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from seatrial.errors import BudgetExceeded
 from seatrial.gateway._config import BudgetConfig
+from seatrial.i18n import gettext as _
 from seatrial.store import Store
 
 logger = logging.getLogger("seatrial.gateway")
@@ -152,17 +153,28 @@ class Budget:
                 run.since += cost_usd
                 warning = self._crossed(run_id, run.total, self._config.run_usd)
                 if warning:
-                    warnings.append(f"run {run_id!r} {warning} (gateway.budgets.run_usd)")
+                    warnings.append(
+                        _(
+                            "run {run_id!r} has spent {spent} on model calls, {share} of its "
+                            "{limit} budget; new calls stop at the limit "
+                            "(gateway.budgets.run_usd)"
+                        ).format(run_id=run_id, **warning)
+                    )
             project = self._of(None)
             project.since += cost_usd
             warning = self._crossed(None, project.total, self._config.project_usd)
             if warning:
-                warnings.append(f"the project {warning} (gateway.budgets.project_usd)")
+                warnings.append(
+                    _(
+                        "the project has spent {spent} on model calls, {share} of its {limit} "
+                        "budget; new calls stop at the limit (gateway.budgets.project_usd)"
+                    ).format(**warning)
+                )
         # Outside the lock: a callback may well log, print or check the budget itself.
         for text in warnings:
             self._warn(text)
 
-    def _crossed(self, key: _Key, spent: float, limit: float | None) -> str | None:
+    def _crossed(self, key: _Key, spent: float, limit: float | None) -> dict[str, str] | None:
         if (
             limit is None
             or key in self._warned
@@ -170,10 +182,11 @@ class Budget:
         ):
             return None
         self._warned.add(key)
-        return (
-            f"has spent ${spent:.4f} on model calls, {spent / limit:.0%} of its "
-            f"${limit:.2f} budget; new calls stop at the limit"
-        )
+        return {
+            "spent": f"${spent:.4f}",
+            "share": f"{spent / limit:.0%}",
+            "limit": f"${limit:.2f}",
+        }
 
     def _of(self, key: _Key) -> _Spend:
         # The first read of a key is synchronous (one query per run, as a run starts);

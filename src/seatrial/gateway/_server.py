@@ -20,6 +20,7 @@ from seatrial.errors import ConfigError, GatewayError
 from seatrial.gateway._attempts import AttemptBinding, AttemptRegistry
 from seatrial.gateway._gateway import Gateway
 from seatrial.gateway._proxy import ProxyApp
+from seatrial.i18n import gettext as _
 from seatrial.trace import TraceRecorder
 
 
@@ -49,8 +50,10 @@ def listening_socket(host: str, port: int, *, backlog: int = 2048) -> socket.soc
         # create_server's own strerror repeats the address: say the system's reason alone.
         why = os.strerror(exc.errno) if exc.errno else str(exc)
         raise ConfigError(
-            f"cannot listen on {shown}: {why}; give another --port (--port 0 takes any "
-            "free one), or stop what holds it"
+            _(
+                "cannot listen on {address}: {why}; give another --port (--port 0 takes any "
+                "free one), or stop what holds it"
+            ).format(address=shown, why=why)
         ) from exc
     # asyncio sets TCP_NODELAY only on sockets it made itself (proto IPPROTO_TCP); without
     # it, keep-alive answers wait ~40 ms for the client's delayed ACK. Accepted connections

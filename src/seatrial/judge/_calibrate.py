@@ -17,6 +17,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from seatrial.errors import InputError
+from seatrial.i18n import english, phrased_plural
+from seatrial.i18n import gettext as _
 from seatrial.judge._labels import Kind, _read_records, load_labels
 from seatrial.judge._stats import AgreementReport, agreement_report
 from seatrial.judge._types import JudgeError, JudgeInput
@@ -75,7 +77,11 @@ class LabelledItems:
 def _text(record: dict[str, object], key: str, where: str) -> str:
     value = record.get(key, "")
     if not isinstance(value, str):
-        raise InputError(f"{where}: `{key}` must be text, not {value!r}")
+        raise InputError(
+            _("{where}: `{key}` must be text, not {value!r}").format(
+                where=where, key=key, value=value
+            )
+        )
     return value
 
 
@@ -108,8 +114,10 @@ def queue_items(labels: Sequence[StoredLabel]) -> LabelledItems:
     """The review queue's human labels as pointwise items."""
     if not labels:
         raise InputError(
-            "the review queue holds no labels yet: label items with `seatrial review`, "
-            "or calibrate on a label file (--labels FILE)"
+            _(
+                "the review queue holds no labels yet: label items with `seatrial review`, "
+                "or calibrate on a label file (--labels FILE)"
+            )
         )
     items = [
         LabelledItem(
@@ -144,7 +152,7 @@ async def _predict(judge: Judge, kind: Kind, item: LabelledItem) -> str:
 async def judge_items(judge: Judge, labelled: LabelledItems, *, concurrency: int = 8) -> list[str]:
     """The judge's label of every item, in order (``judge_error`` where it gave none)."""
     if concurrency < 1:
-        raise InputError(f"concurrency must be at least 1, not {concurrency}")
+        raise InputError(_("concurrency must be at least 1, not {n}").format(n=concurrency))
     slots = asyncio.Semaphore(concurrency)
 
     async def one(item: LabelledItem) -> str:
@@ -175,14 +183,13 @@ def calibration_of(
     )
     errors = sum(1 for p in predictions if p == JUDGE_ERROR)
     if errors:
+        note = phrased_plural(
+            "the judge gave no usable answer on {n} item; it counts as a disagreement",
+            "the judge gave no usable answer on {n} items; they count as disagreements",
+            errors,
+        )
         report = report.model_copy(
-            update={
-                "notes": [
-                    *report.notes,
-                    f"the judge gave no usable answer on {errors} items; they count as "
-                    "disagreements",
-                ]
-            }
+            update={"notes": [*report.notes, english(note)], "said": [*report.said, note]}
         )
     interval = report.kappa_interval
     calibration = Calibration(

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 
 Kind = Literal["pointwise", "pairwise"]
 
@@ -100,9 +101,13 @@ def _read_records(path: Path) -> list[tuple[int, Any]]:
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
-        raise InputError(f"cannot read {path}: {exc.strerror}; check the path") from exc
+        raise InputError(
+            _("cannot read {path}: {why}; check the path").format(path=path, why=exc.strerror)
+        ) from exc
     except UnicodeDecodeError as exc:
-        raise InputError(f"{path} is not UTF-8 text: save it as UTF-8 JSON or JSONL") from exc
+        raise InputError(
+            _("{path} is not UTF-8 text: save it as UTF-8 JSON or JSONL").format(path=path)
+        ) from exc
     start = len(text) - len(text.lstrip())
     if text[start : start + 1] == "[":
         return _read_json_list(path, text, start)
@@ -114,7 +119,9 @@ def _read_records(path: Path) -> list[tuple[int, Any]]:
             records.append((number, json.loads(line)))
         except json.JSONDecodeError as exc:
             raise InputError(
-                f"{path}:{number}: not valid JSON ({exc.msg}); write one JSON object per line"
+                _("{where}: not valid JSON ({why}); write one JSON object per line").format(
+                    where=f"{path}:{number}", why=exc.msg
+                )
             ) from exc
     return records
 
@@ -134,16 +141,24 @@ def _read_json_list(path: Path, text: str, start: int) -> list[tuple[int, Any]]:
             records.append((text.count("\n", 0, pos) + 1, value))
             pos = end
     except json.JSONDecodeError as exc:
-        raise InputError(f"{path}:{exc.lineno}: not valid JSON ({exc.msg}); fix the list") from exc
+        raise InputError(
+            _("{where}: not valid JSON ({why}); fix the list").format(
+                where=f"{path}:{exc.lineno}", why=exc.msg
+            )
+        ) from exc
     except IndexError as exc:
         line = text.count("\n") + 1
-        raise InputError(f"{path}:{line}: the JSON list is not closed; end it with ]") from exc
+        raise InputError(
+            _("{where}: the JSON list is not closed; end it with ]").format(where=f"{path}:{line}")
+        ) from exc
 
 
 def _object(path: Path, line: int, value: Any) -> dict[str, Any]:
     if not isinstance(value, dict):
         raise InputError(
-            f"{path}:{line}: expected a JSON object with a `label`, got {type(value).__name__}"
+            _("{where}: expected a JSON object with a `label`, got {type}").format(
+                where=f"{path}:{line}", type=type(value).__name__
+            )
         )
     return value
 
@@ -153,7 +168,11 @@ def _optional_text(path: Path, line: int, record: dict[str, Any], key: str) -> s
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, str | int):
-        raise InputError(f"{path}:{line}: `{key}` must be a string, not {value!r}")
+        raise InputError(
+            _("{where}: `{key}` must be a string, not {value!r}").format(
+                where=f"{path}:{line}", key=key, value=value
+            )
+        )
     return str(value)
 
 
@@ -161,8 +180,14 @@ def _normalise(path: Path, line: int, value: Any, kind: Kind) -> str:
     vocabulary = _POINTWISE if kind == "pointwise" else _PAIRWISE
     key = str(value).lower() if isinstance(value, bool | int | str) else None
     if key is None or key not in vocabulary:
-        allowed = "pass or fail (or true/false, 1/0)" if kind == "pointwise" else "1 or 2"
-        raise InputError(f"{path}:{line}: label {value!r} is not a {kind} label; write {allowed}")
+        if kind == "pointwise":
+            said = _(
+                "{where}: label {value!r} is not a pointwise label; write pass or fail "
+                "(or true/false, 1/0)"
+            )
+        else:
+            said = _("{where}: label {value!r} is not a pairwise label; write 1 or 2")
+        raise InputError(said.format(where=f"{path}:{line}", value=value))
     return vocabulary[key]
 
 
@@ -172,8 +197,10 @@ def _kind_of(path: Path, line: int, record: dict[str, Any]) -> Kind:
     if "output" in record:
         return "pointwise"
     raise InputError(
-        f"{path}:{line}: a label needs `output` (pointwise) or `output_1` and `output_2` "
-        "(pairwise) beside `input` and `label`"
+        _(
+            "{where}: a label needs `output` (pointwise) or `output_1` and `output_2` "
+            "(pairwise) beside `input` and `label`"
+        ).format(where=f"{path}:{line}")
     )
 
 
@@ -182,20 +209,28 @@ def load_labels(path: Path | str) -> LabelSet:
     path = Path(path)
     records = _read_records(path)
     if not records:
-        raise InputError(f"{path} holds no labels: add one JSON object per labelled item")
+        raise InputError(
+            _("{path} holds no labels: add one JSON object per labelled item").format(path=path)
+        )
     kind: Kind | None = None
     items = []
     for line, value in records:
         record = _object(path, line, value)
         if "label" not in record:
-            raise InputError(f"{path}:{line}: no `label`; give the human verdict of this item")
+            raise InputError(
+                _("{where}: no `label`; give the human verdict of this item").format(
+                    where=f"{path}:{line}"
+                )
+            )
         item_kind = _kind_of(path, line, record)
         if kind is None:
             kind = item_kind
         elif item_kind != kind:
             raise InputError(
-                f"{path}:{line}: a {item_kind} item in a file of {kind} items; "
-                "keep pointwise and pairwise labels in separate files"
+                _(
+                    "{where}: a {kind} item in a file of {file_kind} items; "
+                    "keep pointwise and pairwise labels in separate files"
+                ).format(where=f"{path}:{line}", kind=item_kind, file_kind=kind)
             )
         items.append(
             HumanLabel(
@@ -213,8 +248,10 @@ def _llmbar_winner(path: Path, line: int, run: dict[str, Any], order: str) -> st
     choice = run.get(order)
     if not isinstance(choice, dict) or "winner" not in choice:
         raise InputError(
-            f"{path}:{line}: the last entry of `results` has no `{order}` object with a "
-            "`winner`; is this an LLMBar evaluator result file?"
+            _(
+                "{where}: the last entry of `results` has no `{order}` object with a "
+                "`winner`; is this an LLMBar evaluator result file?"
+            ).format(where=f"{path}:{line}", order=order)
         )
     if choice["winner"] is None:
         return NO_ANSWER
@@ -225,8 +262,13 @@ def _llmbar_judgement(path: Path, line: int, record: dict[str, Any]) -> Judgemen
     results = record["results"]
     if not isinstance(results, list) or not results or not isinstance(results[-1], dict):
         raise InputError(
-            f"{path}:{line}: `results` must be a list ending with the judge's choices in both "
-            "orders ({'swap = False': {winner}, 'swap = True': {winner}})"
+            _(
+                "{where}: `results` must be a list ending with the judge's choices in both "
+                "orders ({shape})"
+            ).format(
+                where=f"{path}:{line}",
+                shape="{'swap = False': {winner}, 'swap = True': {winner}}",
+            )
         )
     # The last entry is the evaluator's final answer: earlier entries hold auxiliary steps
     # (generated metrics, references) or, for Swap evaluators, the pass before synthesis.
@@ -250,20 +292,28 @@ def load_predictions(path: Path | str, kind: Kind) -> PredictionSet:
     path = Path(path)
     records = _read_records(path)
     if not records:
-        raise InputError(f"{path} holds no judgements: add one JSON object per item")
+        raise InputError(
+            _("{path} holds no judgements: add one JSON object per item").format(path=path)
+        )
     items = []
     for line, value in records:
         record = _object(path, line, value)
         if "results" in record:
             if kind != "pairwise":
                 raise InputError(
-                    f"{path}:{line}: LLMBar results judge pairs, but the labels are pointwise; "
-                    "compare them with LLMBar's pairwise labels"
+                    _(
+                        "{where}: LLMBar results judge pairs, but the labels are pointwise; "
+                        "compare them with LLMBar's pairwise labels"
+                    ).format(where=f"{path}:{line}")
                 )
             items.append(_llmbar_judgement(path, line, record))
             continue
         if "label" not in record:
-            raise InputError(f"{path}:{line}: no `label`; give the judge's verdict of this item")
+            raise InputError(
+                _("{where}: no `label`; give the judge's verdict of this item").format(
+                    where=f"{path}:{line}"
+                )
+            )
         label = _normalise(path, line, record["label"], kind)
         items.append(Judgement(label, f"{path}:{line}", _optional_text(path, line, record, "id")))
     return PredictionSet(path=path, items=items)
@@ -275,8 +325,10 @@ def _by_id(predictions: PredictionSet, labels: LabelSet) -> list[tuple[HumanLabe
         assert judgement.id is not None
         if judgement.id in judged:
             raise InputError(
-                f"{judgement.where}: id {judgement.id!r} is judged twice (first at "
-                f"{judged[judgement.id].where}); keep one judgement per item"
+                _(
+                    "{where}: id {id!r} is judged twice (first at {first}); keep one judgement "
+                    "per item"
+                ).format(where=judgement.where, id=judgement.id, first=judged[judgement.id].where)
             )
         judged[judgement.id] = judgement
     pairs = []
@@ -284,19 +336,26 @@ def _by_id(predictions: PredictionSet, labels: LabelSet) -> list[tuple[HumanLabe
     for item in labels.items:
         assert item.id is not None
         if item.id in seen:
-            raise InputError(f"{item.where}: id {item.id!r} is labelled twice; keep one")
+            raise InputError(
+                _("{where}: id {id!r} is labelled twice; keep one").format(
+                    where=item.where, id=item.id
+                )
+            )
         seen.add(item.id)
         if item.id not in judged:
             raise InputError(
-                f"{item.where}: item {item.id!r} has no judgement in {predictions.path}; "
-                "judge it or remove its label"
+                _(
+                    "{where}: item {id!r} has no judgement in {path}; judge it or remove its label"
+                ).format(where=item.where, id=item.id, path=predictions.path)
             )
         pairs.append((item, judged.pop(item.id)))
     if judged:
         extra = next(iter(judged.values()))
         raise InputError(
-            f"{extra.where}: id {extra.id!r} is not in the labels {labels.path}; "
-            "remove the judgement or label the item"
+            _(
+                "{where}: id {id!r} is not in the labels {path}; remove the judgement or label "
+                "the item"
+            ).format(where=extra.where, id=extra.id, path=labels.path)
         )
     return pairs
 
@@ -315,8 +374,15 @@ def match_judgements(
         return _by_id(predictions, labels)
     if len(predictions.items) != len(labels.items):
         raise InputError(
-            f"{predictions.path} holds {len(predictions.items)} judgements but {labels.path} "
-            f"holds {len(labels.items)} labels: items are matched by position (give both an "
-            "`id` to match by id), so the files must list the same items in the same order"
+            _(
+                "{predictions} holds {judgements} judgements but {labels} holds {count} labels: "
+                "items are matched by position (give both an `id` to match by id), so the "
+                "files must list the same items in the same order"
+            ).format(
+                predictions=predictions.path,
+                judgements=len(predictions.items),
+                labels=labels.path,
+                count=len(labels.items),
+            )
         )
     return list(zip(labels.items, predictions.items, strict=True))

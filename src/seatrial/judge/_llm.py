@@ -21,6 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from seatrial.errors import ConfigError, GatewayError
 from seatrial.gateway import ChatRequest, Gateway, Message, ModelConfig
+from seatrial.i18n import gettext as _
 from seatrial.judge._factuality import ClaimList, claim_details, supported_share
 from seatrial.judge._prompt import load_prompt
 from seatrial.judge._settings import JudgeSettings
@@ -74,7 +75,7 @@ def _repair(text: str) -> Any:
     if start < 0:
         return None
     try:
-        value, _ = json.JSONDecoder().raw_decode(text[start:])
+        value, _end = json.JSONDecoder().raw_decode(text[start:])
     except ValueError:
         return None
     return value
@@ -105,15 +106,19 @@ class Judge:
         """
         if settings.model is None:
             raise ConfigError(
-                "no judge model is configured; set judge.model in seatrial.yaml to a name "
-                "under models:, or pass --judge MODEL"
+                _(
+                    "no judge model is configured; set judge.model in seatrial.yaml to a name "
+                    "under models:, or pass --judge MODEL"
+                )
             )
         models = gateway.config.models
         if settings.model not in models:
-            known = ", ".join(sorted(models)) or "none"
+            known = ", ".join(sorted(models)) or _("none")
             raise ConfigError(
-                f"the judge model {settings.model!r} is not among models: (known: {known}); "
-                "add it to seatrial.yaml or name a configured model"
+                _(
+                    "the judge model {model!r} is not among models: (known: {known}); "
+                    "add it to seatrial.yaml or name a configured model"
+                ).format(model=settings.model, known=known)
             )
         self.gateway = gateway
         self.settings = settings

@@ -15,6 +15,7 @@ from string import Template
 
 from seatrial.errors import ConfigError
 from seatrial.gateway import Message
+from seatrial.i18n import gettext as _
 
 _SPLIT = "---USER---"
 PROMPT_KINDS = ("judge", "compare", "factuality")
@@ -43,7 +44,7 @@ class PromptTemplate:
         Raises:
             KeyError: a placeholder of the template was not given (a bug in the caller).
         """
-        system, _, user = self.text.partition(_SPLIT)
+        system, _sep, user = self.text.partition(_SPLIT)
         return [
             Message(role="system", content=Template(system.strip()).substitute(values)),
             Message(role="user", content=Template(user.strip()).substitute(values)),
@@ -68,15 +69,19 @@ def load_prompt(kind: str, version: str) -> PromptTemplate:
         raise ValueError(f"unknown prompt kind {kind!r}; expected one of {PROMPT_KINDS}")
     entry = resources.files("seatrial.judge").joinpath("prompts", f"{kind}_{version}.txt")
     if not entry.is_file():
-        shipped = ", ".join(available_versions()) or "none"
+        shipped = ", ".join(available_versions()) or _("none")
         raise ConfigError(
-            f"judge.prompt_version {version!r} is not shipped with this Seatrial "
-            f"(shipped: {shipped}); set judge.prompt_version in seatrial.yaml to one of them"
+            _(
+                "judge.prompt_version {version!r} is not shipped with this Seatrial "
+                "(shipped: {shipped}); set judge.prompt_version in seatrial.yaml to one of them"
+            ).format(version=version, shipped=shipped)
         )
     text = entry.read_text(encoding="utf-8")
     if _SPLIT not in text:
         raise ConfigError(
-            f"the prompt template {kind}_{version}.txt has no {_SPLIT} line; "
-            "reinstall Seatrial (the package files are damaged)"
+            _(
+                "the prompt template {file} has no {split} line; "
+                "reinstall Seatrial (the package files are damaged)"
+            ).format(file=f"{kind}_{version}.txt", split=_SPLIT)
         )
     return PromptTemplate(kind=kind, version=version, text=text)

@@ -11,14 +11,16 @@ from __future__ import annotations
 import random
 from collections import Counter
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from seatrial.errors import InputError
+from seatrial.i18n import N_, english, phrased
+from seatrial.i18n import gettext as _
 from seatrial.judge._labels import NO_ANSWER
 
-_UNDEFINED_KAPPA = (
+_UNDEFINED_KAPPA = phrased(
     "kappa is undefined: the human labels and the judgements all use the same single label, "
     "so chance agreement is 1; label items of both kinds to measure the judge"
 )
@@ -153,7 +155,11 @@ class AgreementReport(BaseModel):
     categories: list[CategoryAgreement] = Field(default_factory=list)
     """Per-category figures, sorted by category; empty when no item has a category."""
     notes: list[str] = Field(default_factory=list)
-    """Warnings a reader needs to interpret the figures (e.g. why kappa is undefined)."""
+    """Warnings a reader needs to interpret the figures (e.g. why kappa is undefined), in
+    English (what a calibration stores and ``--format json`` prints)."""
+    said: list[dict[str, Any]] = Field(default_factory=list, exclude=True)
+    """The notes as messages, in the same order, printed in the reader's language; not part
+    of the report's JSON."""
     positional: PositionalFigures | None = None
     """LLMBar's per-order figures, for pairwise judgements made in both orders of the
     outputs; ``None`` otherwise (pointwise labels, or one choice per item)."""
@@ -162,11 +168,13 @@ class AgreementReport(BaseModel):
 def _check_lengths(human: Sequence[str], predicted: Sequence[object]) -> None:
     if len(human) != len(predicted):
         raise InputError(
-            f"{len(human)} human labels but {len(predicted)} judgements: "
-            "give one judgement per labelled item"
+            _(
+                "{labels} human labels but {judgements} judgements: "
+                "give one judgement per labelled item"
+            ).format(labels=len(human), judgements=len(predicted))
         )
     if not human:
-        raise InputError("no items to compare: the labels file holds no labelled item")
+        raise InputError(_("no items to compare: the labels file holds no labelled item"))
 
 
 def _kappa_from_counts(pairs: Counter[tuple[str, str]], n: int) -> float | None:
@@ -217,14 +225,16 @@ def bootstrap_kappa_interval(
     """
     _check_lengths(human, predicted)
     if resamples < 1:
-        raise InputError(f"resamples must be at least 1, not {resamples}")
+        raise InputError(_("resamples must be at least 1, not {n}").format(n=resamples))
     if not 0.0 < confidence < 1.0:
-        raise InputError(f"confidence must be between 0 and 1, not {confidence}")
+        raise InputError(
+            _("confidence must be between 0 and 1, not {value}").format(value=confidence)
+        )
     pairs = list(zip(human, predicted, strict=True))
     n = len(pairs)
     rng = random.Random(seed)
     values: list[float] = []
-    for _ in range(resamples):
+    for _resample in range(resamples):
         value = _kappa_from_counts(Counter(rng.choices(pairs, k=n)), n)
         if value is not None:
             values.append(value)
@@ -311,19 +321,36 @@ def agreement_report(
     """
     _check_lengths(human, predicted)
     if categories is not None and len(categories) != len(human):
-        raise InputError(f"{len(categories)} categories for {len(human)} items: give one per item")
+        raise InputError(
+            _("{count} categories for {n} items: give one per item").format(
+                count=len(categories), n=len(human)
+            )
+        )
     if orders is not None and len(orders) != len(human):
-        raise InputError(f"{len(orders)} order pairs for {len(human)} items: give one per item")
+        raise InputError(
+            _("{count} order pairs for {n} items: give one per item").format(
+                count=len(orders), n=len(human)
+            )
+        )
     kappa = cohen_kappa(human, predicted)
-    notes: list[str] = []
+    notes: list[dict[str, Any]] = []
     if kappa is None:
         notes.append(_UNDEFINED_KAPPA)
     base_rate = list(human).count(positive_label) / len(human)
     if base_rate in (0.0, 1.0):
-        notes.append(
-            f"every human label is {'not ' if base_rate == 0.0 else ''}{positive_label!r}: "
-            "kappa and agreement say little about a judge measured on one kind of item"
+        one_kind = (
+            N_(
+                "every human label is not {label}: kappa and agreement say little about a judge "
+                "measured on one kind of item"
+            )
+            if base_rate == 0.0
+            else N_(
+                "every human label is {label}: kappa and agreement say little about a judge "
+                "measured on one kind of item"
+            )
         )
+        notes.append(phrased(one_kind, label=repr(positive_label)))
+    notes += _unanswered_note(orders)
     return AgreementReport(
         items=len(human),
         agreement=_agreement(human, predicted),
@@ -337,12 +364,13 @@ def agreement_report(
         categories=_per_category(
             human, predicted, categories or [None] * len(human), positive_label
         ),
-        notes=notes + _unanswered_note(orders),
+        notes=[english(note) for note in notes],
+        said=notes,
         positional=positional_figures(human, orders) if orders is not None else None,
     )
 
 
-def _unanswered_note(orders: Sequence[tuple[str, str]] | None) -> list[str]:
+def _unanswered_note(orders: Sequence[tuple[str, str]] | None) -> list[dict[str, Any]]:
     if orders is None:
         return []
     unanswered = sum(choice == NO_ANSWER for pair in orders for choice in pair)
@@ -350,7 +378,12 @@ def _unanswered_note(orders: Sequence[tuple[str, str]] | None) -> list[str]:
         return []
     neither = sum(pair == (NO_ANSWER, NO_ANSWER) for pair in orders)
     return [
-        f"the judge named neither output in {unanswered} of {2 * len(orders)} answers; they "
-        f"count as wrong, and the {neither} items unanswered in both orders count as "
-        "positionally agreeing, as in LLMBar's own figures"
+        phrased(
+            "the judge named neither output in {unanswered} of {answers} answers; they count "
+            "as wrong, and the {neither} items unanswered in both orders count as positionally "
+            "agreeing, as in LLMBar's own figures",
+            unanswered=unanswered,
+            answers=2 * len(orders),
+            neither=neither,
+        )
     ]

@@ -12,6 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from seatrial.i18n import Message, english, phrased
+from seatrial.i18n import gettext as _
+
 if TYPE_CHECKING:
     from seatrial.judge._llm import Judge
     from seatrial.judge._settings import JudgeSettings
@@ -42,13 +45,22 @@ def calibration_alarm(
     ):
         return None
     assert previous is not None  # meets_bar said so
-    return (
-        f"ALARM: judge {current.judge_model} (prompt {current.prompt_version or '?'}, hash "
-        f"{current.prompt_hash[:12]}) agreed with people on {previous.agreement:.1%} of "
-        f"{previous.items} items last time and on {current.agreement:.1%} of {current.items} items "
-        f"now, below the bar (judge.min_agreement {min_agreement:.0%} on at least "
-        f"{min_labels} items): its FAIL verdicts are advisory (WARNING) again until it is "
-        "recalibrated; check the judge model's version and the labels"
+    return _(
+        "ALARM: judge {model} (prompt {version}, hash {hash}) agreed with people on "
+        "{before} of {before_items} items last time and on {now} of {items} items now, below "
+        "the bar (judge.min_agreement {min_agreement} on at least {min_labels} items): its "
+        "FAIL verdicts are advisory (WARNING) again until it is recalibrated; check the judge "
+        "model's version and the labels"
+    ).format(
+        model=current.judge_model,
+        version=current.prompt_version or "?",
+        hash=current.prompt_hash[:12],
+        before=f"{previous.agreement:.1%}",
+        before_items=previous.items,
+        now=f"{current.agreement:.1%}",
+        items=current.items,
+        min_agreement=f"{min_agreement:.0%}",
+        min_labels=min_labels,
     )
 
 
@@ -59,13 +71,18 @@ class JudgeTrust:
     calibrated: bool
     """True when the latest calibration met both bars."""
     reason: str
-    """One line saying why, with what to do when it is not calibrated."""
+    """One line saying why, with what to do when it is not calibrated (in English: what the
+    run's settings and the attempts' results store)."""
     agreement: float | None = None
     """The latest calibration's agreement with people, if there is one."""
     items: int | None = None
     """How many labelled items that calibration used."""
     alarm: str | None = None
-    """Set when the latest calibration fell below the bar the previous one met."""
+    """Set when the latest calibration fell below the bar the previous one met (English)."""
+    said: Message | None = None
+    """``reason`` as a message, rendered in the reader's language where it is printed."""
+    alarm_said: Message | None = None
+    """``alarm`` as a message."""
 
 
 def judge_trust(
@@ -77,36 +94,64 @@ def judge_trust(
 ) -> JudgeTrust:
     """Decide whether to trust the judge from ``history`` (this model and prompt hash's
     calibrations, newest first) against ``judge.min_agreement`` and ``judge.min_labels``."""
-    who = f"judge {model} prompt {prompt_version} (hash {prompt_hash[:12]})"
-    fix = f"run `seatrial judge calibrate --judge {model} --labels FILE`"
-    bar = (
-        f"judge.min_agreement {settings.min_agreement:.0%} on "
-        f"judge.min_labels {settings.min_labels} items"
+    who = phrased(
+        "judge {model} prompt {version} (hash {hash})",
+        model=model,
+        version=prompt_version,
+        hash=prompt_hash[:12],
+    )
+    fix = phrased("run `seatrial judge calibrate --judge {model} --labels FILE`", model=model)
+    required = format(settings.min_agreement, ".0%")
+    bar = phrased(
+        "judge.min_agreement {share} on judge.min_labels {count} items",
+        share=required,
+        count=settings.min_labels,
     )
     if not history:
-        return JudgeTrust(
-            False, f"{who} is not calibrated: no calibration yet; its FAIL is advisory; {fix}"
+        said = phrased(
+            "{who} is not calibrated: no calibration yet; its FAIL is advisory; {fix}",
+            who=who,
+            fix=fix,
         )
+        return JudgeTrust(False, english(said), said=said)
     latest = history[0]
-    measured = f"{latest.agreement:.1%} agreement on {latest.items} labelled items"
+    share = format(latest.agreement, ".1%")
+    measured = phrased(
+        "{share} agreement on {count} labelled items", share=share, count=latest.items
+    )
     if meets_bar(latest, settings.min_agreement, settings.min_labels):
-        return JudgeTrust(
-            True, f"{who} is calibrated: {measured} (bar: {bar})", latest.agreement, latest.items
+        said = phrased(
+            "{who} is calibrated: {measured} (bar: {bar})", who=who, measured=measured, bar=bar
         )
+        return JudgeTrust(True, english(said), latest.agreement, latest.items, said=said)
     alarm = None
     if len(history) > 1 and meets_bar(history[1], settings.min_agreement, settings.min_labels):
         before = history[1]
-        alarm = (
-            f"ALARM: {who} fell below the bar: {before.agreement:.1%} on {before.items} items, "
-            f"now {measured} (bar: {bar}); its FAIL no longer fails runs until it is "
-            "recalibrated"
+        before_share = format(before.agreement, ".1%")
+        alarm = phrased(
+            "ALARM: {who} fell below the bar: {before} on {before_items} items, now {measured} "
+            "(bar: {bar}); its FAIL no longer fails runs until it is recalibrated",
+            who=who,
+            before=before_share,
+            before_items=before.items,
+            measured=measured,
+            bar=bar,
         )
+    said = phrased(
+        "{who} is not calibrated: {measured}, under {bar}; its FAIL is advisory; {fix}",
+        who=who,
+        measured=measured,
+        bar=bar,
+        fix=fix,
+    )
     return JudgeTrust(
         False,
-        f"{who} is not calibrated: {measured}, under {bar}; its FAIL is advisory; {fix}",
+        english(said),
         latest.agreement,
         latest.items,
-        alarm,
+        english(alarm) if alarm is not None else None,
+        said=said,
+        alarm_said=alarm,
     )
 
 

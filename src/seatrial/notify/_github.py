@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import urlsplit
 
 from seatrial.errors import InputError, SeatrialError
+from seatrial.i18n import gettext as _
 
 if TYPE_CHECKING:
     import httpx
@@ -67,8 +68,10 @@ def marker_line(marker: str) -> str:
     """
     if not marker.strip() or "\n" in marker or "--" in marker or marker != marker.strip():
         raise InputError(
-            f"comment marker {marker!r} cannot be hidden in an HTML comment: use one line of "
-            "text without `--` and without leading or trailing spaces, e.g. `seatrial ci pr`"
+            _(
+                "comment marker {marker!r} cannot be hidden in an HTML comment: use one line of "
+                "text without `--` and without leading or trailing spaces, e.g. `seatrial ci pr`"
+            ).format(marker=marker)
         )
     return f"<!-- {marker} -->"
 
@@ -97,7 +100,9 @@ def _read_event(event_path: str) -> dict[str, Any]:
         event = json.loads(Path(event_path).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
         raise InputError(
-            f"cannot read the GitHub event file {event_path} (GITHUB_EVENT_PATH): {exc}"
+            _("cannot read the GitHub event file {path} (GITHUB_EVENT_PATH): {error}").format(
+                path=event_path, error=exc
+            )
         ) from None
     return event if isinstance(event, dict) else {}
 
@@ -123,8 +128,10 @@ def _repository(environ: Mapping[str, str], event: dict[str, Any]) -> str:
     )
     if repository.count("/") != 1:
         raise InputError(
-            "GITHUB_REPOSITORY is not set to OWNER/NAME and the event names no repository; "
-            "set GITHUB_REPOSITORY (GitHub Actions sets it in every job)"
+            _(
+                "GITHUB_REPOSITORY is not set to OWNER/NAME and the event names no repository; "
+                "set GITHUB_REPOSITORY (GitHub Actions sets it in every job)"
+            )
         )
     return repository
 
@@ -164,7 +171,7 @@ class _GitHub:
         found: list[dict[str, Any]] = []
         origin = urlsplit(str(self.client.base_url))[:2]
         url: str | None = f"repos/{self.repository}/issues/{self.number}/comments?per_page={_PAGE}"
-        for _ in range(_MAX_PAGES):
+        for _page in range(_MAX_PAGES):
             if url is None:
                 break
             response = self.client.get(url)
@@ -285,10 +292,16 @@ def post_sticky_comment(
             return write_job_summary(body, f"{why}; GitHub said: {refused}", environ)
         if refused.status == 404:
             raise InputError(
-                f"{refused}: check GITHUB_REPOSITORY ({repository}) and GITHUB_API_URL ({api_url})"
+                _(
+                    "{refused}: check GITHUB_REPOSITORY ({repository}) and GITHUB_API_URL ({url})"
+                ).format(refused=refused, repository=repository, url=api_url)
             ) from None
-        raise SeatrialError(f"GitHub at {api_url} answered {refused}") from None
+        raise SeatrialError(
+            _("GitHub at {url} answered {refused}").format(url=api_url, refused=refused)
+        ) from None
     except httpx.HTTPError as exc:
         raise SeatrialError(
-            f"cannot reach GitHub at {api_url}: {type(exc).__name__}: {exc}"
+            _("cannot reach GitHub at {url}: {error}").format(
+                url=api_url, error=f"{type(exc).__name__}: {exc}"
+            )
         ) from None

@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext
 from seatrial.notify._settings import EventKind
 
 MessageKind = EventKind | Literal["test"]
@@ -55,8 +57,14 @@ class Delivery:
 
     def line(self) -> str:
         """``feishu: sent (2 tries)`` or ``slack: not sent after 4 tries: HTTP 500``."""
-        tries = f"{self.tries} {'try' if self.tries == 1 else 'tries'}"
         if self.sent:
-            return f"{self.channel}: sent ({tries})"
-        after = f" after {tries}" if self.tries else ""
-        return f"{self.channel}: not sent{after}: {self.reason}"
+            return ngettext(
+                "{channel}: sent ({n} try)", "{channel}: sent ({n} tries)", self.tries
+            ).format(channel=self.channel, n=self.tries)
+        if self.tries:
+            return ngettext(
+                "{channel}: not sent after {n} try: {reason}",
+                "{channel}: not sent after {n} tries: {reason}",
+                self.tries,
+            ).format(channel=self.channel, n=self.tries, reason=self.reason)
+        return _("{channel}: not sent: {reason}").format(channel=self.channel, reason=self.reason)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from urllib.parse import parse_qsl, urlsplit
 
 from seatrial.errors import ConfigError
+from seatrial.i18n import gettext as _
 from seatrial.notify._settings import AlertSettings, ChannelConfig
 
 _REFERENCE = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
@@ -47,8 +48,10 @@ def _resolve(value: str, key: str, environ: Mapping[str, str]) -> str:
         found = environ.get(name)
         if not found:
             raise ConfigError(
-                f"seatrial.yaml {key} refers to ${{{name}}}, which is not set; export {name} "
-                "(the webhook URL or secret of that bot) before running"
+                _(
+                    "seatrial.yaml {key} refers to {reference}, which is not set; export {name} "
+                    "(the webhook URL or secret of that bot) before running"
+                ).format(key=key, reference="${" + name + "}", name=name)
             )
         return found
 
@@ -65,8 +68,10 @@ def endpoint(
     url = _resolve(channel.url, f"{where}.url", env)
     if not url.startswith(("https://", "http://")):
         raise ConfigError(
-            f"seatrial.yaml {where}.url is not an http(s) URL; give the bot's webhook URL "
-            "(as ${NAME}, read from the environment)"
+            _(
+                "seatrial.yaml {key} is not an http(s) URL; give the bot's webhook URL "
+                "(as {reference}, read from the environment)"
+            ).format(key=f"{where}.url", reference="${NAME}")
         )
     secret = _resolve(channel.secret, f"{where}.secret", env) if channel.secret else None
     return Endpoint(name, channel, url, secret)

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Literal
 
 from seatrial._http import retry_after_s
 from seatrial.errors import ConfigError
+from seatrial.i18n import gettext as _
 from seatrial.notify._formats import request_for
 from seatrial.notify._message import Delivery, Notification
 from seatrial.notify._secrets import Endpoint, endpoint
@@ -96,10 +97,11 @@ def _chosen(
         ]
     unknown = [name for name in channels if name not in settings.channels]
     if unknown:
-        known = ", ".join(settings.channels) or "none"
+        known = ", ".join(settings.channels) or _("none")
         raise ConfigError(
-            f"no channel {', '.join(unknown)} under alerts.channels in seatrial.yaml "
-            f"(known: {known})"
+            _(
+                "no channel {channels} under alerts.channels in seatrial.yaml (known: {known})"
+            ).format(channels=", ".join(unknown), known=known)
         )
     return [name for name in settings.channels if name in channels]
 

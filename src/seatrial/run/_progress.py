@@ -8,8 +8,9 @@ from typing import IO
 from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
-from seatrial.i18n import counted
-from seatrial.record import AttemptRecord
+from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext
+from seatrial.record import AttemptRecord, failure_type_word, verdict_word
 
 
 class RichProgress:
@@ -17,7 +18,7 @@ class RichProgress:
 
     def __init__(self, console: Console) -> None:
         self._bar = Progress(
-            TextColumn("[bold]running"),
+            TextColumn(_("[bold]running")),
             BarColumn(),
             MofNCompleteColumn(),
             TextColumn("{task.fields[counts]}"),
@@ -36,7 +37,7 @@ class RichProgress:
     def advance(self, record: AttemptRecord) -> None:
         """Count one finished attempt."""
         self._counts[record.verdict] = self._counts.get(record.verdict, 0) + 1
-        counts = " ".join(f"{k}={v}" for k, v in sorted(self._counts.items()))
+        counts = " ".join(f"{verdict_word(k)}={v}" for k, v in sorted(self._counts.items()))
         self._bar.update(self._task, advance=1, counts=counts)
 
     def stop(self) -> None:
@@ -57,16 +58,26 @@ class PlainProgress:
         """Announce the run."""
         self._total, self._done = total, done
         left = total - done
-        print(f"running {counted(left, 'attempt')} ({done} already stored)", file=self._stream)
+        print(
+            ngettext(
+                "running {n} attempt ({done} already stored)",
+                "running {n} attempts ({done} already stored)",
+                left,
+            ).format(n=left, done=done),
+            file=self._stream,
+        )
 
     def advance(self, record: AttemptRecord) -> None:
         """Report progress."""
         self._done += 1
         if self._total <= 100:
-            detail = f" ({record.failure_type})" if record.failure_type else ""
+            verdict = verdict_word(record.verdict)
+            if record.failure_type:
+                verdict = _("{verdict} ({failure_type})").format(
+                    verdict=verdict, failure_type=failure_type_word(record.failure_type)
+                )
             print(
-                f"[{self._done}/{self._total}] {record.case_id} #{record.attempt}: "
-                f"{record.verdict}{detail}",
+                f"[{self._done}/{self._total}] {record.case_id} #{record.attempt}: {verdict}",
                 file=self._stream,
             )
         elif self._done * 20 >= self._next_mark * self._total:

@@ -32,6 +32,7 @@ from seatrial.compare import (
     parse_attempt_ref,
 )
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord, AttemptSnapshot, RunInfo, RunSnapshot
 from seatrial.run._changes import (
     SnapshotChange,
@@ -121,8 +122,10 @@ def _case_of(store: Store, ref: AttemptRef) -> Case:
         if case.id == ref.case_id:
             return case
     raise InputError(
-        f"run {ref.run_id} holds no definition of case {ref.case_id!r} (an imported run?), "
-        "so it cannot be run again"
+        _(
+            "run {run_id} holds no definition of case {case_id!r} (an imported run?), so it "
+            "cannot be run again"
+        ).format(run_id=ref.run_id, case_id=ref.case_id)
     )
 
 
@@ -155,8 +158,10 @@ def _changes(
         changes += gateway_changes(snapshot, config.gateway_config())
     if stored.snapshot is None:
         notes.append(
-            "the attempt was stored before Seatrial kept snapshots: what changed in the agent, "
-            "the fixture and the models cannot be told"
+            _(
+                "the attempt was stored before Seatrial kept snapshots: what changed in the "
+                "agent, the fixture and the models cannot be told"
+            )
         )
     else:
         changes += attempt_changes(stored.snapshot, replayed.snapshot or AttemptSnapshot())

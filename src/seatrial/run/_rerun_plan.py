@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from seatrial.errors import InputError
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord, RunInfo, RunSnapshot
 from seatrial.run._gateway_hook import gateway_for_run
 from seatrial.store import Store
@@ -79,7 +80,7 @@ def rerun_plan(
 
     if not _used_gateway(snapshot, stored):
         return RerunPlan(
-            "live", None, notes=["the stored run had no gateway: the agent is run again"]
+            "live", None, notes=[_("the stored run had no gateway: the agent is run again")]
         )
     project = config.gateway_config()
     recording = snapshot.gateway if snapshot is not None else None
@@ -87,11 +88,12 @@ def rerun_plan(
     if live or recording is None or source is None:
         if not project.models:
             raise InputError(
-                f"run {info.run_id} called its models through the gateway, and seatrial.yaml "
-                f"in {config.project_dir} has no `models:` to call them live; add them "
-                "(see docs/gateway.md)"
+                _(
+                    "run {run_id} called its models through the gateway, and seatrial.yaml in "
+                    "{folder} has no `models:` to call them live; add them (see docs/gateway.md)"
+                ).format(run_id=info.run_id, folder=config.project_dir)
             )
-        notes = [] if live else ["the stored run recorded no cassette: the models answer live"]
+        notes = [] if live else [_("the stored run recorded no cassette: the models answer live")]
         off = project.model_copy(update={"cassette": CassetteConfig(mode="off")})
         return RerunPlan("live", off, notes=notes)
     folder = recording.cassette_path or str(config.project_dir / ".seatrial" / "cassettes")
@@ -99,8 +101,10 @@ def rerun_plan(
     path = Cassette(cassette, config.project_dir).path_for(source[0])
     if not path.is_file():
         raise InputError(
-            f"the cassette of run {source[0]} is gone ({path}); rerun it with --live, "
-            "or record the run again (gateway.cassette.mode: record)"
+            _(
+                "the cassette of run {run_id} is gone ({path}); rerun it with --live, or record "
+                "the run again (gateway.cassette.mode: record)"
+            ).format(run_id=source[0], path=path)
         )
     # Recorded answers need no upstream, only the model names the agent asks for.
     models = dict(project.models)

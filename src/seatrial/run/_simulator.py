@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Literal
 
 from seatrial.case import Case, Suite, Turn, UserSimulator
 from seatrial.errors import ConfigError, GatewayError
+from seatrial.i18n import gettext as _
 from seatrial.trace import TraceRecorder
 from seatrial.trace import attrs as A
 
@@ -257,7 +258,7 @@ class SimulatedUser:
         from seatrial.judge import JudgeInput
 
         lines, shown = [], 0
-        for number, (text, _, seen) in enumerate(self.sent, 1):
+        for number, (text, _sent, seen) in enumerate(self.sent, 1):
             lines += [f"assistant: {reply}" for reply in self.replies[shown:seen]]
             lines.append(f"user {number}: {text}")
             shown = seen
@@ -312,17 +313,22 @@ def with_simulator_models(suite: Suite, default: str | None, models: Collection[
             cases.append(case)
             continue
         model = spec.model or default
-        where = f"{suite.path or suite.name}: case {case.id!r}"
+        where = _("{suite}: case {case_id!r}").format(
+            suite=suite.path or suite.name, case_id=case.id
+        )
         if model is None:
             raise ConfigError(
-                f"{where} has a user_simulator but no model plays it: set "
-                "`simulator: {model: NAME}` in seatrial.yaml (NAME under models:) or "
-                "`user_simulator.model` in the case"
+                _(
+                    "{where} has a user_simulator but no model plays it: set `{setting}` in "
+                    "seatrial.yaml (NAME under models:) or `user_simulator.model` in the case"
+                ).format(where=where, setting="simulator: {model: NAME}")
             )
         if model not in models:
             raise ConfigError(
-                f"{where}: the simulator's model {model!r} is not under models: in "
-                f"seatrial.yaml (known: {known}); add it there or name a configured model"
+                _(
+                    "{where}: the simulator's model {model!r} is not under models: in "
+                    "seatrial.yaml (known: {known}); add it there or name a configured model"
+                ).format(where=where, model=model, known=known)
             )
         if spec.model != model:
             spec = spec.model_copy(update={"model": model})
