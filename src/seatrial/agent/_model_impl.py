@@ -24,6 +24,7 @@ from seatrial.agent._sandbox import SANDBOX_TOOLS
 from seatrial.agent._session import Session
 from seatrial.agent._tool import registered_tool, tool_span
 from seatrial.errors import AgentSpecError
+from seatrial.i18n import gettext as _
 from seatrial.trace import attrs as A
 
 Unrecorded = Literal["error", "fault"]
@@ -58,9 +59,10 @@ def implementation(
     if spec == "sandbox":
         if tool not in SANDBOX_TOOLS:
             raise AgentSpecError(
-                f"{where}: `{tool}: sandbox` names no sandbox tool (sandbox tools: "
-                f"{', '.join(SANDBOX_TOOLS)}); name the tool after one, or give it a python: "
-                "or recorded: implementation"
+                _(
+                    "{where}: `{tool}: sandbox` names no sandbox tool (sandbox tools: {tools}); "
+                    "name the tool after one, or give it a python: or recorded: implementation"
+                ).format(where=where, tool=tool, tools=", ".join(SANDBOX_TOOLS))
             )
         return Implementation(tool, "sandbox", lambda session: None)
     if spec.startswith("python:"):
@@ -73,7 +75,9 @@ def implementation(
         bind = functools.partial(_bind_recorded, tool, table, file, unrecorded)
         return Implementation(tool, "recorded", bind)
     raise AgentSpecError(
-        f"{where}: `{tool}: {spec}` is not an implementation; write one of: {', '.join(KINDS)}"
+        _("{where}: `{tool}: {spec}` is not an implementation; write one of: {kinds}").format(
+            where=where, tool=tool, spec=spec, kinds=", ".join(KINDS)
+        )
     )
 
 
@@ -164,8 +168,10 @@ def _read_recorded(file: Path, tool: str, where: str) -> dict[str, _Recorded]:
         lines = file.read_text(encoding="utf-8").splitlines()
     except OSError as exc:
         raise AgentSpecError(
-            f"{where}: cannot read recorded results {file}: {exc.strerror or exc}; fix the path "
-            "(relative to the folder of seatrial.yaml)"
+            _(
+                "{where}: cannot read recorded results {file}: {error}; fix the path "
+                "(relative to the folder of seatrial.yaml)"
+            ).format(where=where, file=file, error=exc.strerror or exc)
         ) from exc
     table: dict[str, _Recorded] = {}
     for number, line in enumerate(lines, 1):
@@ -174,11 +180,17 @@ def _read_recorded(file: Path, tool: str, where: str) -> dict[str, _Recorded]:
         try:
             entry = json.loads(line)
         except json.JSONDecodeError as exc:
-            raise AgentSpecError(f"{file}:{number}: not JSON: {exc.msg}") from exc
+            raise AgentSpecError(
+                _("{file}:{line}: not JSON: {error}").format(file=file, line=number, error=exc.msg)
+            ) from exc
         if not isinstance(entry, dict) or "arguments" not in entry:
             raise AgentSpecError(
-                f"{file}:{number}: write one JSON object a line: "
-                '{"arguments": {...}, "result": ...} (or "error": "message"; optional "tool")'
+                _("{file}:{line}: write one JSON object a line: {example}").format(
+                    file=file,
+                    line=number,
+                    example='{"arguments": {...}, "result": ...} '
+                    '(or "error": "message"; optional "tool")',
+                )
             )
         if entry.get("tool", tool) != tool:
             continue  # one file may hold several tools' results

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from seatrial.case import Case
 from seatrial.errors import Problem, SuiteError
+from seatrial.i18n import gettext as _
 
 
 @dataclass(frozen=True)
@@ -54,8 +55,8 @@ def prepare_workspace(case: Case) -> Iterator[Workspace]:
                 Problem(
                     path=str(fixture),
                     line=None,
-                    message=f"case `{case.id}`: fixture folder not found",
-                    fix="create the folder or fix the case's `fixture` path",
+                    message=_("case `{case}`: fixture folder not found").format(case=case.id),
+                    fix=_("create the folder or fix the case's `fixture` path"),
                 )
             ]
         )

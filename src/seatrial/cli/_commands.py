@@ -45,9 +45,8 @@ def _print_version(asked: bool) -> None:
     if asked:
         from seatrial._version import __version__
 
-        console.print(
-            f"seatrial {__version__}", markup=False, highlight=False
-        )  # untranslated: a name
+        # untranslated: the command's name and its version
+        console.print(f"seatrial {__version__}", markup=False, highlight=False)
         raise typer.Exit(0)
 
 

@@ -123,9 +123,11 @@ def print_drift(report: DriftReport) -> None:
 def print_delivery(event: str, delivery: Delivery) -> None:
     """One channel's outcome: sent on stdout, not sent (with why) on stderr."""
     if delivery.sent:
-        console.print(f"alert {event}: {escape(delivery.line())}", highlight=False)
+        said = _("alert {event}: {line}").format(event=event, line=escape(delivery.line()))
+        console.print(said, highlight=False)
     else:
-        err_console.print(f"[yellow]alert {event}: {escape(delivery.line())}[/]", highlight=False)
+        said = _("alert {event}: {line}").format(event=event, line=escape(delivery.line()))
+        err_console.print(f"[yellow]{said}[/]", highlight=False)
 
 
 def send_drift_alert(report: DriftReport, config: Config) -> None:

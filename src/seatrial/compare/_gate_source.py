@@ -22,6 +22,8 @@ from seatrial.case import (
     read_text,
 )
 from seatrial.errors import ConfigError, SeatrialError
+from seatrial.i18n import counted
+from seatrial.i18n import gettext as _
 from seatrial.record import RunSettings
 
 
@@ -64,10 +66,10 @@ def gates_changed(settings: RunSettings, project_dir: Path | None = None) -> str
     stored = settings.gates_hash
     if not source or not stored:
         return None
-    kind, _, where = str(source).partition(":")
+    kind, _colon, where = str(source).partition(":")
     tier = ""
     if kind == "tier":
-        tier, _, where = where.partition(":")
+        tier, _colon, where = where.partition(":")
     path = Path(where)
     if project_dir is not None and not path.is_absolute():
         path = project_dir / path
@@ -105,8 +107,12 @@ def _tier_gates(path: Path, tier: str) -> list[GateSpec]:
     for key in ("tiers", tier, "gates"):
         written = written.get(key) if isinstance(written, dict) else None
     if not isinstance(written, list):
-        raise ConfigError(f"tiers: {tier}: gates: is no longer a list of gates")
+        raise ConfigError(_("tiers: {tier}: gates: is no longer a list of gates").format(tier=tier))
     try:
         return TypeAdapter(list[GateSpec]).validate_python(written)
     except ValidationError as exc:
-        raise ConfigError(f"tiers: {tier}: gates: {exc.error_count()} problems") from exc
+        raise ConfigError(
+            _("tiers: {tier}: gates: {problems}").format(
+                tier=tier, problems=counted(exc.error_count(), "problem")
+            )
+        ) from exc

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 from seatrial.agent import AgentAdapter, resolve_agent
 from seatrial.config import Config
 from seatrial.errors import ConfigError
+from seatrial.i18n import gettext as _
 from seatrial.record import DEFAULT_CONCURRENCY, RunInfo
 from seatrial.run import CasePlan, JudgeRuntime, plan_cases
 from seatrial.store import Store
@@ -98,9 +99,11 @@ def _open_judge(store: Store, config: Config, info: RunInfo, gateway: Gateway) -
     model = (recorded.model if recorded is not None else None) or ""
     if model not in config.models:
         raise ConfigError(
-            f"run {info.run_id} is judged by {model!r}, which this worker's seatrial.yaml "
-            f"({config.file or config.project_dir}) does not list under models:; start the "
-            "worker in the project folder (or --project DIR) that defines it"
+            _(
+                "run {run} is judged by {model}, which this worker's seatrial.yaml ({file}) "
+                "does not list under models:; start the worker in the project folder (or "
+                "--project DIR) that defines it"
+            ).format(run=info.run_id, model=repr(model), file=config.file or config.project_dir)
         )
     update: dict[str, object] = {"model": model}
     if recorded is not None and recorded.prompt_version:

