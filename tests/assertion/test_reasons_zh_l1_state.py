@@ -84,8 +84,8 @@ def test_no_final_state_is_not_evaluated_and_says_what_to_do_in_chinese():
         "(have the agent return `final_state`; see docs/agents.md)"
     )
     assert _zh(result) == (
-        "Agent 没有上报最终状态，无法检查 `order`"
-        "（请让 Agent 返回 `final_state`，参见 docs/agents.md）"
+        "智能体没有上报最终状态，无法检查 `order`"
+        "（请让智能体返回 `final_state`，参见 docs/agents.md）"
     )
 
 

@@ -64,7 +64,7 @@ def flat(text: str) -> str:
 
 def test_a_commands_help_reads_in_chinese_when_seatrial_lang_says_zh():
     shown = helped("run", SEATRIAL_LANG="zh")
-    assert "用 Agent 运行 SUITE；满足门禁退出 0，未满足退出 1，输入有误退出 2。" in shown
+    assert "用智能体运行 SUITE；满足门禁退出 0，未满足退出 1，输入有误退出 2。" in shown
     assert "每个用例跑 N 次（pass^k 和各项比率按 N 计算）。" in shown
     assert "用法：seatrial run [OPTIONS] [SUITE]" in shown
     assert "─ 选项 ─" in shown and "─ 参数 ─" in shown and "[默认：local]" in shown
@@ -75,7 +75,7 @@ def test_a_commands_help_reads_in_chinese_when_seatrial_lang_says_zh():
 
 def test_the_apps_help_lists_every_command_with_its_chinese_one_liner():
     shown = helped(SEATRIAL_LANG="zh-CN")
-    assert "LLM Agent 回归测试与评估：运行用例集、存储执行轨迹、为发版把关。" in shown
+    assert "LLM 智能体回归测试与评估：运行用例集、存储执行轨迹、为发版把关。" in shown
     assert "列出已存储的运行，最新的在前。" in shown
     assert "只检查用例集文件，不运行；有问题时逐条列出并退出 2。" in shown
     assert "显示 Seatrial 的版本并退出。" in shown and "─ 命令 ─" in shown

@@ -139,7 +139,7 @@ def test_report_renders_a_stored_run_in_the_readers_language(project):
 def test_demo_with_lang_zh_tells_its_story_in_chinese(project):
     result = seatrial("demo", "--lang", "zh", "--report-dir", "demo-report")
     assert result.exit_code == 0, result.output
-    assert "Seatrial 演示：同一个工作区 Agent，换模型前后对比" in result.output
+    assert "Seatrial 演示：同一个工作区智能体，换模型前后对比" in result.output
     assert "门禁通过" in result.output and "门禁未通过（2 项未达标）" in result.output
     assert "v2 为什么失败（根据 trace 还原的执行轨迹）：" in result.output
     assert "once-grant-second-write 越权（permission_violation）" in result.output

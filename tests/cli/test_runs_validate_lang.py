@@ -46,7 +46,7 @@ def test_runs_with_lang_zh_prints_the_table_headers_and_status_in_chinese(stored
         "运行",
         "开始时间",
         "用例集",
-        "Agent",
+        "智能体",
         "状态",
         "执行次数",
         "通过率",

@@ -199,7 +199,7 @@ def test_a_bad_agent_spec_is_said_in_chinese_with_exit_2(project):
     english = command(project, "run", "suite.yaml", "--agent", "nope")
 
     assert chinese.returncode == 2
-    assert "未知的 Agent `nope`。请写成以下形式之一：python:module:function；" in chinese.stderr
+    assert "未知的智能体 `nope`。请写成以下形式之一：python:module:function；" in chinese.stderr
     assert "model:NAME（NAME 为 seatrial.yaml 中 `models:` 下的模型）" in chinese.stderr
     assert english.returncode == 2
     assert "unknown agent `nope`. Write one of: python:module:function; " in english.stderr
@@ -374,7 +374,7 @@ def test_bench_needs_two_agents_in_chinese(project):
 
     assert done.exit_code == 2
     assert (
-        "--agents 至少需要两个 Agent，用逗号分隔（例如 --agents model:gpt-4o,model:qwen-max）"
+        "--agents 至少需要两个智能体，用逗号分隔（例如 --agents model:gpt-4o,model:qwen-max）"
         in (done.output)
     )
 

@@ -82,7 +82,7 @@ def _assert_chinese_card(received: dict) -> None:
     assert received["title"] == "Seatrial：workspace-agent 未通过门禁"
     text = received["text"]
     assert text.startswith("**workspace-agent** 的运行 `")
-    assert "（Agent python:seatrial.demo.agents:v2）未通过门禁。" in text
+    assert "（智能体 python:seatrial.demo.agents:v2）未通过门禁。" in text
     assert "**未达标的门禁**" in text
     assert "**失败用例（3）**" in text
     # Each failing case with the verdict word and its failure type, named in Chinese with

@@ -227,7 +227,7 @@ def test_for_a_chinese_reader_the_markdown_report_is_chinese_with_ids_as_written
 
     assert text.startswith("# Seatrial 日报 2026-03-10\n")
     assert "2026-03-10（UTC）：2 个用例集共 2 次运行，8 次执行，通过率 50%" in text
-    assert "| 用例集 | 运行 | Agent | 执行次数 | 通过率 | 上一次运行 | 变化 |" in text
+    assert "| 用例集 | 运行 | 智能体 | 执行次数 | 通过率 | 上一次运行 | 变化 |" in text
     assert f"| 67%（`{day['before']}`） | -33.3 个百分点（在噪声范围内） |" in text
     assert "## 新增失败" in text
     assert "| support | refund | 失败 | 越权（permission_violation） |" in text

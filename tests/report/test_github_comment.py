@@ -208,7 +208,7 @@ def test_for_a_chinese_reader_the_comment_is_chinese_with_ids_and_checks_as_writ
         )
     assert text.startswith("<!-- seatrial ci pr -->\n## Seatrial：门禁**未通过**\n")
     assert "### workspace-agent：门禁**未通过**" in text
-    assert f"运行 `{v2}`（[看板](https://seatrial.example.com/runs/{v2})），Agent " in text
+    assert f"运行 `{v2}`（[看板](https://seatrial.example.com/runs/{v2})），智能体 " in text
     assert "14 个用例，14 次执行，11 次通过，3 次失败，0 次错误；通过率 " in text
     assert "| 门禁 | 检查项 | 实测 | 要求 | 结论 |" in text
     assert "| P0 | p0_cases | 2 个 P0 用例中 1 个通过 | 所有 P0 用例通过 | **未达标**（" in text

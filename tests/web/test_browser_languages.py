@@ -117,7 +117,7 @@ def pages(demo: DemoStore) -> list[Page_]:
             f"/traces/{SUPPORT_TRACE_ID}",
             zh=(
                 Shown("table.trace-head", "会话 / 用户"),
-                Shown("main", "Agent 的回复"),
+                Shown("main", "智能体的回复"),
                 Shown("#make-case button", "生成用例"),
             ),
             en=(
