@@ -28,12 +28,15 @@ import contextlib
 import io
 import os
 import re
-from collections.abc import Iterator, Mapping
+import sys
+from collections.abc import Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
 import typer
 from rich.cells import cell_len
+from typer._click.exceptions import UsageError
 from typer.core import TyperCommand, TyperGroup
 
 from seatrial.cli._app import console
@@ -248,7 +251,63 @@ def _write_help(command: Any, ctx: Any, formatter: Any, write: Any) -> None:
             write(ctx, formatter)
 
 
-class HelpCommand(TyperCommand):
+_REPORTING: ContextVar[tuple[Sequence[str], contextlib.ExitStack] | None] = ContextVar(
+    "seatrial_usage_reporting", default=None
+)
+"""While a command line is parsed (:meth:`_SaysUsageErrors.main`): its words, and what puts
+Typer's words back after a usage error was printed in the reader's language."""
+
+
+class _SaysUsageErrors:
+    """A command or group whose parser's errors (an unknown option, a bad value, a missing
+    argument, an unknown command) read in the reader's language (``cli/_usage.py``, imported
+    only when there is one to say)."""
+
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **extra: Any) -> Any:
+        """Run the command line (Typer's ``main``), its usage errors said in the reader's
+        language."""
+        if _REPORTING.get() is not None:  # a command line run inside another (a test's)
+            return super().main(args, *rest, **extra)  # type: ignore[misc]
+        words = sys.argv[1:] if args is None else list(args)
+        with contextlib.ExitStack() as put_back:
+            token = _REPORTING.set((words, put_back))
+            try:
+                return super().main(args, *rest, **extra)  # type: ignore[misc]
+            finally:
+                _REPORTING.reset(token)
+
+    def make_context(self, *args: Any, **extra: Any) -> Any:
+        """Typer's context, its parser's error said in the reader's language."""
+        try:
+            return super().make_context(*args, **extra)  # type: ignore[misc]
+        except UsageError as error:
+            _say_usage_error(error)
+            raise
+
+    def invoke(self, ctx: Any) -> Any:
+        """Typer's invocation (a group finds its command there), its usage error said in the
+        reader's language."""
+        try:
+            return super().invoke(ctx)  # type: ignore[misc]
+        except UsageError as error:
+            _say_usage_error(error)
+            raise
+
+
+def _say_usage_error(error: UsageError) -> None:
+    """``error`` said in the reader's language, once (it passes every level it was raised
+    under); help's own page (``no_args_is_help``) is not an error to say."""
+    if getattr(error, "_seatrial_said", False) or type(error).__name__ == "NoArgsIsHelpError":
+        return
+    error._seatrial_said = True  # type: ignore[attr-defined]
+    from seatrial.cli import _usage
+
+    reporting = _REPORTING.get()
+    words, put_back = reporting if reporting is not None else (sys.argv[1:], None)
+    _usage.said_in(error, _usage.reader_language(words), put_back)
+
+
+class HelpCommand(_SaysUsageErrors, TyperCommand):
     """A command whose help reads in the reader's language, its lines whole off a terminal."""
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
@@ -261,7 +320,7 @@ class HelpCommand(TyperCommand):
         formatter.write_usage(ctx.command_path, " ".join(pieces), prefix=gettext(USAGE))
 
 
-class HelpGroup(TyperGroup):
+class HelpGroup(_SaysUsageErrors, TyperGroup):
     """A group whose help lists its commands in the reader's language."""
 
     def format_help(self, ctx: Any, formatter: Any) -> None:
