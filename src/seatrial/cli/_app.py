@@ -20,8 +20,8 @@ from rich.markup import escape
 from rich.rule import Rule
 from rich.text import TextType
 
-from seatrial.errors import InputError, SeatrialError, SuiteError
-from seatrial.i18n import N_, ngettext, reader_language, set_language
+from seatrial.errors import SeatrialError, SuiteError
+from seatrial.i18n import N_, ngettext, set_language
 from seatrial.i18n import gettext as _
 
 app = typer.Typer(
@@ -88,9 +88,9 @@ def guarded(fn: F) -> F:
     The command runs in a copy of the context: what it sets in a context variable (the
     reader's language, ``seatrial.i18n.set_language``) ends with it. The reader's language is
     set first from what is known before the project is read (the command's ``lang``, else
-    ``SEATRIAL_LANG``, else the locale), so an error raised before the command sets it
-    (``speak_reader_language``) reads in it too; a value that names no language is left to the
-    command to refuse.
+    what help reads: ``SEATRIAL_LANG``, ``language:``, the locale), so an error raised before
+    the command sets it (``speak_reader_language``) reads in it too; a value that names no
+    language is left to the command to refuse.
     """
 
     @functools.wraps(fn)
@@ -137,13 +137,11 @@ def _guarded_call(fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[st
 
 
 def _speak_early(option: object) -> None:
-    """Set the reader's language from ``--lang`` (``option``), ``SEATRIAL_LANG`` or the
-    locale, when it names one Seatrial speaks; else leave it (the command says what is
-    wrong)."""
-    try:
-        set_language(reader_language(option if isinstance(option, str) else None))
-    except InputError:
-        pass
+    """Set the reader's language from what is known before the project is read: ``--lang``
+    (``option``), else what help reads (``SEATRIAL_LANG``, ``language:``, the locale)."""
+    from seatrial.cli._help import early_language  # _help imports this module
+
+    set_language(early_language(option if isinstance(option, str) else None))
 
 
 COMMAND_GC_THRESHOLD = 50_000

@@ -40,6 +40,7 @@ from typer._click.exceptions import UsageError
 from typer.core import TyperCommand, TyperGroup
 
 from seatrial.cli._app import console
+from seatrial.config import find_config
 from seatrial.i18n import (
     LANGUAGE_ENV,
     N_,
@@ -49,10 +50,6 @@ from seatrial.i18n import (
     locale_language,
     use_language,
 )
-
-CONFIG_FILE = "seatrial.yaml"
-"""The project file whose ``language:`` help reads (``seatrial.config.CONFIG_FILE``, not
-imported: that module loads pydantic, which ``seatrial --help`` does without)."""
 
 _LANGUAGE_KEY = re.compile(r"""^language:[ \t]*["']?([A-Za-z_.@-]+)""", re.MULTILINE)
 """A top-level ``language: zh`` line of ``seatrial.yaml``."""
@@ -138,15 +135,21 @@ def configured_language(start: Path) -> str | None:
     one pattern, not the project's settings, for commands that must start light (help,
     ``seatrial validate``)."""
     try:
-        folder = start.resolve()
-        for candidate in (folder, *folder.parents):
-            file = candidate / CONFIG_FILE
-            if file.is_file():
-                found = _LANGUAGE_KEY.search(file.read_text(encoding="utf-8"))
-                return found.group(1) if found else None
+        file = find_config(start)
+        if file is None:
+            return None
+        found = _LANGUAGE_KEY.search(file.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError):  # an unreadable file: the command will say so
         return None
-    return None
+    return found.group(1) if found else None
+
+
+def early_language(option: str | None) -> Language:
+    """The reader's language before a command has read its project: ``--lang`` (``option``)
+    when it names a language Seatrial speaks, else the language help is shown in. A value that
+    names none is the command's to refuse."""
+    chosen = language_of(option) if option else None
+    return chosen or help_language()
 
 
 @contextlib.contextmanager

@@ -23,8 +23,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import IO, Any
 
-from seatrial.cli._help import help_language
-from seatrial.i18n import N_, Language, language_of, pgettext, use_language
+from seatrial.cli._help import early_language
+from seatrial.i18n import N_, Language, pgettext, use_language
 from seatrial.i18n import gettext as _
 
 ERRORS_PANEL_TITLE = N_("Error")
@@ -41,21 +41,18 @@ ERROR_LINE = N_("Error: {message}")
 
 
 def reader_language(words: Sequence[str]) -> Language:
-    """The language the error is said in: ``--lang`` in ``words`` (the command line), when it
-    names one Seatrial speaks, else the language help is shown in."""
+    """The language the error is said in: the last ``--lang`` in ``words`` (the command line,
+    as Typer takes a repeated option), when it names one Seatrial speaks, else the language
+    help is shown in (``_help.early_language``)."""
+    given: str | None = None
     for index, word in enumerate(words):
         if word == "--":
             break
-        value: str | None = None
         if word == "--lang" and index + 1 < len(words):
-            value = words[index + 1]
+            given = words[index + 1]
         elif word.startswith("--lang="):
-            value = word.partition("=")[2]
-        if value is not None:
-            chosen = language_of(value)
-            if chosen is not None:
-                return chosen
-    return help_language()
+            given = word.partition("=")[2]
+    return early_language(given)
 
 
 def said_in(error: Any, language: Language, put_back: contextlib.ExitStack | None) -> None:

@@ -194,22 +194,21 @@ class ConfigFile(BaseModel):
                     tiers=", ".join(unknown), known=known
                 )
             )
-        if self.judge.model is not None and self.judge.model not in self.models:
-            known = ", ".join(sorted(self.models)) or _("none")
-            raise ValueError(
-                _(
-                    "judge.model {model} is not among models: (known: {known}); "
-                    "add it under models: or name a configured model"
-                ).format(model=repr(self.judge.model), known=known)
-            )
-        if self.simulator.model is not None and self.simulator.model not in self.models:
-            known = ", ".join(sorted(self.models)) or _("none")
-            raise ValueError(
-                _(
-                    "simulator.model {model} is not among models: (known: {known}); "
-                    "add it under models: or name a configured model"
-                ).format(model=repr(self.simulator.model), known=known)
-            )
+        for key, model in (
+            ("judge.model", self.judge.model),
+            ("simulator.model", self.simulator.model),
+        ):
+            if model is not None and model not in self.models:
+                raise ValueError(
+                    _(
+                        "{key} {model} is not among models: (known: {known}); "
+                        "add it under models: or name a configured model"
+                    ).format(
+                        key=key,
+                        model=repr(model),
+                        known=", ".join(sorted(self.models)) or _("none"),
+                    )
+                )
         return self
 
     def gateway_config(self) -> GatewayConfig:

@@ -189,7 +189,7 @@ class Store(
 
         def read(connection: Connection) -> tuple[Any, dict[str, list[str]]]:
             row = connection.execute(select(runs).where(runs.c.run_id == run_id)).mappings().first()
-            return row, self._tags(connection, [run_id]) if row is not None else {}
+            return row, tags_of(connection, [run_id]) if row is not None else {}
 
         row, tags = self._reading(_("read run {run_id}").format(run_id=repr(run_id)), read)
         if row is None:
@@ -279,6 +279,3 @@ class Store(
         return self._decode(lambda: [codec.case_of(d) for d in definitions])
 
     # Helpers.
-
-    def _tags(self, connection: Connection, run_ids: list[str]) -> dict[str, list[str]]:
-        return tags_of(connection, run_ids)
