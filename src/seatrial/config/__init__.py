@@ -50,7 +50,7 @@ __all__ = [
     "resolve_db_url",
 ]
 
-_LAZY = {
+_EXPORTS = {
     "AgentConfig": "seatrial.config._file",
     "AlertSettings": "seatrial.notify",
     "Config": "seatrial.config._file",
@@ -76,6 +76,6 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'seatrial.config' has no attribute {name!r}")

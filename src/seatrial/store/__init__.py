@@ -96,7 +96,7 @@ __all__ = [
     "wall_time_p95",
 ]
 
-_LAZY = {
+_EXPORTS = {
     "AgentRun": "seatrial.store._reads_boards",
     "AttemptFigures": "seatrial.store._reads_runs",
     "AttemptGroup": "seatrial.store._reads_metrics",
@@ -267,6 +267,6 @@ if TYPE_CHECKING:
 
 
 def __getattr__(name: str) -> Any:
-    if name in _LAZY:
-        return getattr(import_module(_LAZY[name]), name)
+    if name in _EXPORTS:
+        return getattr(import_module(_EXPORTS[name]), name)
     raise AttributeError(f"module 'seatrial.store' has no attribute {name!r}")
