@@ -15,6 +15,7 @@ from rich.console import Console
 
 from seatrial import execute_suite_async
 from seatrial.config import load_config
+from seatrial.i18n import use_language
 from seatrial.report import print_summary, to_json, to_markdown
 from seatrial.store import Store
 from seatrial.testing import FakeOpenAI
@@ -190,6 +191,12 @@ async def test_a_simulator_that_leaks_a_hidden_fact_fails_itself_not_the_agent(
     out = io.StringIO()
     print_summary(report, Console(file=out, width=300))
     assert line in out.getvalue()
+    with use_language("zh_CN"):
+        assert summary.line() == (
+            "模拟用户：4 次执行，模拟器失误 2 次（模拟器出错率 50.0% "
+            f"[{summary.error_interval[0]:.1%}, {summary.error_interval[1]:.1%}]），"
+            "智能体失败 0 次；模拟用户守住规则的 2 次执行中，智能体通过率 100.0%"
+        )
 
 
 async def test_a_simulator_that_leaks_early_spends_no_agent_turn_after_it(

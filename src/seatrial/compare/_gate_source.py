@@ -22,8 +22,8 @@ from seatrial.case import (
     read_text,
 )
 from seatrial.errors import ConfigError, SeatrialError
-from seatrial.i18n import counted
 from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext
 from seatrial.record import RunSettings
 
 
@@ -112,7 +112,9 @@ def _tier_gates(path: Path, tier: str) -> list[GateSpec]:
         return TypeAdapter(list[GateSpec]).validate_python(written)
     except ValidationError as exc:
         raise ConfigError(
-            _("tiers: {tier}: gates: {problems}").format(
-                tier=tier, problems=counted(exc.error_count(), "problem")
-            )
+            ngettext(
+                "tiers: {tier}: gates: {n} problem",
+                "tiers: {tier}: gates: {n} problems",
+                exc.error_count(),
+            ).format(tier=tier, n=exc.error_count())
         ) from exc

@@ -16,8 +16,8 @@ from typing import TYPE_CHECKING
 
 import pytest
 
-from seatrial.i18n import counted
 from seatrial.i18n import gettext as _
+from seatrial.i18n import ngettext, pgettext, render
 from seatrial.pytest_plugin._items import CaseFailed, CaseItem
 
 if TYPE_CHECKING:
@@ -110,9 +110,11 @@ class SeatrialSession:
                 update={"cases": [case for case in suite.cases if case.id in wanted]}
             )
             say(
-                _("seatrial: running {cases} of {suite} ({file})").format(
-                    cases=counted(len(ids), "case"), suite=suite.name, file=path.name
-                )
+                ngettext(
+                    "seatrial: running {n} case of {suite} ({file})",
+                    "seatrial: running {n} cases of {suite} ({file})",
+                    len(ids),
+                ).format(n=len(ids), suite=suite.name, file=path.name)
             )
             try:
                 self.runs[path] = asyncio.run(self._run(selected, say))
@@ -161,14 +163,31 @@ class SeatrialSession:
         lines: list[str] = []
         for run in self.runs.values():
             info, s = run.report.info, run.report.summary
+            counts = pgettext("list separator", ", ").join(
+                [
+                    ngettext("{n} case", "{n} cases", s.cases).format(n=s.cases),
+                    ngettext("{n} attempt", "{n} attempts", s.attempts).format(n=s.attempts),
+                ]
+            )
+            verdicts = _("{passed} passed, {failed} failed, {warnings}, {errors}").format(
+                passed=s.passed,
+                failed=s.failed,
+                warnings=ngettext("{n} warning", "{n} warnings", s.warnings).format(n=s.warnings),
+                errors=ngettext("{n} error", "{n} errors", s.errors).format(n=s.errors),
+            )
             lines.append(
-                f"{info.suite} against {info.agent}: run {run.run_id}, "
-                f"{counted(s.cases, 'case')}, {counted(s.attempts, 'attempt')}: "
-                f"{s.passed} passed, {s.failed} failed, {counted(s.warnings, 'warning')}, "
-                f"{counted(s.errors, 'error')}"
+                _("{suite} against {agent}: run {run_id}, {counts}: {verdicts}").format(
+                    suite=info.suite,
+                    agent=info.agent,
+                    run_id=run.run_id,
+                    counts=counts,
+                    verdicts=verdicts,
+                )
             )
             lines += [
-                f"  WARNING (passes) {case.case_id}: {_first_reason(case)}"
+                _("  WARNING (passes) {case}: {reason}").format(
+                    case=case.case_id, reason=_first_reason(case)
+                )
                 for case in run.report.cases
                 if case.verdict == "WARNING"
             ]
@@ -176,12 +195,18 @@ class SeatrialSession:
             lines += [f"  {gate.rule}"] if gate.rule else []
             lines += [f"  {o.line()}" for o in gate.outcomes if o.verdict != "met"]
             if gate.passed:
-                lines.append("  gate met")
+                lines.append(_("  gate met"))
             else:
                 unmet = sum(o.verdict == "unmet" for o in gate.outcomes)
-                lines.append(f"  gate not met ({unmet} unmet): pytest exits 1")
+                lines.append(
+                    ngettext(
+                        "  gate not met ({n} unmet): pytest exits 1",
+                        "  gate not met ({n} unmet): pytest exits 1",
+                        unmet,
+                    ).format(n=unmet)
+                )
             if run.report_files:
-                lines.append(f"  reports: {run.report_files[0].parent}")
+                lines.append(_("  reports: {folder}").format(folder=run.report_files[0].parent))
         return lines
 
     @property
@@ -192,4 +217,4 @@ class SeatrialSession:
 
 def _first_reason(case: CaseResult) -> str:
     shown = next((a for a in case.attempts if a.verdict != "PASS"), case.attempts[0])
-    return shown.reason
+    return render(shown.message, shown.reason)

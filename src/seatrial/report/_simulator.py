@@ -13,7 +13,7 @@ from collections.abc import Collection, Iterable
 from pydantic import BaseModel
 
 from seatrial.compare import wilson_interval
-from seatrial.i18n import counted
+from seatrial.i18n import ngettext
 from seatrial.record import SIMULATOR_FAILURE
 from seatrial.store import CaseCount
 
@@ -35,19 +35,29 @@ class SimulatorSummary(BaseModel):
     """Passes over the attempts the simulator held properly; None when it held none."""
 
     def line(self) -> str:
-        """One line for the terminal and summary.md."""
+        """One line for the terminal and summary.md, in the reader's language."""
         low, high = self.error_interval
-        text = (
-            f"simulated users: {counted(self.attempts, 'attempt')}, simulator failures "
-            f"{self.simulator_failures} (simulator error rate {self.error_rate:.1%} "
-            f"[{low:.1%}, {high:.1%}]), agent failures {self.agent_failures}"
+        text = ngettext(
+            "simulated users: {n} attempt, simulator failures {failures} (simulator error rate "
+            "{rate} [{low}, {high}]), agent failures {agent_failures}",
+            "simulated users: {n} attempts, simulator failures {failures} (simulator error "
+            "rate {rate} [{low}, {high}]), agent failures {agent_failures}",
+            self.attempts,
+        ).format(
+            n=self.attempts,
+            failures=self.simulator_failures,
+            rate=f"{self.error_rate:.1%}",
+            low=f"{low:.1%}",
+            high=f"{high:.1%}",
+            agent_failures=self.agent_failures,
         )
         if self.agent_pass_rate is not None:
             held = self.attempts - self.simulator_failures
-            text += (
-                f"; agent pass rate {self.agent_pass_rate:.1%} over the "
-                f"{counted(held, 'attempt')} it held"
-            )
+            text += ngettext(
+                "; agent pass rate {rate} over the {n} attempt it held",
+                "; agent pass rate {rate} over the {n} attempts it held",
+                held,
+            ).format(rate=f"{self.agent_pass_rate:.1%}", n=held)
         return text
 
 
